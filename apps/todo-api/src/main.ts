@@ -1,0 +1,7 @@
+import 'reflect-metadata';
+import { runServices } from '#libs/common';
+import { createTodoApiApp } from './todo-api.app.js';
+
+await runServices([
+  { name: 'todo-api', port: (config) => config.todoApiPort, create: (config, databaseUrl) => createTodoApiApp({ config, databaseUrl }) },
+]);

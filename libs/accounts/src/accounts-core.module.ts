@@ -1,0 +1,35 @@
+import { Global, Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { AccessTokenService } from './access-token.service.js';
+import { AdminKeyGuard } from './admin-key.guard.js';
+import { ApiKeyAccessRepository } from './api-key-access.repository.js';
+import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
+import { ApiKeyEntity } from './api-key.entity.js';
+import { JwtAuthGuard } from './jwt-auth.guard.js';
+import { JwtStrategy } from './jwt.strategy.js';
+import { SessionEntity } from './session.entity.js';
+import { SubscriptionEntity } from './subscription.entity.js';
+import { UserEntity } from './user.entity.js';
+
+/** The account system both services share: entities, token signing and the credential guards. */
+@Global()
+@Module({
+  imports: [
+    PassportModule,
+    JwtModule.registerAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        secret: config.jwtSecret,
+        signOptions: { algorithm: 'HS256' },
+        verifyOptions: { algorithms: ['HS256'] },
+      }),
+    }),
+    TypeOrmModule.forFeature([UserEntity, SessionEntity, ApiKeyEntity, SubscriptionEntity]),
+  ],
+  providers: [AccessTokenService, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard],
+  exports: [AccessTokenService, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard],
+})
+export class AccountsCoreModule {}

@@ -1,0 +1,51 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { AppException, ErrorCode, setPrincipal } from '#libs/common';
+import { hashApiKey, isWellFormedApiKey } from './api-key.format.js';
+import { ApiKeyAccessRepository } from './api-key-access.repository.js';
+import { hasApiAccess } from './subscription-access.js';
+
+/** The API key of a request: `X-API-Key`, else `Authorization: Bearer`. */
+export function extractApiKey(request: Request): string | undefined {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header.trim() !== '') return header.trim();
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+/**
+ * API-key authentication for todos, the realtime stream and MCP: 401 API_KEY_REQUIRED
+ * without a key, 401 INVALID_API_KEY for an unknown, revoked, expired or malformed one
+ * (a JWT included), 402 SUBSCRIPTION_REQUIRED when the owner's access has lapsed.
+ */
+@Injectable()
+export class ApiKeyAuthGuard implements CanActivate {
+  constructor(private readonly access: ApiKeyAccessRepository) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    const key = extractApiKey(request);
+    if (!key) throw new AppException(ErrorCode.API_KEY_REQUIRED, 'An API key is required (Authorization: Bearer <key> or X-API-Key)');
+    const principal = await this.authenticate(key);
+    setPrincipal(request, principal);
+    return true;
+  }
+
+  async authenticate(key: string): Promise<{ kind: 'api-key'; userId: string; apiKeyId: string }> {
+    if (!isWellFormedApiKey(key)) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid');
+    const row = await this.access.findByHash(hashApiKey(key));
+    const now = new Date();
+    if (!row || row.revokedAt || (row.expiresAt && new Date(row.expiresAt) <= now)) {
+      throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
+    }
+    if (!hasApiAccess({ status: row.subscriptionStatus ?? 'none', isBetaLifetime: row.isBetaLifetime })) {
+      throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'An active API subscription or lifetime beta access is required');
+    }
+    this.access.touchLastUsed(row, now);
+    return { kind: 'api-key', userId: row.userId, apiKeyId: row.apiKeyId };
+  }
+}

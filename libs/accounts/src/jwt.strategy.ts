@@ -1,0 +1,41 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { Principal } from '#libs/common';
+import type { AccessTokenClaims } from './access-token.service.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Access-token verification shared by both apps: HS256 only (`alg: none` and every other
+ * algorithm refused), `exp` enforced, and the session must still be live, so revoking a
+ * session ends its access tokens at once.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: config.jwtSecret,
+      algorithms: ['HS256'],
+      ignoreExpiration: false,
+    });
+  }
+
+  async validate(claims: Partial<AccessTokenClaims>): Promise<Principal | false> {
+    if (claims.typ !== 'access' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return false;
+    if (!UUID.test(claims.sub) || !UUID.test(claims.sid)) return false;
+    const rows = await this.dataSource.query(
+      `SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
+      [claims.sid, claims.sub],
+    );
+    if (rows.length === 0) return false;
+    return { kind: 'user', userId: claims.sub, sessionId: claims.sid };
+  }
+}

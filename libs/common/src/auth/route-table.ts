@@ -1,0 +1,52 @@
+import { INestApplication, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { ModulesContainer } from '@nestjs/core';
+import { AUTH_SCHEME, AuthScheme } from './auth-scheme.decorator.js';
+
+export interface RouteEntry {
+  method: string;
+  path: string;
+  scheme: AuthScheme | 'NONE';
+  handler: string;
+}
+
+function joinPath(...parts: string[]): string {
+  const joined = parts
+    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/');
+  return `/${joined}`;
+}
+
+/** Every route of the app with the auth scheme it declares, read from the decorators. */
+export function listRoutes(app: INestApplication): RouteEntry[] {
+  const routes: RouteEntry[] = [];
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: any[]) => unknown) | undefined;
+      if (!controller) continue;
+      const base = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '')[0] ?? '';
+      const classScheme = Reflect.getMetadata(AUTH_SCHEME, controller) as AuthScheme | undefined;
+      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+        const handler = controller.prototype[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        const subPaths = Reflect.getMetadata(PATH_METADATA, handler);
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (subPaths === undefined || method === undefined) continue;
+        const scheme = (Reflect.getMetadata(AUTH_SCHEME, handler) as AuthScheme | undefined) ?? classScheme ?? 'NONE';
+        for (const sub of ([] as string[]).concat(subPaths)) {
+          routes.push({ method: RequestMethod[method], path: joinPath(base, sub), scheme, handler: `${controller.name}.${name}` });
+        }
+      }
+    }
+  }
+  return routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+}
+
+/** Refuses to start an app that has a route without an auth scheme. */
+export function assertEveryRouteHasScheme(app: INestApplication): void {
+  const missing = listRoutes(app).filter((route) => route.scheme === 'NONE');
+  if (missing.length > 0) {
+    throw new Error(`Routes without an auth scheme (add @UseAuth or @Public): ${missing.map((r) => `${r.method} ${r.path}`).join(', ')}`);
+  }
+}

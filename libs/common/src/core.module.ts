@@ -1,0 +1,50 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import type { DestinationStream } from 'pino';
+import { AppConfigModule, type AppConfig } from '#libs/config';
+import { DatabaseModule } from '#libs/database';
+import { AUTH_SCHEME_GUARDS, AuthSchemeGuard, type AuthSchemeGuards } from './auth/auth-scheme.guard.js';
+import { HealthModule } from './health/health.module.js';
+import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
+import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
+import { createValidationPipe } from './http/validation.js';
+import { createLoggerModule } from './logging/logger.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+
+export interface CoreModuleOptions {
+  config: AppConfig;
+  /** DATABASE_URL, or the embedded server's address. */
+  databaseUrl: string;
+  service: 'todo-api' | 'feedback-export';
+  /** The credential schemes this app serves and the guard that checks each. */
+  authSchemes: AuthSchemeGuards;
+  /** Tests capture logs here to check that no secret is ever logged. */
+  logDestination?: DestinationStream;
+}
+
+/**
+ * What both apps share: configuration, logs, database, rate-limit store, health, and the
+ * global filter / envelope / validation / deny-by-default auth guard.
+ */
+@Module({})
+export class CoreModule {
+  static forRoot(options: CoreModuleOptions): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        AppConfigModule.forRoot(options.config),
+        createLoggerModule(options.config, options.service, options.logDestination),
+        DatabaseModule.forRoot(options.config, options.databaseUrl, options.service),
+        RateLimitModule,
+        HealthModule.forService(options.service),
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: AUTH_SCHEME_GUARDS, useValue: options.authSchemes },
+        { provide: APP_GUARD, useClass: AuthSchemeGuard },
+      ],
+    };
+  }
+}

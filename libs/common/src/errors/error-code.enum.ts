@@ -1,0 +1,99 @@
+/**
+ * The one catalogue of error codes both services answer with.
+ * The HTTP status of each code lives in ERROR_CATALOGUE below; adding a code without
+ * a status fails to compile, so the map stays exhaustive.
+ */
+export enum ErrorCode {
+  VALIDATION_ERROR = 'VALIDATION_ERROR',
+  BOT_CHALLENGE_FAILED = 'BOT_CHALLENGE_FAILED',
+  INVALID_RESET_CODE = 'INVALID_RESET_CODE',
+  /** A reset-password token that is missing, unknown or expired: published as INVALID_TOKEN with 400. */
+  INVALID_RESET_TOKEN = 'INVALID_RESET_TOKEN',
+  INVALID_SIGNATURE = 'INVALID_SIGNATURE',
+  CURSOR_MISMATCH = 'CURSOR_MISMATCH',
+  AUTH_REQUIRED = 'AUTH_REQUIRED',
+  INVALID_CREDENTIALS = 'INVALID_CREDENTIALS',
+  INVALID_TOKEN = 'INVALID_TOKEN',
+  ADMIN_AUTH_REQUIRED = 'ADMIN_AUTH_REQUIRED',
+  API_KEY_REQUIRED = 'API_KEY_REQUIRED',
+  INVALID_API_KEY = 'INVALID_API_KEY',
+  SUBSCRIPTION_REQUIRED = 'SUBSCRIPTION_REQUIRED',
+  FORBIDDEN = 'FORBIDDEN',
+  NOT_FOUND = 'NOT_FOUND',
+  USER_NOT_FOUND = 'USER_NOT_FOUND',
+  CUSTOMER_NOT_FOUND = 'CUSTOMER_NOT_FOUND',
+  SUBSCRIPTION_NOT_FOUND = 'SUBSCRIPTION_NOT_FOUND',
+  BETA_ACCESS_NOT_FOUND = 'BETA_ACCESS_NOT_FOUND',
+  METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
+  NOT_ACCEPTABLE = 'NOT_ACCEPTABLE',
+  CONFLICT = 'CONFLICT',
+  EMAIL_TAKEN = 'EMAIL_TAKEN',
+  USERNAME_TAKEN = 'USERNAME_TAKEN',
+  BETA_LIFETIME_ACCESS = 'BETA_LIFETIME_ACCESS',
+  SUBSCRIPTION_NOT_REACTIVATABLE = 'SUBSCRIPTION_NOT_REACTIVATABLE',
+  SUBSCRIPTION_ALREADY_ACTIVE = 'SUBSCRIPTION_ALREADY_ACTIVE',
+  BATCH_NOT_SENT = 'BATCH_NOT_SENT',
+  IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
+  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
+  RATE_LIMITED = 'RATE_LIMITED',
+  INTERNAL_ERROR = 'INTERNAL_ERROR',
+  PAYMENT_PROVIDER_ERROR = 'PAYMENT_PROVIDER_ERROR',
+  BILLING_UNAVAILABLE = 'BILLING_UNAVAILABLE',
+  SERVICE_DEGRADED = 'SERVICE_DEGRADED',
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+}
+
+export interface ErrorCodeEntry {
+  status: number;
+  /** The code written on the wire when it differs from the catalogue key. */
+  publicCode?: string;
+}
+
+export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
+  [ErrorCode.VALIDATION_ERROR]: { status: 400 },
+  [ErrorCode.BOT_CHALLENGE_FAILED]: { status: 400 },
+  [ErrorCode.INVALID_RESET_CODE]: { status: 400 },
+  [ErrorCode.INVALID_RESET_TOKEN]: { status: 400, publicCode: 'INVALID_TOKEN' },
+  [ErrorCode.INVALID_SIGNATURE]: { status: 400 },
+  [ErrorCode.CURSOR_MISMATCH]: { status: 400 },
+  [ErrorCode.AUTH_REQUIRED]: { status: 401 },
+  [ErrorCode.INVALID_CREDENTIALS]: { status: 401 },
+  [ErrorCode.INVALID_TOKEN]: { status: 401 },
+  [ErrorCode.ADMIN_AUTH_REQUIRED]: { status: 401 },
+  [ErrorCode.API_KEY_REQUIRED]: { status: 401 },
+  [ErrorCode.INVALID_API_KEY]: { status: 401 },
+  [ErrorCode.SUBSCRIPTION_REQUIRED]: { status: 402 },
+  [ErrorCode.FORBIDDEN]: { status: 403 },
+  [ErrorCode.NOT_FOUND]: { status: 404 },
+  [ErrorCode.USER_NOT_FOUND]: { status: 404 },
+  [ErrorCode.CUSTOMER_NOT_FOUND]: { status: 404 },
+  [ErrorCode.SUBSCRIPTION_NOT_FOUND]: { status: 404 },
+  [ErrorCode.BETA_ACCESS_NOT_FOUND]: { status: 404 },
+  [ErrorCode.METHOD_NOT_ALLOWED]: { status: 405 },
+  [ErrorCode.NOT_ACCEPTABLE]: { status: 406 },
+  [ErrorCode.CONFLICT]: { status: 409 },
+  [ErrorCode.EMAIL_TAKEN]: { status: 409 },
+  [ErrorCode.USERNAME_TAKEN]: { status: 409 },
+  [ErrorCode.BETA_LIFETIME_ACCESS]: { status: 409 },
+  [ErrorCode.SUBSCRIPTION_NOT_REACTIVATABLE]: { status: 409 },
+  [ErrorCode.SUBSCRIPTION_ALREADY_ACTIVE]: { status: 409 },
+  [ErrorCode.BATCH_NOT_SENT]: { status: 409 },
+  [ErrorCode.IDEMPOTENCY_KEY_REUSED]: { status: 422 },
+  [ErrorCode.PAYLOAD_TOO_LARGE]: { status: 413 },
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: { status: 415 },
+  [ErrorCode.RATE_LIMITED]: { status: 429 },
+  [ErrorCode.INTERNAL_ERROR]: { status: 500 },
+  [ErrorCode.PAYMENT_PROVIDER_ERROR]: { status: 502 },
+  [ErrorCode.BILLING_UNAVAILABLE]: { status: 503 },
+  [ErrorCode.SERVICE_DEGRADED]: { status: 503 },
+  [ErrorCode.SERVICE_UNAVAILABLE]: { status: 503 },
+};
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CATALOGUE[code].status;
+}
+
+export function publicCodeOf(code: ErrorCode): string {
+  return ERROR_CATALOGUE[code].publicCode ?? code;
+}

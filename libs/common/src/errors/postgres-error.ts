@@ -1,0 +1,66 @@
+import { ErrorCode } from './error-code.enum.js';
+
+/** SQLSTATE classes we answer with a 4xx or 503 instead of a 500. */
+const SQLSTATE_TO_CODE: Record<string, { code: ErrorCode; message: string }> = {
+  '23505': { code: ErrorCode.CONFLICT, message: 'A record with these values already exists' },
+  '23503': { code: ErrorCode.CONFLICT, message: 'The record is referenced by or refers to a missing record' },
+  '40001': { code: ErrorCode.CONFLICT, message: 'The request conflicted with a concurrent change; retry it' },
+  '40P01': { code: ErrorCode.CONFLICT, message: 'The request conflicted with a concurrent change; retry it' },
+  '22P02': { code: ErrorCode.VALIDATION_ERROR, message: 'A value has an invalid format' },
+  '22003': { code: ErrorCode.VALIDATION_ERROR, message: 'A numeric value is out of range' },
+  '22001': { code: ErrorCode.VALIDATION_ERROR, message: 'A value is too long' },
+  '22007': { code: ErrorCode.VALIDATION_ERROR, message: 'A date or time value is invalid' },
+  '22008': { code: ErrorCode.VALIDATION_ERROR, message: 'A date or time value is out of range' },
+  '22021': { code: ErrorCode.VALIDATION_ERROR, message: 'A value contains bytes that are not valid text' },
+  '23502': { code: ErrorCode.VALIDATION_ERROR, message: 'A required value is missing' },
+  '23514': { code: ErrorCode.VALIDATION_ERROR, message: 'A value breaks a rule of the record' },
+  '57014': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database did not answer in time' },
+  '57P01': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' },
+  '57P02': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' },
+  '57P03': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' },
+  '53300': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is busy' },
+};
+
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENOENT']);
+const CONNECTION_ERROR_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Connection ended unexpectedly',
+  'Client has encountered a connection error',
+  'the database system is',
+  'Query read timeout',
+  'Cannot use a pool after calling end',
+];
+
+function sqlStateOf(error: any): string | undefined {
+  const code = error?.driverError?.code ?? error?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/** Maps a database or driver error to a public error, or undefined when it is not one. */
+export function classifyDatabaseError(error: unknown): { code: ErrorCode; message: string } | undefined {
+  if (!error || typeof error !== 'object') return undefined;
+  const sqlState = sqlStateOf(error);
+  if (sqlState) {
+    if (SQLSTATE_TO_CODE[sqlState]) return SQLSTATE_TO_CODE[sqlState];
+    if (sqlState.startsWith('08')) return { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' };
+    return undefined;
+  }
+  const err = error as { code?: unknown; message?: unknown; driverError?: { code?: unknown; message?: unknown } };
+  const errno = (err.driverError?.code ?? err.code) as string | undefined;
+  if (errno && CONNECTION_ERROR_CODES.has(errno)) {
+    return { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' };
+  }
+  const message = String(err.driverError?.message ?? err.message ?? '');
+  if (CONNECTION_ERROR_MESSAGES.some((fragment) => message.includes(fragment))) {
+    return { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' };
+  }
+  return undefined;
+}
+
+/** The unique constraint a Postgres unique violation names, for services that map it to their own code. */
+export function uniqueViolationConstraint(error: unknown): string | undefined {
+  const e = error as any;
+  if (sqlStateOf(e) !== '23505') return undefined;
+  return e?.driverError?.constraint ?? e?.constraint;
+}

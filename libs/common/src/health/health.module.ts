@@ -1,0 +1,14 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { HealthController } from './health.controller.js';
+import { HealthService, SERVICE_NAME } from './health.service.js';
+
+@Module({})
+export class HealthModule {
+  static forService(serviceName: string): DynamicModule {
+    return {
+      module: HealthModule,
+      controllers: [HealthController],
+      providers: [HealthService, { provide: SERVICE_NAME, useValue: serviceName }],
+    };
+  }
+}

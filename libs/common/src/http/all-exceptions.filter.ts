@@ -1,0 +1,138 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppException } from '../errors/app.exception.js';
+import { ERROR_CATALOGUE, ErrorCode, publicCodeOf } from '../errors/error-code.enum.js';
+import { classifyDatabaseError } from '../errors/postgres-error.js';
+import { allowedMethodsFor } from './route-methods.js';
+
+export interface ErrorBody {
+  success: false;
+  error: { code: string; message: string; details?: unknown };
+}
+
+interface ResolvedError {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+  headers?: Record<string, string>;
+  /** Unexpected errors are logged with their stack; expected ones are not. */
+  unexpected?: boolean;
+}
+
+const STATUS_TO_CODE: Record<number, ErrorCode> = {
+  400: ErrorCode.VALIDATION_ERROR,
+  401: ErrorCode.AUTH_REQUIRED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.METHOD_NOT_ALLOWED,
+  406: ErrorCode.NOT_ACCEPTABLE,
+  409: ErrorCode.CONFLICT,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  429: ErrorCode.RATE_LIMITED,
+  503: ErrorCode.SERVICE_UNAVAILABLE,
+};
+
+/** Messages for framework errors: Nest's and Express's own texts are never sent. */
+const GENERIC_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  [ErrorCode.VALIDATION_ERROR]: 'The request is invalid',
+  [ErrorCode.AUTH_REQUIRED]: 'Authentication is required',
+  [ErrorCode.FORBIDDEN]: 'Access to this resource is forbidden',
+  [ErrorCode.NOT_FOUND]: 'No such resource',
+  [ErrorCode.METHOD_NOT_ALLOWED]: 'This method is not allowed on this resource',
+  [ErrorCode.NOT_ACCEPTABLE]: 'No acceptable representation',
+  [ErrorCode.CONFLICT]: 'The request conflicts with the current state',
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 'The request body is larger than 1 MiB',
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'Unsupported content type',
+  [ErrorCode.RATE_LIMITED]: 'Too many requests',
+  [ErrorCode.SERVICE_UNAVAILABLE]: 'The service is temporarily unavailable',
+  [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred',
+};
+
+/** Errors raised by Express's body parser before any handler runs. */
+function resolveBodyParserError(error: any): ResolvedError | undefined {
+  switch (error?.type) {
+    case 'entity.too.large':
+      return { code: ErrorCode.PAYLOAD_TOO_LARGE, message: GENERIC_MESSAGES.PAYLOAD_TOO_LARGE! };
+    case 'entity.parse.failed':
+      return { code: ErrorCode.VALIDATION_ERROR, message: 'The request body is not valid JSON' };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message: 'Unsupported request body encoding' };
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return { code: ErrorCode.VALIDATION_ERROR, message: 'The request body could not be read' };
+    default:
+      return undefined;
+  }
+}
+
+export function resolveError(exception: unknown, request: Request): ResolvedError {
+  if (exception instanceof AppException) {
+    return { code: exception.code, message: exception.message, details: exception.details, headers: exception.headers };
+  }
+  // Nest wraps body-parser errors in an HttpException whose cause is the original.
+  const bodyError = resolveBodyParserError(exception) ?? resolveBodyParserError((exception as { cause?: unknown })?.cause);
+  if (bodyError) return bodyError;
+
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    if (status === 404) {
+      const allowed = allowedMethodsFor(request);
+      if (allowed.length > 0) {
+        return {
+          code: ErrorCode.METHOD_NOT_ALLOWED,
+          message: `Method ${request.method} is not allowed here; allowed: ${allowed.join(', ')}`,
+          headers: { Allow: allowed.join(', ') },
+        };
+      }
+    }
+    const code = STATUS_TO_CODE[status] ?? (status >= 500 ? ErrorCode.INTERNAL_ERROR : ErrorCode.VALIDATION_ERROR);
+    return { code, message: GENERIC_MESSAGES[code] ?? 'The request failed', unexpected: status >= 500 };
+  }
+
+  const database = classifyDatabaseError(exception);
+  if (database) return { ...database, unexpected: database.code === ErrorCode.SERVICE_UNAVAILABLE };
+
+  return { code: ErrorCode.INTERNAL_ERROR, message: GENERIC_MESSAGES.INTERNAL_ERROR!, unexpected: true };
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
+  const error: ErrorBody['error'] = { code: publicCodeOf(code), message };
+  if (details !== undefined) error.details = details;
+  return { success: false, error };
+}
+
+/**
+ * The one place that writes error responses, for every error of every route:
+ * ours, Nest's, Express's body parser's and the database driver's.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const resolved = resolveError(exception, request);
+    const status = ERROR_CATALOGUE[resolved.code].status;
+
+    if (resolved.unexpected) {
+      const err = exception as Error;
+      this.logger.error(
+        { err: { type: err?.name, message: err?.message, stack: err?.stack }, requestId: (request as any).id, status },
+        'Request failed unexpectedly',
+      );
+    }
+    if (response.headersSent) {
+      // A streamed response (SSE) cannot get an envelope any more: just end it.
+      response.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(resolved.headers ?? {})) response.setHeader(name, value);
+    response.status(status).json(errorBody(resolved.code, resolved.message, resolved.details));
+  }
+}

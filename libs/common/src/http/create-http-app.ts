@@ -1,0 +1,70 @@
+import type { DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '#libs/config';
+import { runMigrations } from '#libs/database';
+import { assertEveryRouteHasScheme } from '../auth/route-table.js';
+import { AppException } from '../errors/app.exception.js';
+import { ErrorCode } from '../errors/error-code.enum.js';
+import { buildOpenApiDocument, OpenApiInfo, serveOpenApi } from '../openapi/openapi.js';
+
+export const BODY_LIMIT = '1mb';
+
+/** Paths whose raw body is kept (signature checks need the exact bytes). */
+const RAW_BODY_PATHS = ['/api/v1/billing/webhook'];
+
+export interface HttpAppOptions {
+  openApi: Omit<OpenApiInfo, 'serverUrl'>;
+  publicBaseUrl: string;
+}
+
+const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'];
+
+/** A JSON body must be an object: arrays and primitives are refused before validation. */
+function requireObjectBody(request: Request, _response: Response, next: NextFunction): void {
+  const body = request.body as unknown;
+  if (request.is('application/json') && (Array.isArray(body) || body === null || typeof body !== 'object')) {
+    next(new AppException(ErrorCode.VALIDATION_ERROR, 'The request body must be a JSON object'));
+    return;
+  }
+  next();
+}
+
+/**
+ * Builds an app with everything both services share around their root module, runs
+ * pending migrations, and initialises it (not yet listening).
+ */
+export async function createHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', config.trustProxy);
+  app.disable('x-powered-by');
+  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, crossOriginResourcePolicy: false }));
+  app.enableCors({
+    origin: config.corsOrigins === '*' ? true : config.corsOrigins,
+    exposedHeaders: RATE_LIMIT_HEADERS,
+    maxAge: 600,
+  });
+  app.use(
+    express.json({
+      limit: BODY_LIMIT,
+      type: ['application/json', 'application/*+json'],
+      verify: (request: Request, _response, buffer) => {
+        if (RAW_BODY_PATHS.includes(request.path ?? request.url)) (request as Request & { rawBody?: Buffer }).rawBody = buffer;
+      },
+    }),
+  );
+  app.use(requireObjectBody);
+
+  await runMigrations(app.get(DataSource));
+
+  const document = buildOpenApiDocument(app, { ...options.openApi, serverUrl: options.publicBaseUrl });
+  serveOpenApi(app, document);
+  await app.init();
+  assertEveryRouteHasScheme(app);
+  return app;
+}

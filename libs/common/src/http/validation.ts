@@ -1,0 +1,50 @@
+import { ArgumentMetadata, Injectable, ParseUUIDPipe, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { AppException } from '../errors/app.exception.js';
+import { ErrorCode } from '../errors/error-code.enum.js';
+
+export interface FieldError {
+  field: string;
+  messages: string[];
+}
+
+function flatten(errors: ValidationError[], parent = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const field = parent ? `${parent}.${error.property}` : error.property;
+    const own = error.constraints ? [{ field, messages: Object.values(error.constraints) }] : [];
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+export function validationException(fields: FieldError[], message = 'The request is invalid'): AppException {
+  return new AppException(ErrorCode.VALIDATION_ERROR, message, { fields });
+}
+
+/** Global validation: unknown properties are refused, payloads are converted to their DTO classes. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    transform: true,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => validationException(flatten(errors)),
+  });
+}
+
+/** Path parameter that must be a UUID; anything else is 400 VALIDATION_ERROR. */
+export const UUID_PARAM = new ParseUUIDPipe({
+  exceptionFactory: () => validationException([{ field: 'id', messages: ['must be a UUID'] }], 'The path id must be a UUID'),
+});
+
+/** Path parameter that must be an integer >= 1 (and fit a Postgres integer). */
+@Injectable()
+export class PositiveIntPipe implements PipeTransform<string, number> {
+  transform(value: string, metadata: ArgumentMetadata): number {
+    const parsed = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
+    if (!Number.isInteger(parsed) || parsed < 1 || parsed > 2147483647) {
+      throw validationException([{ field: metadata.data ?? 'id', messages: ['must be an integer >= 1'] }], 'The path id must be an integer >= 1');
+    }
+    return parsed;
+  }
+}

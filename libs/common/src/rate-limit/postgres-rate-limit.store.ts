@@ -1,0 +1,62 @@
+import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+export interface RateLimitHit {
+  /** Hits in the current window, this one included. */
+  hits: number;
+  /** Seconds until the window resets (at least 1). */
+  resetSeconds: number;
+}
+
+/**
+ * Fixed-window counters in Postgres: one atomic upsert per hit, so a limit holds across
+ * every replica that shares the database.
+ */
+@Injectable()
+export class PostgresRateLimitStore implements OnModuleInit, OnModuleDestroy {
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  onModuleInit(): void {
+    this.sweeper = setInterval(() => {
+      this.dataSource.query(`DELETE FROM rate_limit_counters WHERE window_ends_at < now() - interval '1 hour'`).catch(() => undefined);
+    }, 10 * 60_000);
+    this.sweeper.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  /** Counts one hit against `key` in a window of `windowMs`. */
+  async hit(key: string, windowMs: number): Promise<RateLimitHit> {
+    const rows: Array<{ hits: number; reset_ms: string }> = await this.dataSource.query(
+      `INSERT INTO rate_limit_counters AS c (key, hits, window_ends_at)
+       VALUES ($1, 1, now() + make_interval(secs => $2::double precision / 1000))
+       ON CONFLICT (key) DO UPDATE SET
+         hits = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.hits + 1 END,
+         window_ends_at = CASE WHEN c.window_ends_at <= now() THEN EXCLUDED.window_ends_at ELSE c.window_ends_at END
+       RETURNING hits, (extract(epoch FROM (window_ends_at - now())) * 1000)::bigint AS reset_ms`,
+      [key, windowMs],
+    );
+    const row = rows[0];
+    return { hits: Number(row.hits), resetSeconds: Math.max(1, Math.ceil(Number(row.reset_ms) / 1000)) };
+  }
+
+  /** The current count without adding a hit. */
+  async peek(key: string): Promise<RateLimitHit> {
+    const rows: Array<{ hits: number; reset_ms: string }> = await this.dataSource.query(
+      `SELECT hits, (extract(epoch FROM (window_ends_at - now())) * 1000)::bigint AS reset_ms
+       FROM rate_limit_counters WHERE key = $1 AND window_ends_at > now()`,
+      [key],
+    );
+    if (rows.length === 0) return { hits: 0, resetSeconds: 0 };
+    return { hits: Number(rows[0].hits), resetSeconds: Math.max(1, Math.ceil(Number(rows[0].reset_ms) / 1000)) };
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM rate_limit_counters WHERE key = $1`, [key]);
+  }
+}

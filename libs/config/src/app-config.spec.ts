@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from './app-config.js';
+
+const base = { NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40) };
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig(base);
+    expect(config.todoApiPort).toBe(3000);
+    expect(config.feedbackApiPort).toBe(3001);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.stripe).toBeUndefined();
+    expect(config.adminApiKey).toBeUndefined();
+    expect(config.trustProxy).toBe(false);
+  });
+
+  it.each([
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'],
+    ['TODO_API_PORT', 'eighty'],
+    ['FEEDBACK_API_PORT', '70000'],
+    ['STRIPE_API_BASE', 'ftp://stripe'],
+    ['SMTP_URL', 'http://mail'],
+    ['NODE_ENV', 'staging'],
+    ['JWT_SECRET', 'short'],
+    ['ADMIN_API_KEY', 'short'],
+    ['LOG_LEVEL', 'loud'],
+    ['TRUST_PROXY', 'yes please!'],
+  ])('refuses a bad %s and names it', (variable, value) => {
+    expect(() => loadConfig({ ...base, [variable]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, [variable]: value })).toThrow(variable);
+  });
+
+  it('requires JWT_SECRET in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('JWT_SECRET');
+  });
+
+  it('refuses a bcrypt cost below 12 in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), BCRYPT_COST: '4' })).toThrow('BCRYPT_COST');
+  });
+
+  it('generates a JWT secret once under the data dir outside production and reuses it', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const first = loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir });
+    const second = loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir });
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8')).toBe(first.jwtSecret);
+  });
+
+  it('enables billing only when all three Stripe variables are set', () => {
+    expect(loadConfig({ ...base, STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).stripe).toBeUndefined();
+    expect(loadConfig({ ...base, STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_PRICE_ID: 'price_1' }).stripe?.priceId).toBe('price_1');
+  });
+});

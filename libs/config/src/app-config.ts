@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export type NodeEnv = 'development' | 'test' | 'production';
+
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  priceId: string;
+  apiBase?: URL;
+}
+
+/** Every setting of both services, read once from the environment and validated. */
+export interface AppConfig {
+  nodeEnv: NodeEnv;
+  dataDir: string;
+  databaseUrl?: string;
+  dbPoolSize: number;
+  jwtSecret: string;
+  adminApiKey?: string;
+  stripe?: StripeConfig;
+  smtpUrl?: string;
+  mailFrom: string;
+  turnstileSecretKey?: string;
+  turnstileVerifyUrl: string;
+  publicBaseUrl: string;
+  feedbackPublicBaseUrl: string;
+  redisUrl?: string;
+  todoApiPort: number;
+  feedbackApiPort: number;
+  host: string;
+  /** Express `trust proxy` value; false unless a gateway is declared. */
+  trustProxy: boolean | number | string;
+  corsOrigins: string[] | '*';
+  logLevel: string;
+  bcryptCost: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | undefined {
+  const value = read(env, name);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  return value;
+}
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  if (!/^[0-9]+$/.test(value)) throw new ConfigError(name, 'must be a whole number');
+  const parsed = Number(value);
+  if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return parsed;
+}
+
+function readTrustProxy(env: Env): AppConfig['trustProxy'] {
+  const value = read(env, 'TRUST_PROXY');
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^[0-9]+$/.test(value)) return Number(value);
+  if (!/^[a-z0-9.:/, ]+$/i.test(value)) throw new ConfigError('TRUST_PROXY', 'must be true, false, a hop count or a list of addresses/subnets');
+  return value;
+}
+
+/** Outside production a missing JWT secret is generated once and kept in the data directory. */
+function readJwtSecret(env: Env, nodeEnv: NodeEnv, dataDir: string): string {
+  const value = read(env, 'JWT_SECRET');
+  if (value !== undefined) {
+    if (value.length < 32) throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
+    return value;
+  }
+  if (nodeEnv === 'production') throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnvRaw = read(env, 'NODE_ENV') ?? 'development';
+  if (!['development', 'test', 'production'].includes(nodeEnvRaw)) {
+    throw new ConfigError('NODE_ENV', 'must be development, test or production');
+  }
+  const nodeEnv = nodeEnvRaw as NodeEnv;
+  const dataDirRaw = read(env, 'DATA_DIR') ?? '.data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
+
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+
+  const adminApiKey = read(env, 'ADMIN_API_KEY');
+  if (adminApiKey !== undefined && adminApiKey.length < 16) throw new ConfigError('ADMIN_API_KEY', 'must be at least 16 characters');
+
+  const stripeSecret = read(env, 'STRIPE_SECRET_KEY');
+  const stripeWebhook = read(env, 'STRIPE_WEBHOOK_SECRET');
+  const stripePrice = read(env, 'STRIPE_PRICE_ID');
+  const stripeBase = readUrl(env, 'STRIPE_API_BASE', ['http:', 'https:']);
+  const stripe =
+    stripeSecret && stripeWebhook && stripePrice
+      ? { secretKey: stripeSecret, webhookSecret: stripeWebhook, priceId: stripePrice, apiBase: stripeBase ? new URL(stripeBase) : undefined }
+      : undefined;
+
+  const corsRaw = read(env, 'CORS_ORIGINS');
+  const corsOrigins: AppConfig['corsOrigins'] =
+    corsRaw === undefined || corsRaw === '*' ? '*' : corsRaw.split(',').map((origin) => origin.trim()).filter(Boolean);
+
+  const logLevel = read(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'warn' : 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
+  }
+
+  const bcryptCost = readInt(env, 'BCRYPT_COST', 12, nodeEnv === 'production' ? 12 : 4, 15);
+
+  return {
+    nodeEnv,
+    dataDir,
+    databaseUrl,
+    dbPoolSize: readInt(env, 'DB_POOL_SIZE', 10, 1, 200),
+    jwtSecret: readJwtSecret(env, nodeEnv, dataDir),
+    adminApiKey,
+    stripe,
+    smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: read(env, 'MAIL_FROM') ?? 'no-reply@localhost',
+    turnstileSecretKey: read(env, 'TURNSTILE_SECRET_KEY'),
+    turnstileVerifyUrl:
+      readUrl(env, 'TURNSTILE_VERIFY_URL', ['http:', 'https:']) ?? 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+    publicBaseUrl: readUrl(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3000',
+    feedbackPublicBaseUrl: readUrl(env, 'FEEDBACK_PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3001',
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    todoApiPort: readInt(env, 'TODO_API_PORT', 3000, 0, 65535),
+    feedbackApiPort: readInt(env, 'FEEDBACK_API_PORT', 3001, 0, 65535),
+    host: read(env, 'HOST') ?? '0.0.0.0',
+    trustProxy: readTrustProxy(env),
+    corsOrigins,
+    logLevel,
+    bcryptCost,
+  };
+}

@@ -1,0 +1,2 @@
+export * from './app-config.js';
+export * from './app-config.module.js';

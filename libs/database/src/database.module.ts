@@ -1,0 +1,23 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '#libs/config';
+import { dataSourceOptions } from './data-source-options.js';
+
+@Module({})
+export class DatabaseModule {
+  /** `url` is DATABASE_URL, or the embedded server's address started by the launcher. */
+  static forRoot(config: AppConfig, url: string, applicationName: string): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName }),
+          autoLoadEntities: true,
+          // Keep retrying at start for a short while (a DB container may still be booting).
+          retryAttempts: 10,
+          retryDelay: 1000,
+        }),
+      ],
+    };
+  }
+}

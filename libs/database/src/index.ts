@@ -1,0 +1,4 @@
+export * from './data-source-options.js';
+export * from './database.module.js';
+export * from './embedded-postgres.js';
+export * from './run-migrations.js';

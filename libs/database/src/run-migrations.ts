@@ -1,0 +1,21 @@
+import type { DataSource } from 'typeorm';
+
+/** Arbitrary constant: the advisory lock that serialises migration runs across replicas. */
+const MIGRATION_LOCK_ID = 7_301_994_215;
+
+/**
+ * Runs pending migrations under a session advisory lock, so two containers starting at
+ * once do not both apply the same migration.
+ */
+export async function runMigrations(dataSource: DataSource): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import bcrypt from 'bcrypt';
+import type { DataSource } from 'typeorm';
+import { generateApiKey } from '#libs/accounts';
+
+export interface TestUser {
+  id: string;
+  email: string;
+  username: string;
+  password: string;
+}
+
+function unique(): string {
+  return randomBytes(5).toString('hex');
+}
+
+/** Inserts a user directly (bcrypt cost 4): for tests of modules that need an account, not of signup. */
+export async function insertUser(dataSource: DataSource, overrides: Partial<Omit<TestUser, 'id'>> = {}): Promise<TestUser> {
+  const suffix = unique();
+  const email = overrides.email ?? `user-${suffix}@example.test`;
+  const username = overrides.username ?? `user_${suffix}`;
+  const password = overrides.password ?? `pw-${suffix}-secret`;
+  const rows = await dataSource.query(
+    `INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING id`,
+    [`usr_${unique()}${unique()}`, username, email, await bcrypt.hash(password, 4)],
+  );
+  return { id: rows[0].id, email, username, password };
+}
+
+/** Inserts a live refresh session for the user and returns its id (sign an access token for it with AccessTokenService). */
+export async function insertSession(dataSource: DataSource, userId: string): Promise<string> {
+  const rows = await dataSource.query(
+    `INSERT INTO sessions (user_id, refresh_token_hash, expires_at) VALUES ($1, $2, now() + interval '30 days') RETURNING id`,
+    [userId, randomBytes(32).toString('hex')],
+  );
+  return rows[0].id;
+}
+
+/** Gives the user API access through lifetime beta (no payment provider involved). */
+export async function grantBetaAccess(dataSource: DataSource, userId: string): Promise<void> {
+  await dataSource.query(
+    `INSERT INTO subscriptions (user_id, is_beta_lifetime) VALUES ($1, true)
+     ON CONFLICT (user_id) DO UPDATE SET is_beta_lifetime = true, updated_at = now()`,
+    [userId],
+  );
+}
+
+/** Inserts an API key for the user and returns the full secret. */
+export async function insertApiKey(dataSource: DataSource, userId: string, options: { expiresAt?: Date; revoked?: boolean } = {}): Promise<{ id: string; key: string }> {
+  const generated = generateApiKey();
+  const rows = await dataSource.query(
+    `INSERT INTO api_keys (user_id, name, prefix, key_hash, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    [userId, 'test key', generated.prefix, generated.hash, options.expiresAt ?? null, options.revoked ? new Date() : null],
+  );
+  return { id: rows[0].id, key: generated.key };
+}

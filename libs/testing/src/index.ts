@@ -1,0 +1,4 @@
+export * from './factories.js';
+export * from './log-capture.js';
+export * from './test-database.js';
+export * from './toggle-proxy.js';

@@ -1,0 +1,564 @@
+/**
+ * Deployment files: docker/compose.yaml is read and checked, and the nginx
+ * gateway (docker/nginx/) is validated with `nginx -t` and then run for real
+ * in front of two stub HTTP servers standing in for todo-api and
+ * feedback-export.
+ *
+ * The nginx part needs /usr/sbin/nginx (or NGINX_BIN); without it that part
+ * is skipped with a note. `.ci/run` and the GitHub workflow install nginx.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+
+const NGINX_BIN = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
+const HAS_NGINX = existsSync(NGINX_BIN);
+const WAIT_MS = 10_000;
+
+function findRepoRoot(): string {
+  let dir = process.cwd();
+  for (;;) {
+    if (existsSync(join(dir, 'docker', 'compose.yaml')) && existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`docker/compose.yaml not found above ${process.cwd()}`);
+    dir = parent;
+  }
+}
+
+const ROOT = findRepoRoot();
+const NGINX_DIR = join(ROOT, 'docker', 'nginx');
+const SHARED_NGINX_FILES = ['gateway-http.conf', 'gateway-routes.conf'];
+
+// ---------------------------------------------------------------------------
+// docker/compose.yaml
+// ---------------------------------------------------------------------------
+
+interface ComposeService {
+  image?: string;
+  build?: { context?: string; dockerfile?: string };
+  command?: string | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  ports?: Array<string | number | { target?: number; published?: string | number }>;
+  healthcheck?: { test?: string | string[] };
+  volumes?: Array<string | { type?: string; source?: string; target?: string }>;
+  depends_on?: string[] | Record<string, { condition?: string }>;
+}
+
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+function environmentOf(service: ComposeService): Map<string, string | null> {
+  const env = new Map<string, string | null>();
+  const raw = service.environment;
+  if (Array.isArray(raw)) {
+    for (const entry of raw) {
+      const eq = entry.indexOf('=');
+      if (eq === -1) env.set(entry, null);
+      else env.set(entry.slice(0, eq), entry.slice(eq + 1));
+    }
+  } else if (raw) {
+    for (const [key, value] of Object.entries(raw)) env.set(key, value === null ? null : String(value));
+  }
+  return env;
+}
+
+/** Container-side ports of a service's `ports` entries. */
+function containerPorts(service: ComposeService): string[] {
+  return (service.ports ?? []).map((entry) => {
+    if (typeof entry === 'object') return String(entry.target);
+    return String(entry).split(':').pop()!.replace(/\/(tcp|udp)$/, '');
+  });
+}
+
+function volumeMounts(service: ComposeService): Array<{ source: string; target: string }> {
+  return (service.volumes ?? []).map((entry) => {
+    if (typeof entry === 'object') return { source: entry.source ?? '', target: entry.target ?? '' };
+    const [source, target] = entry.split(':');
+    return { source, target };
+  });
+}
+
+describe('docker/compose.yaml', () => {
+  const compose = parse(readFileSync(join(ROOT, 'docker', 'compose.yaml'), 'utf8')) as ComposeFile;
+  const apps = [
+    { name: 'todo-api', port: '3000', portVar: 'TODO_API_PORT', entry: 'dist/apps/todo-api/src/main.js' },
+    { name: 'feedback-export', port: '3001', portVar: 'FEEDBACK_API_PORT', entry: 'dist/apps/feedback-export/src/main.js' },
+  ];
+
+  it('declares postgres, todo-api, feedback-export and gateway', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['feedback-export', 'gateway', 'postgres', 'todo-api']);
+  });
+
+  it('runs postgres 15 with a pg_isready healthcheck and a named volume', () => {
+    const postgres = compose.services.postgres;
+    expect(postgres.image).toMatch(/^postgres:15/);
+    expect(JSON.stringify(postgres.healthcheck?.test)).toContain('pg_isready');
+    const dataMount = volumeMounts(postgres).find((mount) => mount.target === '/var/lib/postgresql/data');
+    expect(dataMount).toBeDefined();
+    expect(Object.keys(compose.volumes ?? {})).toContain(dataMount!.source);
+    expect(environmentOf(postgres).get('POSTGRES_PASSWORD')).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+  });
+
+  for (const app of apps) {
+    it(`${app.name}: builds its Dockerfile, has DATABASE_URL, its port and a healthy postgres to wait for`, () => {
+      const service = compose.services[app.name];
+      const env = environmentOf(service);
+
+      expect(env.get('DATABASE_URL')).toMatch(/^postgres(ql)?:\/\/.+@postgres:5432\//);
+      expect(env.get('NODE_ENV')).toBe('production');
+      expect(env.get('JWT_SECRET')).toMatch(/^\$\{JWT_SECRET:\?/);
+      expect(env.get(app.portVar)).toBe(app.port);
+      expect(env.get('TRUST_PROXY')).toBeTruthy();
+      expect(containerPorts(service)).toContain(app.port);
+
+      const dependsOn = service.depends_on as Record<string, { condition?: string }>;
+      expect(dependsOn.postgres?.condition).toBe('service_healthy');
+
+      // The Dockerfile the service builds exists and runs this app on this port.
+      const context = join(ROOT, 'docker', service.build?.context ?? '.');
+      const dockerfile = readFileSync(join(context, service.build?.dockerfile ?? 'Dockerfile'), 'utf8');
+      expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${app.port}$`, 'm'));
+      expect(dockerfile).toContain(app.entry);
+      expect(dockerfile).toMatch(/^USER node$/m);
+      expect(dockerfile).toMatch(/^HEALTHCHECK /m);
+      expect(dockerfile).toContain('/api/v1/status');
+    });
+  }
+
+  it('gateway runs nginx with the mounted docker/nginx/gateway.conf', () => {
+    const gateway = compose.services.gateway;
+    expect(gateway.image).toMatch(/^nginx:1\.25/);
+    const mount = volumeMounts(gateway).find((entry) => /(^|\/)nginx\/?$|gateway\.conf$/.test(entry.source));
+    expect(mount).toBeDefined();
+    const command = Array.isArray(gateway.command) ? gateway.command : String(gateway.command).split(/\s+/);
+    const confPath = command[command.indexOf('-c') + 1];
+    // The -c path lies inside the mounted directory (or is the mounted file).
+    expect(confPath === mount!.target || confPath.startsWith(`${mount!.target.replace(/\/$/, '')}/`)).toBe(true);
+    expect(confPath.endsWith('gateway.conf')).toBe(true);
+    expect(Object.keys(gateway.depends_on ?? {})).toEqual(expect.arrayContaining(['todo-api', 'feedback-export']));
+  });
+});
+
+// ---------------------------------------------------------------------------
+// nginx gateway
+// ---------------------------------------------------------------------------
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+interface Echo {
+  service: string;
+  method: string;
+  path: string;
+  host?: string;
+  xForwardedFor?: string;
+  xForwardedProto?: string;
+  xRealIp?: string;
+  xRequestId?: string;
+  bodyBytes: number;
+}
+
+interface Stub {
+  port: number;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** A stand-in app: echoes what it received as JSON, streams SSE on the events path. */
+async function startStub(service: string): Promise<Stub> {
+  const streams = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    let bodyBytes = 0;
+    req.on('data', (chunk: Buffer) => (bodyBytes += chunk.length));
+    req.on('end', () => {
+      const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined;
+      if (requestId) res.setHeader('X-Request-Id', requestId); // the real apps echo it too
+      const path = req.url ?? '';
+      if (path.startsWith('/api/v1/todos/events')) {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+        res.write(`event: todo.created\ndata: ${JSON.stringify({ service, path })}\n\n`);
+        streams.add(res);
+        res.on('close', () => streams.delete(res));
+        return; // stays open, like the real stream
+      }
+      if (path.startsWith('/api/v1/app-error')) {
+        res.writeHead(503, { 'Content-Type': 'application/json' });
+        res.end('{"success":false,"error":{"code":"BILLING_UNAVAILABLE","message":"from the app"}}');
+        return;
+      }
+      const echo: Echo = {
+        service,
+        method: req.method ?? '',
+        path,
+        host: req.headers.host,
+        xForwardedFor: req.headers['x-forwarded-for'] as string | undefined,
+        xForwardedProto: req.headers['x-forwarded-proto'] as string | undefined,
+        xRealIp: req.headers['x-real-ip'] as string | undefined,
+        xRequestId: requestId,
+        bodyBytes,
+      };
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ success: true, data: echo }));
+    });
+  });
+  await new Promise<void>((ready, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => ready());
+  });
+  const { port } = server.address() as AddressInfo;
+  let stopped = false;
+  return {
+    port,
+    server,
+    stop: () => {
+      if (stopped) return Promise.resolve();
+      stopped = true;
+      for (const res of streams) res.destroy();
+      return new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function send(
+  port: number,
+  path: string,
+  options: { headers?: Record<string, string>; method?: string; body?: Buffer } = {},
+): Promise<Reply> {
+  return new Promise((resolveReply, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolveReply({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(WAIT_MS, () => req.destroy(new Error(`timed out: ${options.method ?? 'GET'} ${path}`)));
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Opens an SSE response through the gateway and resolves with the first chunk, bounded in time. */
+function firstStreamChunk(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; chunk: string }> {
+  return new Promise((resolveChunk, reject) => {
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no SSE data through the gateway within 3 s (${path})`));
+    }, 3_000);
+    const req = request({ host: '127.0.0.1', port, path, headers: { Accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
+      res.once('data', (chunk: Buffer) => {
+        clearTimeout(timer);
+        resolveChunk({ status: res.statusCode ?? 0, chunk: chunk.toString('utf8') });
+        req.destroy();
+      });
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.end();
+  });
+}
+
+function echoOf(reply: Reply): Echo {
+  expect(reply.status).toBe(200);
+  return (JSON.parse(reply.body) as { data: Echo }).data;
+}
+
+function render(template: string, values: Record<string, string | number>): string {
+  let out = template;
+  for (const [key, value] of Object.entries(values)) {
+    expect(out).toContain(key);
+    out = out.split(key).join(String(value));
+  }
+  expect(out).not.toMatch(/__[A-Z_]+__/);
+  return out;
+}
+
+/** A fresh nginx prefix directory holding a rendered top-level file plus the shared includes. */
+function preparePrefix(topLevel: string): { prefix: string; conf: string } {
+  const prefix = mkdtempSync(join(tmpdir(), 'gateway-'));
+  // As root, nginx workers run as `nobody` and must reach the temp directories.
+  if (process.getuid?.() === 0) chmodSync(prefix, 0o755);
+  for (const file of SHARED_NGINX_FILES) copyFileSync(join(NGINX_DIR, file), join(prefix, file));
+  const conf = join(prefix, 'gateway.conf');
+  writeFileSync(conf, topLevel);
+  return { prefix, conf };
+}
+
+/**
+ * nginx opens `/dev/stdout` for the access log. That fails with ENXIO when
+ * stdout is a socket, which is what Node's stdio pipes are, so nginx gets a
+ * file in its prefix as stdout (as it gets a pipe or a tty under Docker).
+ */
+function stdoutFile(prefix: string): number {
+  return openSync(join(prefix, 'stdout.log'), 'a');
+}
+
+function nginxTest(prefix: string, conf: string): { status: number | null; output: string } {
+  const stdout = stdoutFile(prefix);
+  try {
+    const result = spawnSync(NGINX_BIN, ['-t', '-e', 'stderr', '-p', `${prefix}/`, '-c', conf], {
+      encoding: 'utf8',
+      stdio: ['ignore', stdout, 'pipe'],
+      timeout: WAIT_MS,
+    });
+    return { status: result.status, output: `${result.stderr ?? ''}${result.error ? String(result.error) : ''}` };
+  } finally {
+    closeSync(stdout);
+  }
+}
+
+if (!HAS_NGINX) {
+  console.warn(
+    `[gateway-config] ${NGINX_BIN} not found: skipping the nginx gateway tests (install nginx, or set NGINX_BIN). ` +
+      'The compose checks still ran.',
+  );
+}
+
+const describeNginx = HAS_NGINX ? describe : describe.skip;
+
+describeNginx('nginx gateway (docker/nginx)', () => {
+  const prefixes: string[] = [];
+  let todo: Stub;
+  let feedback: Stub;
+  let gatewayPort: number;
+  let rendered: string;
+  let nginx: ChildProcess | undefined;
+  let nginxOutput = '';
+  const killOnExit = (): void => {
+    nginx?.kill('SIGKILL');
+  };
+
+  const remember = (text: string): void => {
+    nginxOutput = (nginxOutput + text).slice(-20_000);
+  };
+
+  beforeAll(async () => {
+    todo = await startStub('todo-api');
+    feedback = await startStub('feedback-export');
+    gatewayPort = await freePort();
+    const template = readFileSync(join(NGINX_DIR, 'gateway.test.conf.template'), 'utf8');
+    rendered = render(template, { __TODO_PORT__: todo.port, __FEEDBACK_PORT__: feedback.port, __GATEWAY_PORT__: gatewayPort });
+    const { prefix, conf } = preparePrefix(rendered);
+    prefixes.push(prefix);
+
+    // Run the gateway in the foreground as a child of this process.
+    const stdout = stdoutFile(prefix);
+    nginx = spawn(NGINX_BIN, ['-e', 'stderr', '-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;'], {
+      stdio: ['ignore', stdout, 'pipe'],
+    });
+    closeSync(stdout); // the child holds its own copy
+    process.once('exit', killOnExit);
+    nginx.stderr?.on('data', (chunk: Buffer) => remember(chunk.toString('utf8')));
+
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      if (nginx.exitCode !== null || nginx.signalCode !== null) {
+        throw new Error(`nginx exited (${nginx.exitCode ?? nginx.signalCode}):\n${nginxOutput}`);
+      }
+      const ready = await send(gatewayPort, '/gateway/health').then(
+        (reply) => reply.status === 200,
+        () => false,
+      );
+      if (ready) break;
+      if (Date.now() > deadline) throw new Error(`nginx did not answer within ${WAIT_MS} ms:\n${nginxOutput}`);
+      await new Promise((wait) => setTimeout(wait, 100));
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    process.removeListener('exit', killOnExit);
+    const child = nginx;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      child.kill('SIGTERM'); // fast shutdown of master and workers
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await Promise.all([todo?.stop(), feedback?.stop()]);
+    for (const dir of prefixes) rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('gateway.test.conf.template passes nginx -t', () => {
+    const { prefix, conf } = preparePrefix(rendered);
+    prefixes.push(prefix);
+    const result = nginxTest(prefix, conf);
+    expect(result.output).toContain('test is successful');
+    expect(result.status).toBe(0);
+  });
+
+  it('gateway.conf (the compose file) passes nginx -t with its upstream names pointed at loopback', () => {
+    let topLevel = readFileSync(join(NGINX_DIR, 'gateway.conf'), 'utf8');
+    // The compose service names only resolve inside the compose network.
+    for (const [from, to] of [
+      ['todo-api:3000', '127.0.0.1:3000'],
+      ['feedback-export:3001', '127.0.0.1:3001'],
+    ]) {
+      expect(topLevel).toContain(from);
+      topLevel = topLevel.split(from).join(to);
+    }
+    const compose = preparePrefix(topLevel);
+    prefixes.push(compose.prefix);
+    const result = nginxTest(compose.prefix, compose.conf);
+    expect(result.output).toContain('test is successful');
+    expect(result.status).toBe(0);
+  });
+
+  it('routes /todo/ to todo-api with the prefix stripped and the query kept', async () => {
+    const echo = echoOf(await send(gatewayPort, '/todo/api/v1/status'));
+    expect(echo.service).toBe('todo-api');
+    expect(echo.path).toBe('/api/v1/status');
+
+    const withQuery = echoOf(await send(gatewayPort, '/todo/api/v1/todos?cursor=a%2Fb%3D&limit=5'));
+    expect(withQuery.path).toBe('/api/v1/todos?cursor=a%2Fb%3D&limit=5');
+  });
+
+  it('routes /feedback/ to feedback-export with the prefix stripped', async () => {
+    const echo = echoOf(await send(gatewayPort, '/feedback/api/v1/status'));
+    expect(echo.service).toBe('feedback-export');
+    expect(echo.path).toBe('/api/v1/status');
+
+    const page = echoOf(await send(gatewayPort, '/feedback/q/tok_123'));
+    expect(page.path).toBe('/q/tok_123');
+  });
+
+  it('routes by host name: todo.* and feedback.*, path unchanged', async () => {
+    const toTodo = echoOf(await send(gatewayPort, '/api/v1/status', { headers: { Host: 'todo.example.test' } }));
+    expect(toTodo.service).toBe('todo-api');
+    expect(toTodo.path).toBe('/api/v1/status');
+    expect(toTodo.host).toBe('todo.example.test');
+
+    const toFeedback = echoOf(await send(gatewayPort, '/widget.js?v=1', { headers: { Host: 'feedback.example.test:8080' } }));
+    expect(toFeedback.service).toBe('feedback-export');
+    expect(toFeedback.path).toBe('/widget.js?v=1');
+    expect(toFeedback.host).toBe('feedback.example.test');
+  });
+
+  it('answers unknown routes on the default host with a JSON 404', async () => {
+    const reply = await send(gatewayPort, '/api/v1/status', { headers: { Host: 'localhost' } });
+    expect(reply.status).toBe(404);
+    expect(reply.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(reply.body)).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
+    expect(reply.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('propagates an incoming X-Request-Id upstream and echoes it once', async () => {
+    const reply = await send(gatewayPort, '/todo/api/v1/status', { headers: { 'X-Request-Id': 'abc' } });
+    expect(echoOf(reply).xRequestId).toBe('abc');
+    expect(reply.headers['x-request-id']).toBe('abc');
+  });
+
+  it('generates a request id when none (or a malformed one) is sent', async () => {
+    const cases: Array<Record<string, string>> = [{}, { 'X-Request-Id': 'not valid!' }, { 'X-Request-Id': 'x'.repeat(129) }];
+    for (const headers of cases) {
+      const reply = await send(gatewayPort, '/feedback/api/v1/status', { headers });
+      const echo = echoOf(reply);
+      expect(echo.xRequestId).toMatch(/^[0-9a-f]{32}$/);
+      expect(reply.headers['x-request-id']).toBe(echo.xRequestId);
+    }
+  });
+
+  it('sets X-Forwarded-For, X-Real-IP, X-Forwarded-Proto and Host', async () => {
+    const plain = echoOf(await send(gatewayPort, '/todo/api/v1/status', { headers: { Host: 'gw.example.test' } }));
+    expect(plain.xForwardedFor).toContain('127.0.0.1');
+    expect(plain.xRealIp).toBe('127.0.0.1');
+    expect(plain.xForwardedProto).toBe('http');
+    expect(plain.host).toBe('gw.example.test');
+
+    const chained = echoOf(await send(gatewayPort, '/todo/api/v1/status', { headers: { 'X-Forwarded-For': '203.0.113.7' } }));
+    expect(chained.xForwardedFor).toBe('203.0.113.7, 127.0.0.1');
+  });
+
+  it('lets a 1.5 MiB body through to the app (the app owns the 1 MiB limit)', async () => {
+    const body = Buffer.alloc(1.5 * 1024 * 1024, 'a');
+    const echo = echoOf(
+      await send(gatewayPort, '/todo/api/v1/todos', {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+      }),
+    );
+    expect(echo.method).toBe('POST');
+    expect(echo.bodyBytes).toBe(body.length);
+  });
+
+  it('answers a body beyond 2 MiB with a JSON 413', async () => {
+    const body = Buffer.alloc(3 * 1024 * 1024, 'a');
+    const reply = await send(gatewayPort, '/todo/api/v1/todos', {
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+    });
+    expect(reply.status).toBe(413);
+    expect(reply.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(reply.body)).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('passes the apps’ own error answers through unchanged', async () => {
+    const reply = await send(gatewayPort, '/todo/api/v1/app-error');
+    expect(reply.status).toBe(503);
+    expect(JSON.parse(reply.body)).toMatchObject({ error: { code: 'BILLING_UNAVAILABLE', message: 'from the app' } });
+  });
+
+  it('streams server-sent events as they are written (prefix and host routes)', async () => {
+    const viaPrefix = await firstStreamChunk(gatewayPort, '/todo/api/v1/todos/events?access_token=t');
+    expect(viaPrefix.status).toBe(200);
+    expect(viaPrefix.chunk).toContain('event: todo.created');
+    expect(viaPrefix.chunk).toContain('"service":"todo-api"');
+    expect(viaPrefix.chunk).toContain('"path":"/api/v1/todos/events?access_token=t"');
+
+    const viaHost = await firstStreamChunk(gatewayPort, '/api/v1/todos/events', { Host: 'todo.example.test' });
+    expect(viaHost.status).toBe(200);
+    expect(viaHost.chunk).toContain('"service":"todo-api"');
+    expect(viaHost.chunk).toContain('"path":"/api/v1/todos/events"');
+  });
+
+  it('answers 502 in the JSON envelope when an app is down', async () => {
+    await feedback.stop();
+    for (const [path, headers] of [
+      ['/feedback/api/v1/status', {}],
+      ['/api/v1/status', { Host: 'feedback.example.test' }],
+    ] as const) {
+      const reply = await send(gatewayPort, path, { headers: { ...headers, 'X-Request-Id': 'down-1' } });
+      expect(reply.status).toBe(502);
+      expect(reply.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(reply.body)).toEqual({
+        success: false,
+        error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) },
+      });
+      expect(reply.headers['x-request-id']).toBe('down-1');
+    }
+    // The other app is unaffected.
+    expect(echoOf(await send(gatewayPort, '/todo/api/v1/status')).service).toBe('todo-api');
+  });
+});
