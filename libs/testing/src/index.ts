@@ -2,3 +2,4 @@ export * from './factories.js';
 export * from './log-capture.js';
 export * from './test-database.js';
 export * from './toggle-proxy.js';
+export * from './smtp-test-server.js';

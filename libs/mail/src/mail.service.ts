@@ -1,0 +1,44 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+/**
+ * Sends mail through SMTP_URL with nodemailer. Without SMTP_URL (development), each
+ * message is written to DATA_DIR/outbox/ and only its recipient and subject are logged,
+ * so codes and links never reach the log.
+ */
+@Injectable()
+export class MailService implements OnModuleDestroy {
+  private readonly logger = new Logger(MailService.name);
+  private readonly transporter?: Transporter;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    if (config.smtpUrl) this.transporter = nodemailer.createTransport(config.smtpUrl);
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    if (this.transporter) {
+      await this.transporter.sendMail({ from: this.config.mailFrom, ...message });
+      this.logger.log({ to: message.to, subject: message.subject }, 'Mail sent');
+      return;
+    }
+    const outbox = join(this.config.dataDir, 'outbox');
+    mkdirSync(outbox, { recursive: true });
+    const file = join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 8)}.eml.json`);
+    writeFileSync(file, JSON.stringify({ from: this.config.mailFrom, ...message }, null, 2), { mode: 0o600 });
+    this.logger.log({ to: message.to, subject: message.subject, file }, 'SMTP_URL not set: mail written to the outbox');
+  }
+
+  onModuleDestroy(): void {
+    this.transporter?.close();
+  }
+}
