@@ -10,6 +10,7 @@ import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
+import { PasswordHasher } from './password-hasher.js';
 import { SessionEntity } from './session.entity.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 import { UserEntity } from './user.entity.js';
@@ -29,7 +30,7 @@ import { UserEntity } from './user.entity.js';
     }),
     TypeOrmModule.forFeature([UserEntity, SessionEntity, ApiKeyEntity, SubscriptionEntity]),
   ],
-  providers: [AccessTokenService, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard],
-  exports: [AccessTokenService, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard],
+  providers: [PasswordHasher, AccessTokenService, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard],
+  exports: [PasswordHasher, AccessTokenService, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard],
 })
 export class AccountsCoreModule {}

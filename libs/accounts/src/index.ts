@@ -11,3 +11,4 @@ export * from './session.entity.js';
 export * from './subscription-access.js';
 export * from './subscription.entity.js';
 export * from './user.entity.js';
+export * from './password-hasher.js';
