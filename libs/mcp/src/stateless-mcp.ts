@@ -1,0 +1,19 @@
+import type { Request, Response } from 'express';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+/**
+ * Answers one JSON-RPC message over stateless streamable HTTP. A stateless transport cannot
+ * be reused across requests, so each POST gets its own server and transport (cheap: tools
+ * are plain registrations), both closed when the response ends.
+ */
+export async function serveStatelessMcp(request: Request, response: Response, createServer: () => McpServer): Promise<void> {
+  const server = createServer();
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  response.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(request, response, request.body);
+}
