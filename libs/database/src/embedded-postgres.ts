@@ -37,6 +37,7 @@ export class EmbeddedPostgres {
       const db = options.dataDir ? await PGlite.create(join(options.dataDir, 'pgdata')) : await PGlite.create();
       const host = options.host ?? '127.0.0.1';
       const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: options.maxConnections });
+      keepExtendedQueriesTogether(server);
       await server.start();
       const address = (server as unknown as { server?: { address(): { port: number } | string | null } }).server?.address();
       const port = typeof address === 'object' && address ? address.port : options.port;
@@ -53,6 +54,82 @@ export class EmbeddedPostgres {
     await this.db.close().catch(() => undefined);
     if (this.lockFile) rmSync(this.lockFile, { force: true });
   }
+}
+
+/** Extended-protocol messages that open or continue a batch ending at Sync. */
+const EXTENDED_PROTOCOL_TYPES = new Set([0x50 /* Parse */, 0x42 /* Bind */, 0x44 /* Describe */, 0x45 /* Execute */, 0x43 /* Close */, 0x48 /* Flush */]);
+
+interface QueuedMessage {
+  handlerId: number;
+  message: Uint8Array;
+  resolve(bytes: number): void;
+  reject(error: unknown): void;
+  onData(data: Uint8Array): void;
+}
+
+/**
+ * pglite-socket queues every protocol message on its own and, outside a transaction, serves
+ * the connections' messages interleaved. PGlite is one session, so another connection's
+ * Parse/Bind between this connection's Bind and Execute replaces the unnamed portal
+ * ("portal \"\" does not exist", or worse, the other query's rows). This keeps a connection's
+ * Parse..Sync batch together, as it already does for a transaction. It patches the server's
+ * private queue, so package.json pins pglite-socket to an exact version (the spec beside
+ * this file fails if an upgrade changes the internals).
+ */
+function keepExtendedQueriesTogether(server: PGLiteSocketServer): void {
+  const queue = (server as unknown as { queryQueue?: any }).queryQueue;
+  if (!queue || typeof queue.processQueue !== 'function' || typeof queue.clearQueueForHandler !== 'function') {
+    // Running without the fix would corrupt concurrent queries: refuse instead.
+    throw new Error('pglite-socket internals changed: review keepExtendedQueriesTogether before upgrading');
+  }
+  let batchOwner: number | null = null;
+  queue.processQueue = async function processQueue(this: any): Promise<void> {
+    if (this.processing || this.queue.length === 0) return;
+    this.processing = true;
+    try {
+      while (this.queue.length > 0) {
+        const owner: number | null = batchOwner ?? (this.db.isInTransaction() ? this.lastHandlerId : null);
+        let item: QueuedMessage | undefined;
+        if (owner !== null && owner !== undefined) {
+          const index = (this.queue as QueuedMessage[]).findIndex((queued) => queued.handlerId === owner);
+          item = index === -1 ? undefined : this.queue.splice(index, 1)[0];
+        } else {
+          item = this.queue.shift();
+        }
+        if (!item) break;
+        let bytes = 0;
+        const current = item;
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(current.message, {
+              onRawData: (data: Uint8Array) => {
+                bytes += data.length;
+                current.onData(data);
+              },
+            }),
+          );
+        } catch (error) {
+          batchOwner = null;
+          current.reject(error);
+          continue;
+        }
+        batchOwner = EXTENDED_PROTOCOL_TYPES.has(current.message[0]) ? current.handlerId : null;
+        this.lastHandlerId = current.handlerId;
+        current.resolve(bytes);
+      }
+    } finally {
+      this.processing = false;
+    }
+  };
+  const clearQueueForHandler = queue.clearQueueForHandler.bind(queue);
+  queue.clearQueueForHandler = (handlerId: number) => {
+    clearQueueForHandler(handlerId);
+    // A connection that went away mid-batch must not hold the others back.
+    if (batchOwner === handlerId) {
+      batchOwner = null;
+      void queue.processQueue();
+    }
+  };
 }
 
 function processAlive(pid: number): boolean {
