@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ActiveAccessGuard } from './active-access.guard.js';
+import { ApiKeysController } from './api-keys.controller.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
+import { ApiKeysService } from './api-keys.service.js';
+
+/** API-key management (JWT, with API access). Authentication by API key itself lives in #libs/accounts. */
+@Module({
+  controllers: [ApiKeysController],
+  providers: [ApiKeysRepository, ApiKeysService, ActiveAccessGuard],
+})
+export class ApiKeysModule {}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiKeyEntity, hasApiAccess } from '#libs/accounts';
+
+export interface NewApiKeySecret {
+  prefix: string;
+  hash: string;
+}
+
+/** API key records of one owner at a time: every query takes the owner id first. */
+@Injectable()
+export class ApiKeysRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** The one access rule, read from the owner's subscription row. */
+  async hasApiAccess(userId: string): Promise<boolean> {
+    const rows: Array<{ status: string; is_beta_lifetime: boolean }> = await this.dataSource.query(
+      `SELECT status, is_beta_lifetime FROM subscriptions WHERE user_id = $1`,
+      [userId],
+    );
+    return rows.length > 0 && hasApiAccess({ status: rows[0].status, isBetaLifetime: rows[0].is_beta_lifetime });
+  }
+
+  list(userId: string): Promise<ApiKeyEntity[]> {
+    return this.dataSource.getRepository(ApiKeyEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findOne(userId: string, keyId: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<ApiKeyEntity | null> {
+    return manager.findOne(ApiKeyEntity, { where: { userId, id: keyId }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  }
+
+  async insert(userId: string, name: string, secret: NewApiKeySecret, expiresAt: Date | null): Promise<ApiKeyEntity> {
+    const repository = this.dataSource.getRepository(ApiKeyEntity);
+    return repository.save(repository.create({ userId, name, prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null, revokedAt: null }));
+  }
+
+  /** Revokes the key (keeping the first revocation time); false when the owner has no such key. */
+  async revoke(userId: string, keyId: string): Promise<boolean> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE user_id = $1 AND id = $2 RETURNING id`,
+      [userId, keyId],
+    )) as [unknown[], number];
+    return rows.length > 0;
+  }
+
+  /** Replaces the secret in place: the old hash is gone in the same statement, so the old key fails at once. */
+  async replaceSecret(manager: EntityManager, userId: string, keyId: string, secret: NewApiKeySecret, expiresAt: Date | null): Promise<ApiKeyEntity> {
+    await manager.update(ApiKeyEntity, { userId, id: keyId }, { prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null });
+    return (await this.findOne(userId, keyId, manager))!;
+  }
+}

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { ApiKeyEntity, generateApiKey } from '#libs/accounts';
+import { AppException, ErrorCode, validationException } from '#libs/common';
+import { ApiKeysRepository } from './api-keys.repository.js';
+import { ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto } from './dto/api-key.dto.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function toApiKeyDto(key: ApiKeyEntity): ApiKeyDto {
+  const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    createdAt: new Date(key.createdAt).toISOString(),
+    lastUsedAt: iso(key.lastUsedAt),
+    expiresAt: iso(key.expiresAt),
+    revokedAt: iso(key.revokedAt),
+  };
+}
+
+/**
+ * The expiry a request asks for: a Date, null (never expires), or undefined (not given).
+ * expiresAt and expiresInDays (and clearExpiry) exclude each other; expiresAt must be in the future.
+ */
+export function requestedExpiry(input: { expiresAt?: string | null; expiresInDays?: number | null; clearExpiry?: boolean }, now = new Date()): Date | null | undefined {
+  const given = [
+    input.expiresAt !== undefined && 'expiresAt',
+    input.expiresInDays !== undefined && input.expiresInDays !== null && 'expiresInDays',
+    input.clearExpiry === true && 'clearExpiry',
+  ].filter((name): name is string => Boolean(name));
+  if (given.length > 1) {
+    throw validationException(
+      given.map((field) => ({ field, messages: [`give only one of ${given.join(', ')}`] })),
+      `${given.join(' and ')} cannot be combined`,
+    );
+  }
+  if (input.clearExpiry === true || input.expiresAt === null) return null;
+  if (typeof input.expiresAt === 'string') {
+    const at = new Date(input.expiresAt);
+    if (Number.isNaN(at.getTime())) throw validationException([{ field: 'expiresAt', messages: ['must be a valid date-time'] }]);
+    if (at.getTime() <= now.getTime()) throw validationException([{ field: 'expiresAt', messages: ['must be in the future'] }], 'expiresAt must be in the future');
+    return at;
+  }
+  if (typeof input.expiresInDays === 'number') return new Date(now.getTime() + input.expiresInDays * DAY_MS);
+  return undefined;
+}
+
+/** API keys: created, listed, revoked and rotated by their owner (JWT). The secret is returned once and stored as SHA-256. */
+@Injectable()
+export class ApiKeysService {
+  constructor(private readonly repository: ApiKeysRepository) {}
+
+  async list(userId: string): Promise<ApiKeyListDto> {
+    return { keys: (await this.repository.list(userId)).map(toApiKeyDto) };
+  }
+
+  async create(userId: string, request: CreateApiKeyDto): Promise<ApiKeySecretDto> {
+    const expiresAt = requestedExpiry(request) ?? null;
+    const generated = generateApiKey();
+    const key = await this.repository.insert(userId, request.name.trim(), generated, expiresAt);
+    return { apiKey: generated.key, key: toApiKeyDto(key) };
+  }
+
+  async revoke(userId: string, keyId: string): Promise<ApiKeyRevokedDto> {
+    if (!(await this.repository.revoke(userId, keyId))) throw new AppException(ErrorCode.NOT_FOUND, 'API key not found');
+    return { revoked: true };
+  }
+
+  /** New secret for the same record (same id and name); the previous secret stops working at once. */
+  async rotate(userId: string, keyId: string, request: RotateApiKeyDto): Promise<ApiKeySecretDto> {
+    const now = new Date();
+    const requested = requestedExpiry(request, now);
+    const generated = generateApiKey();
+    const key = await this.repository.transaction(async (manager) => {
+      const current = await this.repository.findOne(userId, keyId, manager, true);
+      if (!current) throw new AppException(ErrorCode.NOT_FOUND, 'API key not found');
+      if (current.revokedAt) throw new AppException(ErrorCode.CONFLICT, 'A revoked API key cannot be rotated; create a new one');
+      const expiresAt = requested === undefined ? current.expiresAt : requested;
+      if (expiresAt && new Date(expiresAt).getTime() <= now.getTime()) {
+        throw validationException(
+          [{ field: 'expiresAt', messages: ['the key has expired: give a new expiresAt or expiresInDays, or clearExpiry'] }],
+          'The key has expired; rotate it with a new expiry',
+        );
+      }
+      return this.repository.replaceSecret(manager, userId, keyId, generated, expiresAt);
+    });
+    return { apiKey: generated.key, key: toApiKeyDto(key) };
+  }
+
+  /** The record of the key the request authenticated with. */
+  async current(userId: string, keyId: string): Promise<CurrentApiKeyDto> {
+    const key = await this.repository.findOne(userId, keyId);
+    if (!key) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
+    return { key: toApiKeyDto(key) };
+  }
+}

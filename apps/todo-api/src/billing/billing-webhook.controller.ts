@@ -1,0 +1,32 @@
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ApiEnvelope, ApiErrors, ErrorCode, Public } from '#libs/common';
+import { BillingWebhookService } from './billing-webhook.service.js';
+import { WebhookReceivedDto } from './dto/subscription.dto.js';
+
+@ApiTags('Billing')
+@Controller('api/v1/billing/webhook')
+export class BillingWebhookController {
+  constructor(private readonly webhooks: BillingWebhookService) {}
+
+  @Post()
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'receiveStripeWebhook',
+    summary: 'Stripe webhook receiver (called by Stripe, not by clients)',
+    description:
+      'Verified on the raw body against the `Stripe-Signature` header (the interface document’s Provider-Signature). ' +
+      'Handles checkout.session.completed, customer.subscription.created/updated/deleted and invoice.payment_failed; ' +
+      'other event types are acknowledged and ignored. Each event id takes effect once; out-of-order events never move ' +
+      'a subscription backwards. 5xx answers make Stripe retry.',
+  })
+  @ApiHeader({ name: 'Stripe-Signature', required: true, description: 'Stripe webhook signature (t=…,v1=…)' })
+  @ApiBody({ description: 'A Stripe event object, as Stripe sends it', schema: { type: 'object', additionalProperties: true } })
+  @ApiEnvelope(WebhookReceivedDto)
+  @ApiErrors(ErrorCode.INVALID_SIGNATURE, ErrorCode.BILLING_UNAVAILABLE, ErrorCode.PAYMENT_PROVIDER_ERROR, ErrorCode.SERVICE_UNAVAILABLE)
+  receive(@Req() request: Request & { rawBody?: Buffer }): Promise<WebhookReceivedDto> {
+    return this.webhooks.receive(request.rawBody, request.headers['stripe-signature']);
+  }
+}

@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { SubscriptionEntity } from '#libs/accounts';
+import { BetaAccessAuditEntity, type BetaAccessAction } from './beta-access-audit.entity.js';
+import { BillingWebhookEventEntity } from './billing-webhook-event.entity.js';
+import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionState } from './subscription-state.js';
+
+/** Subscriptions, processed webhook events and the beta-access audit log. */
+@Injectable()
+export class BillingRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  findSubscription(userId: string, manager: EntityManager = this.dataSource.manager): Promise<SubscriptionEntity | null> {
+    return manager.findOne(SubscriptionEntity, { where: { userId } });
+  }
+
+  async findUserEmail(userId: string): Promise<string | undefined> {
+    const rows: Array<{ email: string }> = await this.dataSource.query(`SELECT email FROM users WHERE id = $1`, [userId]);
+    return rows[0]?.email;
+  }
+
+  /** The id of the user named by id or by e-mail (case-insensitive), if it exists. */
+  async findUserId(by: { userId?: string; email?: string }): Promise<string | undefined> {
+    const rows: Array<{ id: string }> = by.userId
+      ? await this.dataSource.query(`SELECT id FROM users WHERE id = $1`, [by.userId])
+      : await this.dataSource.query(`SELECT id FROM users WHERE lower(email) = lower($1)`, [by.email]);
+    return rows[0]?.id;
+  }
+
+  /** The user a Stripe subscription belongs to: by the subscription first, then by the customer. */
+  async findUserIdByProvider(providerSubscriptionId: string | undefined, providerCustomerId: string | undefined): Promise<string | undefined> {
+    const rows: Array<{ user_id: string }> = await this.dataSource.query(
+      `SELECT user_id FROM subscriptions
+       WHERE provider_subscription_id = $1 OR provider_customer_id = $2
+       ORDER BY (provider_subscription_id = $1) DESC NULLS LAST
+       LIMIT 1`,
+      [providerSubscriptionId ?? null, providerCustomerId ?? null],
+    );
+    return rows[0]?.user_id;
+  }
+
+  /**
+   * Records the user's Stripe customer. An existing link is kept unless `replacing` names it
+   * (it no longer exists at Stripe), so concurrent checkouts cannot swap customers.
+   */
+  async linkCustomer(userId: string, providerCustomerId: string, replacing?: string): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO subscriptions (user_id, provider, provider_customer_id) VALUES ($1, $2, $3)
+       ON CONFLICT (user_id) DO UPDATE SET
+         provider = COALESCE(subscriptions.provider, EXCLUDED.provider),
+         provider_customer_id = CASE
+           WHEN subscriptions.provider_customer_id IS NULL OR subscriptions.provider_customer_id = $4 THEN EXCLUDED.provider_customer_id
+           ELSE subscriptions.provider_customer_id END,
+         updated_at = now()`,
+      [userId, PROVIDER_STRIPE, providerCustomerId, replacing ?? null],
+    );
+  }
+
+  async isEventProcessed(eventId: string): Promise<boolean> {
+    const rows = await this.dataSource.query(`SELECT 1 FROM billing_webhook_events WHERE event_id = $1`, [eventId]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Marks the event processed inside the caller's transaction; false when it already was.
+   * A concurrent delivery of the same id waits on the primary key until this transaction ends,
+   * then sees the row: each event takes effect once.
+   */
+  async claimEvent(manager: EntityManager, eventId: string, type: string): Promise<boolean> {
+    const rows = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(BillingWebhookEventEntity)
+      .values({ eventId, type })
+      .orIgnore()
+      .returning(['eventId'])
+      .execute();
+    return (rows.raw as unknown[]).length > 0;
+  }
+
+  /**
+   * Forgets event ids older than Stripe could still deliver (it retries for 3 days, and a replayed
+   * old delivery fails the signature's 5-minute tolerance anyway).
+   */
+  async pruneProcessedEvents(manager: EntityManager): Promise<void> {
+    await manager.query(`DELETE FROM billing_webhook_events WHERE processed_at < now() - interval '30 days'`);
+  }
+
+  /**
+   * Applies a Stripe subscription state observed at `observedAt`, under a row lock. Never moves
+   * backwards: a state older than the one stored is ignored, and an ended subscription does not
+   * displace a different one that is still live. Returns the row as it is afterwards.
+   */
+  async applyProviderState(manager: EntityManager, userId: string, state: ProviderSubscriptionState, observedAt: Date): Promise<SubscriptionEntity> {
+    await manager.query(`INSERT INTO subscriptions (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING`, [userId]);
+    const current = await manager.findOne(SubscriptionEntity, { where: { userId }, lock: { mode: 'pessimistic_write' } });
+    if (!current) throw new Error('subscription row vanished inside its transaction');
+    const stale = current.providerStateAt !== null && current.providerStateAt.getTime() > observedAt.getTime();
+    const displacesLive =
+      current.providerSubscriptionId !== null &&
+      current.providerSubscriptionId !== state.providerSubscriptionId &&
+      LIVE_STATUSES.includes(current.status) &&
+      !LIVE_STATUSES.includes(state.status);
+    if (stale || displacesLive) return current;
+    await manager.query(
+      `UPDATE subscriptions SET provider = $2, plan_code = $3, status = $4, cancel_at_period_end = $5, current_period_end = $6,
+         provider_customer_id = $7, provider_subscription_id = $8, provider_state_at = $9, updated_at = now()
+       WHERE user_id = $1`,
+      [
+        userId,
+        PROVIDER_STRIPE,
+        PLAN_CODE,
+        state.status,
+        state.cancelAtPeriodEnd,
+        state.currentPeriodEnd,
+        state.providerCustomerId || current.providerCustomerId,
+        state.providerSubscriptionId,
+        observedAt,
+      ],
+    );
+    return (await manager.findOne(SubscriptionEntity, { where: { userId } }))!;
+  }
+
+  /** Sets lifetime beta access; true when that changed anything. */
+  async setBetaLifetime(manager: EntityManager, userId: string, granted: boolean): Promise<boolean> {
+    const rows: unknown[] = granted
+      ? await manager.query(
+          `INSERT INTO subscriptions (user_id, is_beta_lifetime) VALUES ($1, true)
+           ON CONFLICT (user_id) DO UPDATE SET is_beta_lifetime = true, updated_at = now()
+           WHERE subscriptions.is_beta_lifetime = false
+           RETURNING user_id`,
+          [userId],
+        )
+      : (
+          await manager.query(
+            `UPDATE subscriptions SET is_beta_lifetime = false, updated_at = now()
+             WHERE user_id = $1 AND is_beta_lifetime = true
+             RETURNING user_id`,
+            [userId],
+          )
+        )[0];
+    return rows.length > 0;
+  }
+
+  async recordBetaAudit(manager: EntityManager, entry: { userId: string; action: BetaAccessAction; changed: boolean; requestId?: string }): Promise<void> {
+    await manager.insert(BetaAccessAuditEntity, { userId: entry.userId, action: entry.action, changed: entry.changed, requestId: entry.requestId ?? null });
+  }
+}
