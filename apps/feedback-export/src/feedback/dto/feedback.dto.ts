@@ -1,0 +1,117 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from '../feedback.entity.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+
+/** Query strings arrive as text: a plain decimal integer becomes a number, anything else fails @IsInt. */
+const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]{1,6}$/.test(value) ? Number(value) : value);
+
+export class ExportQueryDto {
+  @ApiProperty({ required: false, description: 'The nextCursor of the previous page; omit on the first call to start at the oldest row' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  since?: string;
+
+  @ApiProperty({ required: false, type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  limit?: number;
+
+  @ApiProperty({ required: false, enum: FEEDBACK_TYPES })
+  @IsOptional()
+  @IsIn(FEEDBACK_TYPES)
+  type?: FeedbackType;
+
+  @ApiProperty({ required: false, enum: FEEDBACK_STATUSES })
+  @IsOptional()
+  @IsIn(FEEDBACK_STATUSES)
+  status?: FeedbackStatus;
+}
+
+export class UpdateFeedbackStatusDto {
+  @ApiProperty({ enum: ['triaged', 'resolved'] })
+  @IsIn(['triaged', 'resolved'])
+  status: 'triaged' | 'resolved';
+}
+
+export class FeedbackItemDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  siteId: string;
+
+  @ApiProperty({ enum: FEEDBACK_TYPES })
+  type: FeedbackType;
+
+  @ApiProperty()
+  message: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 1, maximum: 5 })
+  rating: number | null;
+
+  @ApiProperty({ description: 'Page on which the feedback was given' })
+  pageUrl: string;
+
+  @ApiProperty({ enum: FEEDBACK_STATUSES })
+  status: FeedbackStatus;
+
+  @ApiProperty({ example: '2026-11-21 07:15:42', description: 'UTC, `YYYY-MM-DD HH:MM:SS`' })
+  createdAt: string;
+}
+
+export class PortfolioFeedbackItemDto extends FeedbackItemDto {
+  @ApiProperty({ description: 'Stable, filesystem-safe, unique within the account' })
+  siteSlug: string;
+
+  @ApiProperty()
+  siteName: string;
+}
+
+export class SiteEntryDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  slug: string;
+
+  @ApiProperty()
+  name: string;
+}
+
+export class FeedbackPageDto {
+  @ApiProperty({ type: [FeedbackItemDto] })
+  feedback: FeedbackItemDto[];
+
+  @ApiProperty({ description: 'Always present: pass it as `since` on the next call. An empty page returns the cursor it was given.' })
+  nextCursor: string;
+
+  @ApiProperty({ description: 'True when more rows are available right now; false when caught up (poll again in about a minute)' })
+  hasMore: boolean;
+}
+
+export class PortfolioFeedbackPageDto {
+  @ApiProperty({ type: [PortfolioFeedbackItemDto] })
+  feedback: PortfolioFeedbackItemDto[];
+
+  @ApiProperty({ description: 'Always present: pass it as `since` on the next call. Not interchangeable with a per-site cursor.' })
+  nextCursor: string;
+
+  @ApiProperty()
+  hasMore: boolean;
+
+  @ApiProperty({ type: [SiteEntryDto], description: 'Every site of the account, including sites without feedback' })
+  sites: SiteEntryDto[];
+}
+
+export class FeedbackDataDto {
+  @ApiProperty({ type: FeedbackItemDto })
+  feedback: FeedbackItemDto;
+}

@@ -1,0 +1,71 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { AppException, ErrorCode } from '#libs/common';
+
+/**
+ * Export cursors: an opaque, signed position. `at` is created_at at full (microsecond)
+ * precision as UTC text, never the second-resolution value shown in responses; null means
+ * "before the first row". A per-site cursor is bound to its site, a portfolio cursor to its
+ * account and carries the site id of its position (the portfolio order is createdAt, siteId, id).
+ */
+export type ExportCursor =
+  | { kind: 'site'; siteId: string; at: string | null; id: string | null }
+  | { kind: 'portfolio'; ownerId: string; at: string | null; siteId: string | null; id: string | null };
+
+const VERSION = 'c1';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const POSITION = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/;
+
+function invalid(): AppException {
+  return new AppException(ErrorCode.VALIDATION_ERROR, 'The cursor (since) is invalid: pass a nextCursor exactly as returned', {
+    fields: [{ field: 'since', messages: ['must be a nextCursor returned by this endpoint'] }],
+  });
+}
+
+export class ExportCursorCodec {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    // A key of its own, derived from the service secret: a cursor cannot be forged or altered.
+    this.key = createHmac('sha256', secret).update('feedback-export-cursor').digest();
+  }
+
+  encode(cursor: ExportCursor): string {
+    const fields = cursor.kind === 'site' ? ['s', cursor.siteId, cursor.at, cursor.id] : ['p', cursor.ownerId, cursor.at, cursor.siteId, cursor.id];
+    const payload = Buffer.from(JSON.stringify(fields)).toString('base64url');
+    return `${VERSION}.${payload}.${this.sign(payload)}`;
+  }
+
+  /** Verifies and parses; a corrupt or forged cursor is 400 VALIDATION_ERROR. */
+  decode(value: string): ExportCursor {
+    const parts = value.split('.');
+    if (parts.length !== 3 || parts[0] !== VERSION) throw invalid();
+    const [, payload, signature] = parts;
+    const expected = Buffer.from(this.sign(payload));
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+    let fields: unknown;
+    try {
+      fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw invalid();
+    }
+    if (!Array.isArray(fields)) throw invalid();
+    const isId = (v: unknown) => typeof v === 'string' && UUID.test(v);
+    const isPosition = (v: unknown) => typeof v === 'string' && POSITION.test(v);
+    if (fields[0] === 's' && fields.length === 4 && isId(fields[1])) {
+      const [, siteId, at, id] = fields;
+      if (at === null && id === null) return { kind: 'site', siteId, at: null, id: null };
+      if (isPosition(at) && isId(id)) return { kind: 'site', siteId, at, id };
+    }
+    if (fields[0] === 'p' && fields.length === 5 && isId(fields[1])) {
+      const [, ownerId, at, siteId, id] = fields;
+      if (at === null && siteId === null && id === null) return { kind: 'portfolio', ownerId, at: null, siteId: null, id: null };
+      if (isPosition(at) && isId(siteId) && isId(id)) return { kind: 'portfolio', ownerId, at, siteId, id };
+    }
+    throw invalid();
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.key).update(payload).digest().subarray(0, 16).toString('base64url');
+  }
+}

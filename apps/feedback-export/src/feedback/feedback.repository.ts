@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { FeedbackStatus, FeedbackType } from './feedback.entity.js';
+
+export interface NewFeedback {
+  siteId: string;
+  ownerId: string;
+  type: FeedbackType;
+  message: string;
+  rating: number | null;
+  pageUrl: string;
+}
+
+export interface FeedbackRow {
+  id: string;
+  siteId: string;
+  type: FeedbackType;
+  message: string;
+  rating: number | null;
+  pageUrl: string;
+  status: FeedbackStatus;
+  /** 'YYYY-MM-DD HH:MM:SS' UTC, as published. */
+  createdAt: string;
+  /** created_at at full precision ('YYYY-MM-DD HH:MM:SS.US' UTC): the cursor position. */
+  position: string;
+  siteSlug?: string;
+  siteName?: string;
+}
+
+export interface PageFilter {
+  type?: FeedbackType;
+  status?: FeedbackStatus;
+  /** Rows to fetch (the page size plus one, to tell whether more follow). */
+  take: number;
+}
+
+const ITEM_COLUMNS = `
+  f.id, f.site_id AS "siteId", f.type, f.message, f.rating, f.page_url AS "pageUrl", f.status,
+  to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS "createdAt",
+  to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS "position"`;
+
+/** UPDATE ... RETURNING comes back from TypeORM as [rows, count]. */
+function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}
+
+@Injectable()
+export class FeedbackRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Inserts rows with a commit-ordered created_at, so that a poller that has passed a
+   * position never later finds a row before it.
+   *
+   * The hazard: with created_at = now() (transaction start), a transaction that starts
+   * earlier but commits later makes a row appear *behind* a cursor that already moved on.
+   * Here created_at comes from a one-row clock, updated in the same statement as the
+   * insert: the row lock on the clock is held until this transaction ends, and Postgres
+   * releases locks only after the commit is visible. So the next writer reads the clock only
+   * after this commit is visible and gets a strictly later value (GREATEST with last + 1 µs,
+   * so even a clock stepping back cannot reorder). Hence every snapshot that sees a row sees
+   * every row with an earlier created_at, and keyset paging on (created_at, id) is
+   * exactly-once. Writers serialise only for the insert and commit, not for whole requests.
+   * Call it as the last statement of a transaction (or alone, in autocommit).
+   */
+  async insertMany(rows: NewFeedback[], manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const result: Array<{ id: string }> = await manager.query(
+      `WITH clock AS (
+         UPDATE feedback_commit_clock SET last_at = GREATEST(clock_timestamp(), last_at + interval '1 microsecond')
+         WHERE id = 1 RETURNING last_at
+       )
+       INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
+       SELECT r.site_id, r.owner_id, r.type, r.message, r.rating, r.page_url, clock.last_at
+       FROM clock, unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[]) WITH ORDINALITY
+            AS r(site_id, owner_id, type, message, rating, page_url, n)
+       ORDER BY r.n
+       RETURNING id`,
+      [
+        rows.map((r) => r.siteId),
+        rows.map((r) => r.ownerId),
+        rows.map((r) => r.type),
+        rows.map((r) => r.message),
+        rows.map((r) => r.rating),
+        rows.map((r) => r.pageUrl),
+      ],
+    );
+    return result.map((row) => row.id);
+  }
+
+  /** A page of one site's feedback after `after`, in (created_at, id) order, on feedback_site_export_idx. */
+  pageOfSite(ownerId: string, siteId: string, after: { at: string; id: string } | null, filter: PageFilter): Promise<FeedbackRow[]> {
+    const params: unknown[] = [ownerId, siteId];
+    const where = ['f.owner_id = $1', 'f.site_id = $2'];
+    if (after) {
+      params.push(after.at, after.id);
+      where.push(`(f.created_at, f.id) > ($${params.length - 1}::timestamp AT TIME ZONE 'UTC', $${params.length}::uuid)`);
+    }
+    this.addFilters(where, params, filter);
+    params.push(filter.take);
+    return this.dataSource.query(
+      `SELECT ${ITEM_COLUMNS} FROM feedback f WHERE ${where.join(' AND ')} ORDER BY f.created_at, f.id LIMIT $${params.length}`,
+      params,
+    );
+  }
+
+  /** A page across every site of the owner in (created_at, site_id, id) order, on feedback_portfolio_export_idx. */
+  pageOfPortfolio(ownerId: string, after: { at: string; siteId: string; id: string } | null, filter: PageFilter): Promise<FeedbackRow[]> {
+    const params: unknown[] = [ownerId];
+    const where = ['f.owner_id = $1'];
+    if (after) {
+      params.push(after.at, after.siteId, after.id);
+      where.push(`(f.created_at, f.site_id, f.id) > ($2::timestamp AT TIME ZONE 'UTC', $3::uuid, $4::uuid)`);
+    }
+    this.addFilters(where, params, filter);
+    params.push(filter.take);
+    return this.dataSource.query(
+      `SELECT ${ITEM_COLUMNS}, s.slug AS "siteSlug", s.name AS "siteName"
+       FROM feedback f JOIN sites s ON s.id = f.site_id
+       WHERE ${where.join(' AND ')} ORDER BY f.created_at, f.site_id, f.id LIMIT $${params.length}`,
+      params,
+    );
+  }
+
+  /** Sets the status of a feedback item of the site; undefined when the site has no such item. */
+  async updateStatus(ownerId: string, siteId: string, id: string, status: FeedbackStatus): Promise<FeedbackRow | undefined> {
+    const result = await this.dataSource.query(
+      `UPDATE feedback f SET status = $4, updated_at = now() WHERE f.owner_id = $1 AND f.site_id = $2 AND f.id = $3 RETURNING ${ITEM_COLUMNS}`,
+      [ownerId, siteId, id, status],
+    );
+    return rowsOf<FeedbackRow>(result)[0];
+  }
+
+  private addFilters(where: string[], params: unknown[], filter: PageFilter): void {
+    if (filter.type) {
+      params.push(filter.type);
+      where.push(`f.type = $${params.length}`);
+    }
+    if (filter.status) {
+      params.push(filter.status);
+      where.push(`f.status = $${params.length}`);
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppException, ErrorCode } from '#libs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { PortfolioPrincipal, SitePrincipal } from '../sites/feedback-token.authenticator.js';
+import { SitesRepository } from '../sites/sites.repository.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type FeedbackItemDto,
+  type FeedbackPageDto,
+  type PortfolioFeedbackItemDto,
+  type PortfolioFeedbackPageDto,
+} from './dto/feedback.dto.js';
+import { ExportCursorCodec } from './export-cursor.js';
+import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback.entity.js';
+import { FeedbackRepository, type FeedbackRow } from './feedback.repository.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ExportQuery {
+  since?: string;
+  limit?: number;
+  type?: FeedbackType;
+  status?: FeedbackStatus;
+}
+
+export function toFeedbackItemDto(row: FeedbackRow): FeedbackItemDto {
+  return {
+    id: row.id,
+    siteId: row.siteId,
+    type: row.type,
+    message: row.message,
+    rating: row.rating === null ? null : Number(row.rating),
+    pageUrl: row.pageUrl,
+    status: row.status,
+    createdAt: row.createdAt,
+  };
+}
+
+function toPortfolioItemDto(row: FeedbackRow): PortfolioFeedbackItemDto {
+  return { ...toFeedbackItemDto(row), siteSlug: row.siteSlug!, siteName: row.siteName! };
+}
+
+/**
+ * Feedback export and triage, shared by REST and MCP. Query values are checked here too,
+ * so both front doors answer bad input the same way.
+ */
+@Injectable()
+export class FeedbackService {
+  private readonly cursors: ExportCursorCodec;
+
+  constructor(
+    private readonly feedback: FeedbackRepository,
+    private readonly sites: SitesRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cursors = new ExportCursorCodec(config.jwtSecret);
+  }
+
+  async pageOfSite(principal: SitePrincipal, query: ExportQuery): Promise<FeedbackPageDto> {
+    const limit = this.checkQuery(query);
+    let after: { at: string; id: string } | null = null;
+    if (query.since !== undefined) {
+      const cursor = this.cursors.decode(query.since);
+      if (cursor.kind !== 'site') throw new AppException(ErrorCode.CURSOR_MISMATCH, 'This is a portfolio cursor; the per-site export needs a per-site cursor');
+      if (cursor.siteId !== principal.siteId) throw new AppException(ErrorCode.CURSOR_MISMATCH, 'This cursor belongs to another site');
+      after = cursor.at === null ? null : { at: cursor.at, id: cursor.id! };
+    }
+    const rows = await this.feedback.pageOfSite(principal.ownerId, principal.siteId, after, { type: query.type, status: query.status, take: limit + 1 });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const nextCursor = last
+      ? this.cursors.encode({ kind: 'site', siteId: principal.siteId, at: last.position, id: last.id })
+      : (query.since ?? this.cursors.encode({ kind: 'site', siteId: principal.siteId, at: null, id: null }));
+    return { feedback: page.map(toFeedbackItemDto), nextCursor, hasMore: rows.length > limit };
+  }
+
+  async pageOfPortfolio(principal: PortfolioPrincipal, query: ExportQuery): Promise<PortfolioFeedbackPageDto> {
+    const limit = this.checkQuery(query);
+    let after: { at: string; siteId: string; id: string } | null = null;
+    if (query.since !== undefined) {
+      const cursor = this.cursors.decode(query.since);
+      if (cursor.kind !== 'portfolio') throw new AppException(ErrorCode.CURSOR_MISMATCH, 'This is a per-site cursor; the portfolio export needs a portfolio cursor');
+      if (cursor.ownerId !== principal.ownerId) throw new AppException(ErrorCode.CURSOR_MISMATCH, 'This cursor belongs to another account');
+      after = cursor.at === null ? null : { at: cursor.at, siteId: cursor.siteId!, id: cursor.id! };
+    }
+    const rows = await this.feedback.pageOfPortfolio(principal.ownerId, after, { type: query.type, status: query.status, take: limit + 1 });
+    const sites = await this.sites.listEntries(principal.ownerId);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const nextCursor = last
+      ? this.cursors.encode({ kind: 'portfolio', ownerId: principal.ownerId, at: last.position, siteId: last.siteId, id: last.id })
+      : (query.since ?? this.cursors.encode({ kind: 'portfolio', ownerId: principal.ownerId, at: null, siteId: null, id: null }));
+    return { feedback: page.map(toPortfolioItemDto), nextCursor, hasMore: rows.length > limit, sites };
+  }
+
+  /** Triage: only with the site's write token, only the site's own items (another site's id is 404). */
+  async updateStatus(principal: SitePrincipal, feedbackId: string, status: string): Promise<FeedbackItemDto> {
+    if (principal.scope !== 'write') throw new AppException(ErrorCode.INVALID_TOKEN, 'Changing feedback needs the site write token (wk_)');
+    if (!UUID.test(feedbackId)) {
+      throw new AppException(ErrorCode.VALIDATION_ERROR, 'The feedback id must be a UUID', { fields: [{ field: 'id', messages: ['must be a UUID'] }] });
+    }
+    if (status !== 'triaged' && status !== 'resolved') {
+      throw new AppException(ErrorCode.VALIDATION_ERROR, 'status must be triaged or resolved', { fields: [{ field: 'status', messages: ['must be triaged or resolved'] }] });
+    }
+    const row = await this.feedback.updateStatus(principal.ownerId, principal.siteId, feedbackId, status);
+    if (!row) throw new AppException(ErrorCode.NOT_FOUND, 'No such feedback on this site');
+    return toFeedbackItemDto(row);
+  }
+
+  private checkQuery(query: ExportQuery): number {
+    const fields: Array<{ field: string; messages: string[] }> = [];
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) fields.push({ field: 'limit', messages: [`must be an integer from 1 to ${MAX_PAGE_SIZE}`] });
+    if (query.type !== undefined && !FEEDBACK_TYPES.includes(query.type)) fields.push({ field: 'type', messages: [`must be one of ${FEEDBACK_TYPES.join(', ')}`] });
+    if (query.status !== undefined && !FEEDBACK_STATUSES.includes(query.status)) fields.push({ field: 'status', messages: [`must be one of ${FEEDBACK_STATUSES.join(', ')}`] });
+    if (fields.length > 0) throw new AppException(ErrorCode.VALIDATION_ERROR, 'The request is invalid', { fields });
+    return limit;
+  }
+}

@@ -1,0 +1,90 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsOptional, IsString, Length, Matches } from 'class-validator';
+
+export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
+
+export class CreateSiteDto {
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Marketing site' })
+  @IsString()
+  @Length(1, 100)
+  @Matches(/\S/, { message: 'name must not be blank' })
+  name: string;
+
+  @ApiProperty({
+    required: false,
+    pattern: SLUG_PATTERN.source,
+    example: 'marketing-site',
+    description:
+      'Stable, filesystem-safe identifier, unique within the account: lowercase letters, digits and inner hyphens, 1..64 characters. ' +
+      'Derived from the name when absent. It never changes afterwards.',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(SLUG_PATTERN, { message: 'slug must be 1..64 lowercase letters, digits or inner hyphens' })
+  slug?: string;
+}
+
+export class UpdateSiteDto {
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Marketing site (EU)', description: 'The slug is permanent; only the name changes.' })
+  @IsString()
+  @Length(1, 100)
+  @Matches(/\S/, { message: 'name must not be blank' })
+  name: string;
+}
+
+export class SiteDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ description: 'Stable, filesystem-safe, unique within the account' })
+  slug: string;
+
+  @ApiProperty({ description: 'Public key for the widget (data-site-key); grants nothing but submitting feedback' })
+  siteKey: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the current read token (sk_) was issued; null when none' })
+  readTokenCreatedAt: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the current write token (wk_) was issued; null when none' })
+  writeTokenCreatedAt: string | null;
+}
+
+export class CreatedSiteDto {
+  @ApiProperty({ type: SiteDto })
+  site: SiteDto;
+
+  @ApiProperty({ description: 'The public widget key of the site (also in site.siteKey)' })
+  siteKey: string;
+}
+
+export class SiteDataDto {
+  @ApiProperty({ type: SiteDto })
+  site: SiteDto;
+}
+
+export class SiteListDto {
+  @ApiProperty({ type: [SiteDto] })
+  sites: SiteDto[];
+}
+
+export class SiteDeletedDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: [true] })
+  deleted: true;
+}
+
+export class IssuedTokenDto {
+  @ApiProperty({ description: 'The full token (sk_, wk_ or ok_), shown only this once; only its hash is stored. The previous token stopped working.', example: 'sk_2aF…' })
+  token: string;
+}

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { AppException, ErrorCode, type PrincipalOf } from '#libs/common';
+import { hashFeedbackToken, isWellFormedFeedbackToken, type FeedbackTokenKind } from './feedback-token.format.js';
+import { SitesRepository } from './sites.repository.js';
+
+export type SitePrincipal = PrincipalOf<'site'>;
+export type PortfolioPrincipal = PrincipalOf<'portfolio'>;
+export type FeedbackTokenPrincipal = SitePrincipal | PortfolioPrincipal;
+
+/** The bearer token of a request, if any. */
+export function extractBearerToken(request: Request): string | undefined {
+  const authorization = request.headers.authorization;
+  if (typeof authorization !== 'string') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match?.[1];
+}
+
+const WRONG_KIND_MESSAGE: Record<string, string> = {
+  write: 'This route needs the site write token (wk_)',
+  read: 'This route needs a site token (sk_ or wk_)',
+  portfolio: 'This route needs the account portfolio token (ok_)',
+};
+
+/**
+ * Checks an export token against its stored SHA-256 and turns it into a principal.
+ * Missing, malformed, unknown, rotated, or of a kind the route does not take: 401 INVALID_TOKEN.
+ */
+@Injectable()
+export class FeedbackTokenAuthenticator {
+  constructor(private readonly sites: SitesRepository) {}
+
+  async authenticate(token: string | undefined, accepted: readonly FeedbackTokenKind[]): Promise<FeedbackTokenPrincipal> {
+    const wanted = accepted.includes('read') ? 'read' : accepted.includes('write') ? 'write' : 'portfolio';
+    if (!token) throw new AppException(ErrorCode.INVALID_TOKEN, `A token is required (Authorization: Bearer <token>). ${WRONG_KIND_MESSAGE[wanted]}`);
+    const row = isWellFormedFeedbackToken(token) ? await this.sites.findTokenByHash(hashFeedbackToken(token)) : undefined;
+    if (!row) throw new AppException(ErrorCode.INVALID_TOKEN, 'The token is invalid or has been rotated');
+    if (!accepted.includes(row.kind)) throw new AppException(ErrorCode.INVALID_TOKEN, WRONG_KIND_MESSAGE[wanted]);
+    if (row.kind === 'portfolio') return { kind: 'portfolio', ownerId: row.ownerId, tokenId: row.id };
+    return { kind: 'site', siteId: row.siteId!, ownerId: row.ownerId, scope: row.kind, tokenId: row.id };
+  }
+}

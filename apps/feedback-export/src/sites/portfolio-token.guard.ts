@@ -1,0 +1,19 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { setPrincipal } from '#libs/common';
+import { extractBearerToken, FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
+
+/**
+ * Scheme 'portfolio': only the account portfolio token (ok_). Sets the principal
+ * `{kind: 'portfolio', ownerId, tokenId}`; a site token is 401 INVALID_TOKEN.
+ */
+@Injectable()
+export class PortfolioTokenGuard implements CanActivate {
+  constructor(private readonly authenticator: FeedbackTokenAuthenticator) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    setPrincipal(request, await this.authenticator.authenticate(extractBearerToken(request), ['portfolio']));
+    return true;
+  }
+}

@@ -1,0 +1,43 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { setPrincipal } from '#libs/common';
+import { extractBearerToken, FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
+
+/**
+ * Scheme 'site-read': a site read (sk_) or write (wk_) token. Sets the principal
+ * `{kind: 'site', siteId, ownerId, scope, tokenId}`; anything else is 401 INVALID_TOKEN.
+ */
+@Injectable()
+export class SiteReadTokenGuard implements CanActivate {
+  constructor(private readonly authenticator: FeedbackTokenAuthenticator) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    setPrincipal(request, await this.authenticator.authenticate(extractBearerToken(request), ['read', 'write']));
+    return true;
+  }
+}
+
+/** Scheme 'site-write': only the site write token (wk_); a read token is 401 INVALID_TOKEN. */
+@Injectable()
+export class SiteWriteTokenGuard implements CanActivate {
+  constructor(private readonly authenticator: FeedbackTokenAuthenticator) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    setPrincipal(request, await this.authenticator.authenticate(extractBearerToken(request), ['write']));
+    return true;
+  }
+}
+
+/** Scheme 'feedback-token' (the MCP endpoint): any export token; each tool checks its own scope. */
+@Injectable()
+export class AnyFeedbackTokenGuard implements CanActivate {
+  constructor(private readonly authenticator: FeedbackTokenAuthenticator) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    setPrincipal(request, await this.authenticator.authenticate(extractBearerToken(request), ['read', 'write', 'portfolio']));
+    return true;
+  }
+}

@@ -1,0 +1,84 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, UseAuth, UUID_PARAM } from '#libs/common';
+import { CreatedSiteDto, CreateSiteDto, IssuedTokenDto, SiteDataDto, SiteDeletedDto, SiteListDto, UpdateSiteDto } from './dto/site.dto.js';
+import { SitesService } from './sites.service.js';
+
+@ApiTags('Sites')
+@UseAuth('jwt')
+@Controller('api/v1')
+export class SitesController {
+  constructor(private readonly sites: SitesService) {}
+
+  @Post('sites')
+  @ApiOperation({ operationId: 'createSite', summary: 'Create a site; the slug is derived from the name when absent' })
+  @ApiEnvelope(CreatedSiteDto, { status: 201 })
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.CONFLICT)
+  create(@CurrentUserId() ownerId: string, @Body() body: CreateSiteDto): Promise<CreatedSiteDto> {
+    return this.sites.create(ownerId, body);
+  }
+
+  @Get('sites')
+  @ApiOperation({ operationId: 'listSites', summary: 'The sites of the account, oldest first' })
+  @ApiEnvelope(SiteListDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED)
+  async list(@CurrentUserId() ownerId: string): Promise<SiteListDto> {
+    return { sites: await this.sites.list(ownerId) };
+  }
+
+  @Get('sites/:siteId')
+  @ApiOperation({ operationId: 'getSite', summary: 'One site of the account' })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(SiteDataDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  async get(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<SiteDataDto> {
+    return { site: await this.sites.get(ownerId, siteId) };
+  }
+
+  @Patch('sites/:siteId')
+  @ApiOperation({ operationId: 'updateSite', summary: 'Rename a site (the slug never changes)' })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(SiteDataDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  async update(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Body() body: UpdateSiteDto): Promise<SiteDataDto> {
+    return { site: await this.sites.rename(ownerId, siteId, body.name) };
+  }
+
+  @Delete('sites/:siteId')
+  @ApiOperation({ operationId: 'deleteSite', summary: 'Delete a site with its tokens and feedback' })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(SiteDeletedDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  delete(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<SiteDeletedDto> {
+    return this.sites.delete(ownerId, siteId);
+  }
+
+  @Post('sites/:siteId/tokens/read/rotate')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'rotateSiteReadToken', summary: 'Issue a new read token (sk_); the previous one stops at once. Shown only once.' })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(IssuedTokenDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  rotateRead(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<IssuedTokenDto> {
+    return this.sites.rotateSiteToken(ownerId, siteId, 'read');
+  }
+
+  @Post('sites/:siteId/tokens/write/rotate')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'rotateSiteWriteToken', summary: 'Issue a new write token (wk_); the previous one stops at once. Shown only once.' })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(IssuedTokenDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  rotateWrite(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<IssuedTokenDto> {
+    return this.sites.rotateSiteToken(ownerId, siteId, 'write');
+  }
+
+  @Post('portfolio-token/rotate')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'rotatePortfolioToken', summary: 'Issue a new account portfolio token (ok_); the previous one stops at once. Shown only once.' })
+  @ApiEnvelope(IssuedTokenDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED)
+  rotatePortfolio(@CurrentUserId() ownerId: string): Promise<IssuedTokenDto> {
+    return this.sites.rotatePortfolioToken(ownerId);
+  }
+}

@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { FeedbackTokenKind } from './feedback-token.format.js';
+
+export interface SiteRow {
+  id: string;
+  ownerId: string;
+  name: string;
+  slug: string;
+  siteKey: string;
+  createdAt: Date;
+  updatedAt: Date;
+  readTokenCreatedAt: Date | null;
+  writeTokenCreatedAt: Date | null;
+}
+
+export interface TokenRow {
+  id: string;
+  ownerId: string;
+  siteId: string | null;
+  kind: FeedbackTokenKind;
+}
+
+/** UPDATE/DELETE ... RETURNING come back from TypeORM as [rows, count]. */
+function rowsOf(result: unknown): unknown[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0];
+  return result as unknown[];
+}
+
+const SITE_COLUMNS = `
+  s.id, s.owner_id AS "ownerId", s.name, s.slug, s.site_key AS "siteKey", s.created_at AS "createdAt", s.updated_at AS "updatedAt",
+  (SELECT t.created_at FROM feedback_tokens t WHERE t.site_id = s.id AND t.kind = 'read') AS "readTokenCreatedAt",
+  (SELECT t.created_at FROM feedback_tokens t WHERE t.site_id = s.id AND t.kind = 'write') AS "writeTokenCreatedAt"`;
+
+/** Sites and their export tokens. Every query on an owner's rows takes the owner id first. */
+@Injectable()
+export class SitesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  listByOwner(ownerId: string): Promise<SiteRow[]> {
+    return this.dataSource.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 ORDER BY s.created_at, s.id`, [ownerId]);
+  }
+
+  async findOwned(ownerId: string, siteId: string): Promise<SiteRow | undefined> {
+    const rows: SiteRow[] = await this.dataSource.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 AND s.id = $2`, [ownerId, siteId]);
+    return rows[0];
+  }
+
+  async findBySiteKey(siteKey: string): Promise<{ id: string; ownerId: string } | undefined> {
+    const rows = await this.dataSource.query(`SELECT id, owner_id AS "ownerId" FROM sites WHERE site_key = $1`, [siteKey]);
+    return rows[0];
+  }
+
+  /** Slugs of the owner equal to `base` or of the form `base-<n>`. */
+  async slugsLike(ownerId: string, base: string): Promise<string[]> {
+    const rows: Array<{ slug: string }> = await this.dataSource.query(
+      `SELECT slug FROM sites WHERE owner_id = $1 AND (slug = $2 OR slug LIKE $3)`,
+      [ownerId, base, `${base}-%`],
+    );
+    return rows.map((row) => row.slug);
+  }
+
+  async insert(ownerId: string, site: { name: string; slug: string; siteKey: string }): Promise<string> {
+    const rows = await this.dataSource.query(`INSERT INTO sites (owner_id, name, slug, site_key) VALUES ($1, $2, $3, $4) RETURNING id`, [
+      ownerId,
+      site.name,
+      site.slug,
+      site.siteKey,
+    ]);
+    return rows[0].id;
+  }
+
+  async rename(ownerId: string, siteId: string, name: string): Promise<boolean> {
+    const rows = await this.dataSource.query(`UPDATE sites SET name = $3, updated_at = now() WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId, name]);
+    return rowsOf(rows).length > 0;
+  }
+
+  /** Deletes the site; its tokens, feedback (and question batches) go with it by cascade. */
+  async delete(ownerId: string, siteId: string): Promise<boolean> {
+    const rows = await this.dataSource.query(`DELETE FROM sites WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId]);
+    return rowsOf(rows).length > 0;
+  }
+
+  /**
+   * Replaces the site's token of `kind` in one statement: the old hash is gone when this
+   * commits, so the old token stops at once. False when the site is not the owner's.
+   */
+  async replaceSiteToken(ownerId: string, siteId: string, kind: 'read' | 'write', tokenHash: string): Promise<boolean> {
+    const rows = await this.dataSource.query(
+      `INSERT INTO feedback_tokens (owner_id, site_id, kind, token_hash)
+       SELECT s.owner_id, s.id, $3, $4 FROM sites s WHERE s.owner_id = $1 AND s.id = $2
+       ON CONFLICT (site_id, kind) WHERE site_id IS NOT NULL
+       DO UPDATE SET id = gen_random_uuid(), token_hash = EXCLUDED.token_hash, created_at = now()
+       RETURNING id`,
+      [ownerId, siteId, kind, tokenHash],
+    );
+    return rows.length > 0;
+  }
+
+  /** Replaces (or creates) the account's portfolio token in one statement. */
+  async replacePortfolioToken(ownerId: string, tokenHash: string): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO feedback_tokens (owner_id, site_id, kind, token_hash) VALUES ($1, NULL, 'portfolio', $2)
+       ON CONFLICT (owner_id) WHERE kind = 'portfolio'
+       DO UPDATE SET id = gen_random_uuid(), token_hash = EXCLUDED.token_hash, created_at = now()`,
+      [ownerId, tokenHash],
+    );
+  }
+
+  async findTokenByHash(tokenHash: string): Promise<TokenRow | undefined> {
+    const rows: TokenRow[] = await this.dataSource.query(
+      `SELECT id, owner_id AS "ownerId", site_id AS "siteId", kind FROM feedback_tokens WHERE token_hash = $1`,
+      [tokenHash],
+    );
+    return rows[0];
+  }
+
+  /** Every site of the owner as the portfolio lists them. */
+  listEntries(ownerId: string): Promise<Array<{ id: string; slug: string; name: string }>> {
+    return this.dataSource.query(`SELECT id, slug, name FROM sites WHERE owner_id = $1 ORDER BY created_at, id`, [ownerId]);
+  }
+}

@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { AppException, ErrorCode, uniqueViolationConstraint } from '#libs/common';
+import { CreatedSiteDto, SiteDto, type CreateSiteDto } from './dto/site.dto.js';
+import { generateFeedbackToken, generateSiteKey } from './feedback-token.format.js';
+import { SitesRepository, type SiteRow } from './sites.repository.js';
+
+/** Names Windows refuses as file names, whatever the extension: a slug must work as a directory name everywhere. */
+const RESERVED_SLUGS = new Set(['con', 'prn', 'aux', 'nul', ...Array.from({ length: 9 }, (_, i) => `com${i + 1}`), ...Array.from({ length: 9 }, (_, i) => `lpt${i + 1}`)]);
+const DERIVED_SLUG_MAX = 56;
+
+export function toSiteDto(row: SiteRow): SiteDto {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    siteKey: row.siteKey,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+    readTokenCreatedAt: row.readTokenCreatedAt ? new Date(row.readTokenCreatedAt).toISOString() : null,
+    writeTokenCreatedAt: row.writeTokenCreatedAt ? new Date(row.writeTokenCreatedAt).toISOString() : null,
+  };
+}
+
+/** A filesystem-safe slug from a display name: ASCII lowercase, digits and single inner hyphens. */
+export function slugFromName(name: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, DERIVED_SLUG_MAX)
+    .replace(/^-+|-+$/g, '');
+  if (!base) return 'site';
+  return RESERVED_SLUGS.has(base) ? `${base}-site` : base;
+}
+
+@Injectable()
+export class SitesService {
+  constructor(private readonly sites: SitesRepository) {}
+
+  async list(ownerId: string): Promise<SiteDto[]> {
+    return (await this.sites.listByOwner(ownerId)).map(toSiteDto);
+  }
+
+  async get(ownerId: string, siteId: string): Promise<SiteDto> {
+    return toSiteDto(await this.requireOwned(ownerId, siteId));
+  }
+
+  async create(ownerId: string, input: CreateSiteDto): Promise<CreatedSiteDto> {
+    const name = input.name.trim();
+    let slug: string;
+    if (input.slug !== undefined) {
+      if (RESERVED_SLUGS.has(input.slug)) {
+        throw new AppException(ErrorCode.VALIDATION_ERROR, 'This slug is reserved', { fields: [{ field: 'slug', messages: ['slug is a reserved file name'] }] });
+      }
+      slug = input.slug;
+    } else {
+      slug = await this.freeSlug(ownerId, slugFromName(name));
+    }
+    let siteId: string;
+    try {
+      siteId = await this.sites.insert(ownerId, { name, slug, siteKey: generateSiteKey() });
+    } catch (error) {
+      if (uniqueViolationConstraint(error) === 'sites_owner_id_slug_key') {
+        throw new AppException(ErrorCode.CONFLICT, `The slug "${slug}" is already used by another of your sites`);
+      }
+      throw error;
+    }
+    const site = toSiteDto(await this.requireOwned(ownerId, siteId));
+    return { site, siteKey: site.siteKey };
+  }
+
+  async rename(ownerId: string, siteId: string, name: string): Promise<SiteDto> {
+    if (!(await this.sites.rename(ownerId, siteId, name.trim()))) throw this.notFound();
+    return this.get(ownerId, siteId);
+  }
+
+  async delete(ownerId: string, siteId: string): Promise<{ id: string; deleted: true }> {
+    if (!(await this.sites.delete(ownerId, siteId))) throw this.notFound();
+    return { id: siteId, deleted: true };
+  }
+
+  async rotateSiteToken(ownerId: string, siteId: string, kind: 'read' | 'write'): Promise<{ token: string }> {
+    const { token, hash } = generateFeedbackToken(kind);
+    if (!(await this.sites.replaceSiteToken(ownerId, siteId, kind, hash))) throw this.notFound();
+    return { token };
+  }
+
+  async rotatePortfolioToken(ownerId: string): Promise<{ token: string }> {
+    const { token, hash } = generateFeedbackToken('portfolio');
+    await this.sites.replacePortfolioToken(ownerId, hash);
+    return { token };
+  }
+
+  private async requireOwned(ownerId: string, siteId: string): Promise<SiteRow> {
+    const row = await this.sites.findOwned(ownerId, siteId);
+    if (!row) throw this.notFound();
+    return row;
+  }
+
+  private notFound(): AppException {
+    return new AppException(ErrorCode.NOT_FOUND, 'No such site');
+  }
+
+  /** `base`, or `base-2`, `base-3`, … whichever is free in the account. */
+  private async freeSlug(ownerId: string, base: string): Promise<string> {
+    const taken = new Set(await this.sites.slugsLike(ownerId, base));
+    if (!taken.has(base)) return base;
+    for (let n = 2; ; n++) {
+      const candidate = `${base}-${n}`;
+      if (!taken.has(candidate)) return candidate;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { bearer, createOwner, createSite, type TestOwner, type TestSite } from './feedback-fixtures.js';
+
+describe('export rate limits: 60 per minute per token, across replicas', () => {
+  let t: TestApp & { database: { url: string } };
+  let replica: TestApp;
+  let owner: TestOwner;
+  let site: TestSite;
+
+  beforeAll(async () => {
+    t = await startWithDatabase('feedback-export');
+    replica = await startApp('feedback-export', t.database.url);
+    owner = await createOwner(t);
+    site = await createSite(t, owner, 'Limited');
+  });
+  afterAll(async () => {
+    await replica?.close();
+    await t?.close();
+  });
+
+  it('counts a site token over both replicas and answers the 61st request with 429, Retry-After and RateLimit headers', async () => {
+    for (let i = 1; i <= 60; i++) {
+      const app = i % 2 === 0 ? t : replica;
+      const res = await app.http.get('/api/v1/export/feedback').set(bearer(site.readToken)).expect(200);
+      expect(res.headers['ratelimit-limit']).toBe('60');
+      expect(res.headers['ratelimit-remaining']).toBe(String(60 - i));
+    }
+    const limited = await t.http.get('/api/v1/export/feedback').set(bearer(site.readToken)).expect(429);
+    expect(limited.body).toEqual({ success: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
+    expect(limited.headers['ratelimit-reset']).toBe(limited.headers['retry-after']);
+    // The write route shares the token's budget.
+    await replica.http.put('/api/v1/export/feedback/00000000-0000-4000-8000-000000000000').set(bearer(site.readToken)).send({ status: 'triaged' }).expect(401);
+
+    // Other tokens have their own budget; a new read token after rotation starts afresh.
+    await t.http.get('/api/v1/export/feedback').set(bearer(site.writeToken)).expect(200);
+    const rotated = (await t.http.post(`/api/v1/sites/${site.id}/tokens/read/rotate`).set(bearer(owner.jwt)).expect(200)).body.data.token;
+    await t.http.get('/api/v1/export/feedback').set(bearer(rotated)).expect(200);
+  });
+
+  it('limits the portfolio token the same way', async () => {
+    for (let i = 1; i <= 60; i++) {
+      await (i % 2 === 0 ? t : replica).http.get('/api/v1/export/portfolio/feedback').set(bearer(owner.portfolioToken)).expect(200);
+    }
+    const limited = await replica.http.get('/api/v1/export/portfolio/feedback').set(bearer(owner.portfolioToken)).expect(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    expect(limited.headers['retry-after']).toBeDefined();
+  });
+});
