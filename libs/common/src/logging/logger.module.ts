@@ -24,9 +24,12 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-/** Strips query strings (they may carry access_token) from logged URLs. */
-function safeUrl(url: string | undefined): string | undefined {
-  return url?.split('?')[0];
+/** Paths whose next segment is a credential (question share links): logged as [redacted]. */
+const SECRET_PATH_SEGMENT = /^(\/(?:q|api\/v1\/share)\/)[^/]+/;
+
+/** Strips query strings (they may carry access_token) and share tokens from logged URLs. */
+export function safeUrl(url: string | undefined): string | undefined {
+  return url?.split('?')[0].replace(SECRET_PATH_SEGMENT, '$1[redacted]');
 }
 
 export function createLoggerModule(config: AppConfig, service: string, destination?: DestinationStream) {

@@ -1,0 +1,167 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+
+export const BATCH_STATUSES = ['draft', 'sent', 'opened', 'answered'] as const;
+export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+export const MAX_QUESTIONS = 100;
+export const MAX_HTML_LENGTH = 20_000;
+export const MAX_TITLE_LENGTH = 200;
+export const MAX_QUESTION_NUMBER = 1_000_000;
+export const MAX_ANSWER_LENGTH = 20_000;
+
+export class QuestionInputDto {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_QUESTION_NUMBER, description: 'Question number, unique within the batch; questions are shown in ascending n', example: 1 })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_QUESTION_NUMBER)
+  n: number;
+
+  @ApiProperty({ minLength: 1, maxLength: MAX_TITLE_LENGTH, example: 'Which pages need new copy?' })
+  @IsString()
+  @Length(1, MAX_TITLE_LENGTH)
+  @Matches(/\S/, { message: 'title must not be blank' })
+  title: string;
+
+  @ApiProperty({
+    maxLength: MAX_HTML_LENGTH,
+    example: '<p>List them with a <strong>short</strong> reason.</p>',
+    description: 'Body of the question. Sanitised when stored: formatting, lists, quotes, code and http/https/mailto links are kept; anything else is removed.',
+  })
+  @IsString()
+  @MaxLength(MAX_HTML_LENGTH)
+  html: string;
+}
+
+export class CreateQuestionBatchDto {
+  @ApiProperty({ minLength: 1, maxLength: MAX_TITLE_LENGTH, example: 'Homepage review' })
+  @IsString()
+  @Length(1, MAX_TITLE_LENGTH)
+  @Matches(/\S/, { message: 'title must not be blank' })
+  title: string;
+
+  @ApiProperty({ required: false, maxLength: MAX_HTML_LENGTH, description: 'Shown above the questions; sanitised like question html' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_HTML_LENGTH)
+  introHtml?: string;
+
+  @ApiProperty({ required: false, format: 'email', maxLength: 254, description: "Who is e-mailed when the recipient submits; defaults to the site owner's e-mail" })
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(254)
+  notifyEmail?: string;
+
+  @ApiProperty({ required: false, default: false, description: 'true: create as sent and return shareUrl; false or absent: a draft the owner sends from the dashboard' })
+  @IsOptional()
+  @IsBoolean()
+  sendNow?: boolean;
+
+  @ApiProperty({ type: [QuestionInputDto], minItems: 1, maxItems: MAX_QUESTIONS, description: `1..${MAX_QUESTIONS} questions; n must be unique` })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_QUESTIONS)
+  @ValidateNested({ each: true })
+  @Type(() => QuestionInputDto)
+  questions: QuestionInputDto[];
+}
+
+export class CreatedBatchDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: BATCH_STATUSES, example: 'draft' })
+  status: BatchStatus;
+
+  @ApiProperty({ required: false, format: 'uri', description: 'Present when sendNow was true: FEEDBACK_PUBLIC_BASE_URL + /q/{shareToken}' })
+  shareUrl?: string;
+}
+
+export class BatchSummaryDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ enum: BATCH_STATUSES })
+  status: BatchStatus;
+
+  @ApiProperty({ type: 'integer' })
+  questionCount: number;
+
+  @ApiProperty({ type: 'integer', description: 'Questions with a saved answer' })
+  answerCount: number;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  sentAt: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'First view of the share page' })
+  openedAt: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'First submit' })
+  answeredAt: string | null;
+}
+
+export class BatchListDto {
+  @ApiProperty({ type: [BatchSummaryDto], description: 'Oldest first. Never carries share links.' })
+  batches: BatchSummaryDto[];
+}
+
+export class AnswerDto {
+  @ApiProperty()
+  text: string;
+
+  @ApiProperty({ format: 'date-time', description: 'Last save of this answer' })
+  updatedAt: string;
+}
+
+export class BatchQuestionDto {
+  @ApiProperty({ type: 'integer' })
+  n: number;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ description: 'Sanitised HTML' })
+  html: string;
+
+  @ApiProperty({ type: AnswerDto, nullable: true })
+  answer: AnswerDto | null;
+}
+
+export class BatchDetailDto extends BatchSummaryDto {
+  @ApiProperty({ description: 'Sanitised HTML; empty when none' })
+  introHtml: string;
+
+  @ApiProperty({ format: 'email' })
+  notifyEmail: string;
+
+  @ApiProperty({ type: [BatchQuestionDto], description: 'Ascending n, each beside its answer (null when unanswered)' })
+  questions: BatchQuestionDto[];
+}
+
+export class BatchDataDto {
+  @ApiProperty({ type: BatchDetailDto })
+  batch: BatchDetailDto;
+}
+
+export class ShareLinkDto {
+  @ApiProperty({ format: 'uri', example: 'https://feedback.example.com/q/3q2-7wDaVhxR6Z1k0xgZb7TJ8w3Tn8sXz9bYv3yq0pA' })
+  shareUrl: string;
+}
+
+export class SentBatchDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: BATCH_STATUSES })
+  status: BatchStatus;
+
+  @ApiProperty({ format: 'uri' })
+  shareUrl: string;
+}

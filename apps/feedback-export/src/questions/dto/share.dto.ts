@@ -1,0 +1,68 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString, Length, Matches } from 'class-validator';
+import { BATCH_STATUSES, MAX_ANSWER_LENGTH, type BatchStatus } from './question-batch.dto.js';
+
+export class SaveAnswerDto {
+  @ApiProperty({ minLength: 1, maxLength: MAX_ANSWER_LENGTH, description: 'Plain text (never interpreted as HTML); not blank' })
+  @IsString()
+  @Length(1, MAX_ANSWER_LENGTH)
+  @Matches(/\S/, { message: 'text must not be blank' })
+  text: string;
+}
+
+export class SharedAnswerDto {
+  @ApiProperty({ type: 'integer' })
+  n: number;
+
+  @ApiProperty()
+  text: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt: string;
+}
+
+export class SavedAnswerDto {
+  @ApiProperty({ type: SharedAnswerDto })
+  answer: SharedAnswerDto;
+}
+
+export class SharedQuestionDto {
+  @ApiProperty({ type: 'integer' })
+  n: number;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ description: 'Sanitised HTML' })
+  html: string;
+
+  @ApiProperty({ type: SharedAnswerDto, nullable: true })
+  answer: SharedAnswerDto | null;
+}
+
+export class SharedBatchDto {
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ description: 'Sanitised HTML; empty when none' })
+  introHtml: string;
+
+  @ApiProperty({ enum: BATCH_STATUSES.filter((s) => s !== 'draft') })
+  status: BatchStatus;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  answeredAt: string | null;
+
+  @ApiProperty({ type: [SharedQuestionDto] })
+  questions: SharedQuestionDto[];
+}
+
+export class SharedBatchDataDto {
+  @ApiProperty({ type: SharedBatchDto })
+  batch: SharedBatchDto;
+}
+
+export class SubmittedDto {
+  @ApiProperty({ enum: ['answered'] })
+  status: BatchStatus;
+}

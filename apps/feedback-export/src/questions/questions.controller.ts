@@ -1,0 +1,111 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM } from '#libs/common';
+import { EXPORT_TOKEN_RATE_LIMIT } from '../sites/export-rate-limit.js';
+import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
+import { BatchDataDto, BatchListDto, CreatedBatchDto, CreateQuestionBatchDto, SentBatchDto, ShareLinkDto } from './dto/question-batch.dto.js';
+import { QuestionsService } from './questions.service.js';
+
+/** Question batches through the site tokens (sk_ reads, wk_ also creates and fetches links). */
+@ApiTags('Question batches')
+@Controller('api/v1/export/questions')
+@RateLimit(EXPORT_TOKEN_RATE_LIMIT)
+export class QuestionsController {
+  constructor(private readonly questions: QuestionsService) {}
+
+  @Post()
+  @UseAuth('site-write')
+  @ApiOperation({
+    operationId: 'createQuestionBatch',
+    summary: 'Create a question batch (wk_ only): a draft, or sent at once with sendNow',
+    description:
+      'n is unique within the batch; 1..100 questions; titles 1..200 characters; html and introHtml up to 20,000 characters, sanitised when stored. ' +
+      'notifyEmail defaults to the site owner’s e-mail. With sendNow true the answer carries shareUrl; a draft is sent by its owner in the dashboard.',
+  })
+  @ApiEnvelope(CreatedBatchDto, { status: 201 })
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.RATE_LIMITED)
+  create(@CurrentPrincipal() principal: SitePrincipal, @Body() body: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
+    return this.questions.create(principal, body);
+  }
+
+  @Get()
+  @UseAuth('site-read')
+  @ApiOperation({ operationId: 'listQuestionBatches', summary: "The site's question batches with status and counts, oldest first (sk_ or wk_); never share links" })
+  @ApiEnvelope(BatchListDto)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.RATE_LIMITED)
+  async list(@CurrentPrincipal() principal: SitePrincipal): Promise<BatchListDto> {
+    return { batches: await this.questions.list(principal.ownerId, principal.siteId) };
+  }
+
+  @Get(':id')
+  @UseAuth('site-read')
+  @ApiOperation({ operationId: 'getQuestionBatch', summary: 'One batch: questions beside the answers, each answer with its own updatedAt (sk_ or wk_)' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiEnvelope(BatchDataDto)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
+  async detail(@CurrentPrincipal() principal: SitePrincipal, @Param('id', UUID_PARAM) id: string): Promise<BatchDataDto> {
+    return { batch: await this.questions.detail(principal.ownerId, principal.siteId, id) };
+  }
+
+  @Get(':id/link')
+  @UseAuth('site-write')
+  @ApiOperation({ operationId: 'getQuestionBatchLink', summary: 'The share URL of a sent batch (wk_ only); a draft is 409 BATCH_NOT_SENT' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiEnvelope(ShareLinkDto)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.NOT_FOUND, ErrorCode.BATCH_NOT_SENT, ErrorCode.RATE_LIMITED)
+  link(@CurrentPrincipal() principal: SitePrincipal, @Param('id', UUID_PARAM) id: string): Promise<ShareLinkDto> {
+    return this.questions.linkForToken(principal, id);
+  }
+}
+
+/** The owner's side of question batches (JWT): what the dashboard shows, and sending a draft. */
+@ApiTags('Question batches')
+@UseAuth('jwt')
+@Controller('api/v1/sites/:siteId/questions')
+export class OwnerQuestionsController {
+  constructor(private readonly questions: QuestionsService) {}
+
+  @Get()
+  @ApiOperation({ operationId: 'listSiteQuestionBatches', summary: "The site's question batches, oldest first (owner)" })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(BatchListDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  async list(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<BatchListDto> {
+    return { batches: await this.questions.listForOwner(ownerId, siteId) };
+  }
+
+  @Get(':batchId')
+  @ApiOperation({ operationId: 'getSiteQuestionBatch', summary: 'One batch with questions and answers (owner)' })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiParam({ name: 'batchId', format: 'uuid' })
+  @ApiEnvelope(BatchDataDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  async detail(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Param('batchId', UUID_PARAM) batchId: string): Promise<BatchDataDto> {
+    return { batch: await this.questions.detail(ownerId, siteId, batchId) };
+  }
+
+  @Get(':batchId/link')
+  @ApiOperation({ operationId: 'getSiteQuestionBatchLink', summary: 'The share URL of a sent batch (owner); a draft is 409 BATCH_NOT_SENT' })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiParam({ name: 'batchId', format: 'uuid' })
+  @ApiEnvelope(ShareLinkDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.BATCH_NOT_SENT)
+  link(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Param('batchId', UUID_PARAM) batchId: string): Promise<ShareLinkDto> {
+    return this.questions.link(ownerId, siteId, batchId);
+  }
+
+  @Post(':batchId/send')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'sendQuestionBatch',
+    summary: 'Send a draft: draft -> sent, the link becomes live (owner)',
+    description: 'Sending a batch that is already sent changes nothing and answers its current status and link. A batch of another account is 404.',
+  })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiParam({ name: 'batchId', format: 'uuid' })
+  @ApiEnvelope(SentBatchDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  send(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Param('batchId', UUID_PARAM) batchId: string): Promise<SentBatchDto> {
+    return this.questions.send(ownerId, siteId, batchId);
+  }
+}

@@ -1,0 +1,175 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { BatchStatus } from './dto/question-batch.dto.js';
+
+export interface BatchRow {
+  id: string;
+  siteId: string;
+  ownerId: string;
+  title: string;
+  introHtml: string;
+  notifyEmail: string;
+  status: BatchStatus;
+  shareTokenSealed: string;
+  questionCount: number;
+  answerCount: number;
+  createdAt: Date;
+  sentAt: Date | null;
+  openedAt: Date | null;
+  answeredAt: Date | null;
+  notifiedAt: Date | null;
+}
+
+export interface QuestionRow {
+  n: number;
+  title: string;
+  html: string;
+  answerText: string | null;
+  answerUpdatedAt: Date | null;
+}
+
+export interface AnswerRow {
+  n: number;
+  text: string;
+  updatedAt: Date;
+}
+
+export interface NewBatch {
+  siteId: string;
+  ownerId: string;
+  title: string;
+  introHtml: string;
+  notifyEmail: string | null;
+  sendNow: boolean;
+  shareTokenHash: string;
+  shareTokenSealed: string;
+  questions: Array<{ n: number; title: string; html: string }>;
+}
+
+/** UPDATE ... RETURNING comes back from TypeORM as [rows, count]. */
+function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}
+
+const BATCH_COLUMNS = `
+  b.id, b.site_id AS "siteId", b.owner_id AS "ownerId", b.title, b.intro_html AS "introHtml", b.notify_email AS "notifyEmail",
+  b.status, b.share_token_sealed AS "shareTokenSealed",
+  (SELECT count(*)::int FROM batch_questions q WHERE q.batch_id = b.id) AS "questionCount",
+  (SELECT count(*)::int FROM batch_answers a WHERE a.batch_id = b.id) AS "answerCount",
+  b.created_at AS "createdAt", b.sent_at AS "sentAt", b.opened_at AS "openedAt", b.answered_at AS "answeredAt", b.notified_at AS "notifiedAt"`;
+
+/** Question batches, their questions and answers. Owner-facing queries take the owner id first. */
+@Injectable()
+export class QuestionsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** Inserts the batch and its questions with the transaction's manager; the notify address defaults to the owner's e-mail. */
+  async insert(manager: EntityManager, batch: NewBatch): Promise<{ id: string; status: BatchStatus }> {
+    const rows: Array<{ id: string; status: BatchStatus }> = await manager.query(
+      `INSERT INTO question_batches (site_id, owner_id, title, intro_html, notify_email, status, sent_at, share_token_hash, share_token_sealed)
+       SELECT s.id, s.owner_id, $3, $4, COALESCE($5, u.email), CASE WHEN $6 THEN 'sent' ELSE 'draft' END, CASE WHEN $6 THEN now() END, $7, $8
+       FROM sites s JOIN users u ON u.id = s.owner_id
+       WHERE s.owner_id = $1 AND s.id = $2
+       RETURNING id, status`,
+      [batch.ownerId, batch.siteId, batch.title, batch.introHtml, batch.notifyEmail, batch.sendNow, batch.shareTokenHash, batch.shareTokenSealed],
+    );
+    const created = rows[0];
+    await manager.query(
+      `INSERT INTO batch_questions (batch_id, n, title, html)
+       SELECT $1, q.n, q.title, q.html FROM unnest($2::int[], $3::text[], $4::text[]) AS q(n, title, html)`,
+      [created.id, batch.questions.map((q) => q.n), batch.questions.map((q) => q.title), batch.questions.map((q) => q.html)],
+    );
+    return created;
+  }
+
+  listBySite(ownerId: string, siteId: string): Promise<BatchRow[]> {
+    return this.dataSource.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.owner_id = $1 AND b.site_id = $2 ORDER BY b.created_at, b.id`, [ownerId, siteId]);
+  }
+
+  async findInSite(ownerId: string, siteId: string, batchId: string): Promise<BatchRow | undefined> {
+    const rows: BatchRow[] = await this.dataSource.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.owner_id = $1 AND b.site_id = $2 AND b.id = $3`, [
+      ownerId,
+      siteId,
+      batchId,
+    ]);
+    return rows[0];
+  }
+
+  /** A batch by its share token hash, drafts included (the caller decides). */
+  async findByTokenHash(tokenHash: string, manager: EntityManager = this.dataSource.manager): Promise<BatchRow | undefined> {
+    const rows: BatchRow[] = await manager.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
+    return rows[0];
+  }
+
+  questionsWithAnswers(batchId: string): Promise<QuestionRow[]> {
+    return this.dataSource.query(
+      `SELECT q.n, q.title, q.html, a.text AS "answerText", a.updated_at AS "answerUpdatedAt"
+       FROM batch_questions q LEFT JOIN batch_answers a ON a.batch_id = q.batch_id AND a.n = q.n
+       WHERE q.batch_id = $1 ORDER BY q.n`,
+      [batchId],
+    );
+  }
+
+  /** draft -> sent; false when the batch was not a draft of this owner's site. */
+  async markSent(ownerId: string, siteId: string, batchId: string): Promise<boolean> {
+    const result = await this.dataSource.query(
+      `UPDATE question_batches SET status = 'sent', sent_at = now() WHERE owner_id = $1 AND site_id = $2 AND id = $3 AND status = 'draft' RETURNING id`,
+      [ownerId, siteId, batchId],
+    );
+    return rowsOf(result).length > 0;
+  }
+
+  /** sent -> opened on the first view of the share page; a no-op in any other state. */
+  async markOpened(batchId: string): Promise<void> {
+    await this.dataSource.query(`UPDATE question_batches SET status = 'opened', opened_at = now() WHERE id = $1 AND status = 'sent'`, [batchId]);
+  }
+
+  /**
+   * Saves one answer in one statement (insert or replace), so concurrent saves never fail
+   * or lose a row. updated_at moves strictly forward (at least 1 ms per edit), so every
+   * edit shows a later time. Undefined when the batch is not live or has no question n.
+   */
+  async saveAnswer(tokenHash: string, n: number, text: string): Promise<AnswerRow | undefined> {
+    const rows: AnswerRow[] = await this.dataSource.query(
+      `INSERT INTO batch_answers AS a (batch_id, n, text, created_at, updated_at)
+       SELECT q.batch_id, q.n, $3, clock_timestamp(), clock_timestamp()
+       FROM question_batches b JOIN batch_questions q ON q.batch_id = b.id
+       WHERE b.share_token_hash = $1 AND b.status <> 'draft' AND q.n = $2
+       ON CONFLICT (batch_id, n) DO UPDATE SET
+         text = EXCLUDED.text,
+         updated_at = GREATEST(clock_timestamp(), a.updated_at + interval '1 millisecond')
+       RETURNING a.n, a.text, a.updated_at AS "updatedAt"`,
+      [tokenHash, n, text],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Submit, under the batch's row lock: moves it to answered (keeping the first answeredAt,
+   * filling openedAt if the page was skipped) and tells whether the owner has news to be
+   * mailed: a first submit, or answers saved since the last notification.
+   */
+  async submit(manager: EntityManager, batchId: string): Promise<{ notify: boolean; at: Date }> {
+    const rows: Array<{ notify: boolean; at: Date }> = await manager.query(
+      `WITH locked AS (SELECT id, notified_at FROM question_batches WHERE id = $1 FOR UPDATE),
+       latest AS (SELECT max(updated_at) AS at FROM batch_answers WHERE batch_id = $1)
+       SELECT (l.notified_at IS NULL OR latest.at > l.notified_at) AS notify, clock_timestamp() AS at FROM locked l, latest`,
+      [batchId],
+    );
+    await manager.query(
+      `UPDATE question_batches SET status = 'answered', opened_at = COALESCE(opened_at, now()), answered_at = COALESCE(answered_at, now()) WHERE id = $1`,
+      [batchId],
+    );
+    return rows[0];
+  }
+
+  async markNotified(batchId: string, at: Date): Promise<void> {
+    await this.dataSource.query(`UPDATE question_batches SET notified_at = GREATEST(notified_at, $2) WHERE id = $1`, [batchId, at]);
+  }
+}

@@ -1,0 +1,94 @@
+import { escape } from 'html-escaper';
+import type { SharedBatchDto } from '../questions/dto/share.dto.js';
+
+/**
+ * The recipient's page. Text is escaped with html-escaper; question and intro HTML arrive
+ * already sanitised by sanitize-html. The page sends a strict CSP (no inline script or
+ * style, nothing from elsewhere), so even a sanitiser miss could not run script.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Headers of every HTML page here; no-referrer keeps the share token out of Referer headers on outgoing links. */
+export const PAGE_HEADERS: Record<string, string> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Content-Security-Policy': PAGE_CSP,
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+  'X-Robots-Tag': 'noindex, nofollow',
+};
+
+function layout(title: string, body: string, script?: string, bodyAttributes = ''): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escape(title)}</title>
+<link rel="stylesheet" href="/assets/app.css">
+${script ? `<script src="${script}" defer></script>` : ''}
+</head>
+<body${bodyAttributes}>
+${body}
+</body>
+</html>
+`;
+}
+
+function formatTime(value: string): string {
+  return new Date(value).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}
+
+export function renderSharePage(batch: SharedBatchDto): string {
+  const questions = batch.questions
+    .map((q) => {
+      const id = `q${q.n}`;
+      const saved = q.answer ? `Saved ${formatTime(q.answer.updatedAt)}` : 'Not answered yet';
+      return `<section class="question" data-n="${q.n}" aria-labelledby="${id}-title">
+  <h2 id="${id}-title"><span aria-hidden="true">${q.n}. </span>${escape(q.title)}</h2>
+  <div class="question-body" id="${id}-body">${q.html}</div>
+  <label for="answer-${q.n}">Your answer to question ${q.n}</label>
+  <textarea id="answer-${q.n}" name="answer-${q.n}" data-n="${q.n}" maxlength="20000" rows="5" aria-describedby="${id}-body ${id}-saved">${escape(q.answer?.text ?? '')}</textarea>
+  <div class="row">
+    <button type="button" class="secondary save" data-n="${q.n}">Save answer</button>
+    <span id="${id}-saved" class="saved" role="status" aria-live="polite"${q.answer ? ` data-updated-at="${escape(q.answer.updatedAt)}"` : ''}>${saved}</span>
+  </div>
+</section>`;
+    })
+    .join('\n');
+  const submitted = batch.status === 'answered';
+  const body = `<main id="main">
+<h1>${escape(batch.title)}</h1>
+${batch.introHtml ? `<div class="intro card">${batch.introHtml}</div>` : ''}
+<p id="form-status" class="status-line${submitted ? ' done' : ''}" role="status" aria-live="polite">${
+    submitted ? 'Your answers were submitted. You can still change them: each change is saved and the asker can see it.' : ''
+  }</p>
+<noscript><p class="status-line error">This page needs JavaScript to save your answers. Please enable it and reload.</p></noscript>
+<p class="muted">Answers are saved as you type. Press “Submit answers” when you are done.</p>
+<form id="answers" novalidate>
+${questions}
+<div class="row"><button type="submit" id="submit">${submitted ? 'Submit again' : 'Submit answers'}</button></div>
+</form>
+</main>`;
+  return layout(batch.title, body, '/assets/share.js', ` data-status="${batch.status}"`);
+}
+
+export function renderNotFoundPage(): string {
+  return layout(
+    'Not found',
+    `<main id="main"><h1>This link does not work</h1><div class="card"><p>There are no questions at this address. The link may be mistyped, or the questions have been withdrawn.</p><p class="muted">Ask the sender for a new link.</p></div></main>`,
+  );
+}
+
+export function renderPage(title: string, body: string, script: string, bodyAttributes = ''): string {
+  return layout(title, body, script, bodyAttributes);
+}

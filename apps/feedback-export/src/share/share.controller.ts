@@ -1,0 +1,103 @@
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiEnvelope, ApiErrors, AppException, ErrorCode, PositiveIntPipe, Public, RateLimit, RawResponse } from '#libs/common';
+import { SavedAnswerDto, SaveAnswerDto, SharedBatchDataDto, SubmittedDto } from '../questions/dto/share.dto.js';
+import { QuestionsService } from '../questions/questions.service.js';
+import { APP_CSS } from './page-style.js';
+import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './share-page.js';
+import { SHARE_SCRIPT } from './share-script.js';
+
+/** Per client IP over every share route: roomy for a person typing (autosave), tight for scripts guessing tokens. */
+export const SHARE_RATE_LIMIT = { bucket: 'question-share', limit: 300, windowSeconds: 60 };
+
+const SHARE_TOKEN_PARAM = { name: 'shareToken', description: 'The share token from the share URL (43 characters)' };
+
+/** The recipient's side: no account, the share token in the path is the only credential. */
+@ApiTags('Question share page')
+@Public()
+@RateLimit(SHARE_RATE_LIMIT)
+@Controller()
+export class ShareController {
+  constructor(private readonly questions: QuestionsService) {}
+
+  @Get('q/:shareToken')
+  @RawResponse()
+  @ApiOperation({ operationId: 'getSharePage', summary: 'The recipient’s answer page (HTML). Its script fetches the batch, which marks the first view (sent -> opened). Unknown or draft: a 404 page.' })
+  @ApiParam(SHARE_TOKEN_PARAM)
+  @ApiProduces('text/html')
+  @ApiResponse({ status: 200, description: 'HTML page', schema: { type: 'string' } })
+  @ApiResponse({ status: 404, description: 'HTML page: no such (sent) batch', schema: { type: 'string' } })
+  async page(@Param('shareToken') shareToken: string, @Res() response: Response): Promise<void> {
+    response.set(PAGE_HEADERS);
+    try {
+      response.status(200).send(renderSharePage(await this.questions.viewShared(shareToken, false)));
+    } catch (error) {
+      if (error instanceof AppException && error.code === ErrorCode.NOT_FOUND) {
+        response.status(404).send(renderNotFoundPage());
+        return;
+      }
+      throw error;
+    }
+  }
+
+  @Get('api/v1/share/:shareToken')
+  @ApiOperation({ operationId: 'getSharedBatch', summary: 'The batch as its recipient sees it (moves sent -> opened on first view)' })
+  @ApiParam(SHARE_TOKEN_PARAM)
+  @ApiEnvelope(SharedBatchDataDto)
+  @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
+  async get(@Param('shareToken') shareToken: string): Promise<SharedBatchDataDto> {
+    return { batch: await this.questions.viewShared(shareToken, true) };
+  }
+
+  @Put('api/v1/share/:shareToken/answers/:n')
+  @ApiOperation({
+    operationId: 'saveSharedAnswer',
+    summary: 'Save (create or replace) the answer to question n; also after submit. Each save updates that answer’s updatedAt.',
+    description: 'text is plain text, 1..20,000 characters, not blank. Concurrent saves never fail; the last one wins.',
+  })
+  @ApiParam(SHARE_TOKEN_PARAM)
+  @ApiParam({ name: 'n', schema: { type: 'integer', minimum: 1 } })
+  @ApiEnvelope(SavedAnswerDto)
+  @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
+  async save(@Param('shareToken') shareToken: string, @Param('n', PositiveIntPipe) n: number, @Body() body: SaveAnswerDto): Promise<SavedAnswerDto> {
+    return { answer: await this.questions.saveAnswer(shareToken, n, body.text) };
+  }
+
+  @Post('api/v1/share/:shareToken/submit')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'submitSharedAnswers',
+    summary: 'Submit: the batch becomes answered and notifyEmail is e-mailed',
+    description: 'Submitting again is allowed; it e-mails again only when answers changed since the last notification.',
+  })
+  @ApiParam(SHARE_TOKEN_PARAM)
+  @ApiEnvelope(SubmittedDto)
+  @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
+  submit(@Param('shareToken') shareToken: string): Promise<SubmittedDto> {
+    return this.questions.submit(shareToken);
+  }
+}
+
+/** Static assets of the share page and the dashboard. */
+@Public()
+@Controller('assets')
+export class PageAssetsController {
+  @Get('app.css')
+  @RawResponse()
+  @Header('Content-Type', 'text/css; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiExcludeEndpoint()
+  css(): string {
+    return APP_CSS;
+  }
+
+  @Get('share.js')
+  @RawResponse()
+  @Header('Content-Type', 'text/javascript; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiExcludeEndpoint()
+  shareScript(): string {
+    return SHARE_SCRIPT;
+  }
+}
