@@ -8,7 +8,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
  * Rather than truncate silently, every password is pre-hashed with SHA-384 (64 base64
  * characters) so all of it counts.
  */
-function prehash(password: string): string {
+export function prehashPassword(password: string): string {
   return createHash('sha384').update(password, 'utf8').digest('base64');
 }
 
@@ -23,11 +23,11 @@ export class PasswordHasher {
   }
 
   hash(password: string): Promise<string> {
-    return bcrypt.hash(prehash(password), this.cost);
+    return bcrypt.hash(prehashPassword(password), this.cost);
   }
 
   verify(password: string, hash: string): Promise<boolean> {
-    return bcrypt.compare(prehash(password), hash);
+    return bcrypt.compare(prehashPassword(password), hash);
   }
 
   /**
@@ -36,7 +36,7 @@ export class PasswordHasher {
    */
   async verifyNothing(password: string): Promise<false> {
     this.dummyHash ??= bcrypt.hash(randomBytes(16).toString('hex'), this.cost);
-    await bcrypt.compare(prehash(password), await this.dummyHash);
+    await bcrypt.compare(prehashPassword(password), await this.dummyHash);
     return false;
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { DataSource } from 'typeorm';
-import { generateApiKey } from '#libs/accounts';
+import { generateApiKey, prehashPassword } from '#libs/accounts';
 
 export interface TestUser {
   id: string;
@@ -14,7 +14,7 @@ function unique(): string {
   return randomBytes(5).toString('hex');
 }
 
-/** Inserts a user directly (bcrypt cost 4): for tests of modules that need an account, not of signup. */
+/** Inserts a user directly (bcrypt cost 4, same pre-hash as PasswordHasher, so the password signs in): for tests of modules that need an account, not of signup. */
 export async function insertUser(dataSource: DataSource, overrides: Partial<Omit<TestUser, 'id'>> = {}): Promise<TestUser> {
   const suffix = unique();
   const email = overrides.email ?? `user-${suffix}@example.test`;
@@ -22,7 +22,7 @@ export async function insertUser(dataSource: DataSource, overrides: Partial<Omit
   const password = overrides.password ?? `pw-${suffix}-secret`;
   const rows = await dataSource.query(
     `INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING id`,
-    [`usr_${unique()}${unique()}`, username, email, await bcrypt.hash(password, 4)],
+    [`usr_${unique()}${unique()}`, username, email, await bcrypt.hash(prehashPassword(password), 4)],
   );
   return { id: rows[0].id, email, username, password };
 }

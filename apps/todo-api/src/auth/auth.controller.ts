@@ -1,0 +1,158 @@
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, Public, RateLimit, UseAuth, type PrincipalOf } from '#libs/common';
+import type { ClientInfo } from '../sessions/sessions.service.js';
+import { AuthService } from './auth.service.js';
+import { Client, IdempotencyKey } from './client-info.decorator.js';
+import { ChangePasswordDto, ForgotPasswordDto, LoginDto, LogoutDto, RefreshDto, ResetPasswordDto, SignupDto, VerifyResetCodeDto } from './dto/auth-requests.dto.js';
+import { AuthTokenDataDto, MessageDto, ResetTokenDto, VerifyDataDto } from './dto/auth-responses.dto.js';
+import { PasswordResetService } from './password-reset.service.js';
+
+@ApiTags('Auth')
+@Controller('api/v1/auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly passwordReset: PasswordResetService,
+  ) {}
+
+  @Post('signup')
+  @Public()
+  @ApiOperation({
+    operationId: 'signup',
+    summary: 'Create an account and sign in',
+    description:
+      'username is optional (derived from the e-mail and made unique when absent). When the bot challenge is enabled ' +
+      '(TURNSTILE_SECRET_KEY), turnstileToken is required: missing or refused is 400 BOT_CHALLENGE_FAILED, and a bot-check ' +
+      'service that cannot be reached fails closed with 503 SERVICE_UNAVAILABLE.',
+  })
+  @ApiEnvelope(AuthTokenDataDto, { status: 201 })
+  @ApiErrors(ErrorCode.BOT_CHALLENGE_FAILED, ErrorCode.EMAIL_TAKEN, ErrorCode.USERNAME_TAKEN, ErrorCode.SERVICE_UNAVAILABLE)
+  signup(@Body() dto: SignupDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
+    return this.auth.signup(dto, client);
+  }
+
+  @Post('login')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'login',
+    summary: 'Sign in with e-mail and password',
+    description:
+      'Failed attempts are limited to 10 per 15 minutes per (client IP, e-mail) and 100 per 15 minutes per client IP; ' +
+      'beyond that 429 RATE_LIMITED with Retry-After (the password is not checked). A successful sign-in does not count. ' +
+      'RateLimit-Limit/Remaining/Reset are sent with 401 and 429.',
+  })
+  @ApiEnvelope(AuthTokenDataDto)
+  @ApiErrors(ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED)
+  login(@Body() dto: LoginDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
+    return this.auth.login(dto, client);
+  }
+
+  @Get('verify')
+  @UseAuth('jwt')
+  @ApiOperation({ operationId: 'verifyToken', summary: 'Check an access token and return its user' })
+  @ApiEnvelope(VerifyDataDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED)
+  verify(@CurrentUserId() userId: string): Promise<VerifyDataDto> {
+    return this.auth.verify(userId);
+  }
+
+  @Post('refresh')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'refreshToken',
+    summary: 'Exchange a refresh token for a new token pair',
+    description:
+      'The refresh token is rotated: store both returned values. Presenting a refresh token that was already rotated ' +
+      'is treated as theft: the whole session is revoked and the answer is 401 INVALID_TOKEN (this includes two ' +
+      'concurrent refreshes with one token: exactly one succeeds, then the session is revoked; coordinate refreshes ' +
+      'between tabs). Retry grace: send an Idempotency-Key header with each refresh; if the answer is lost, repeating ' +
+      'the same request (same refresh token and same Idempotency-Key) within 30 seconds, while the new refresh token ' +
+      'has not been used, returns the same new refresh token (and a fresh access token) instead of revoking the session.',
+  })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'A fresh random value per refresh (1..255 visible ASCII characters); repeat it only to retry that refresh' })
+  @ApiEnvelope(AuthTokenDataDto)
+  @ApiErrors(ErrorCode.INVALID_TOKEN)
+  refresh(@Body() dto: RefreshDto, @IdempotencyKey() retryKey?: string): Promise<AuthTokenDataDto> {
+    return this.auth.refresh(dto.refreshToken, retryKey);
+  }
+
+  @Post('logout')
+  @UseAuth('jwt')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'logout',
+    summary: 'Sign out',
+    description:
+      'allSessions true: every session of the account. refreshToken: the session holding that refresh token (ignored when ' +
+      'it is not one of yours). Neither: the session of the access token used.',
+  })
+  @ApiEnvelope(MessageDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED)
+  logout(@CurrentPrincipal() principal: PrincipalOf<'user'>, @Body() dto: LogoutDto): Promise<MessageDto> {
+    return this.auth.logout(principal.userId, principal.sessionId, dto);
+  }
+
+  @Post('forgot-password')
+  @Public()
+  @HttpCode(200)
+  @RateLimit({ bucket: 'forgot-password', limit: 30, windowSeconds: 3600 })
+  @ApiOperation({
+    operationId: 'forgotPassword',
+    summary: 'E-mail a 6-digit reset code',
+    description:
+      'Always the same 200 answer, whether or not an account uses the e-mail. The code is valid 15 minutes for 5 tries; ' +
+      'a new request replaces the previous code. Limited to 30 requests per hour per client IP.',
+  })
+  @ApiEnvelope(MessageDto)
+  @ApiErrors(ErrorCode.RATE_LIMITED)
+  forgotPassword(@Body() dto: ForgotPasswordDto): MessageDto {
+    return this.passwordReset.forgotPassword(dto);
+  }
+
+  @Post('verify-reset-code')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'verifyResetCode',
+    summary: 'Trade the e-mailed code for a reset token',
+    description: 'A wrong, expired or used-up code (5 tries) is 400 INVALID_RESET_CODE. The reset token is single-use and valid 15 minutes.',
+  })
+  @ApiEnvelope(ResetTokenDto)
+  @ApiErrors(ErrorCode.INVALID_RESET_CODE)
+  verifyResetCode(@Body() dto: VerifyResetCodeDto): Promise<ResetTokenDto> {
+    return this.passwordReset.verifyResetCode(dto);
+  }
+
+  @Post('reset-password')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'resetPassword',
+    summary: 'Set a new password with a reset token',
+    description:
+      'A missing, unknown, expired or used token is 400 INVALID_TOKEN; a password outside 8..128 characters or a ' +
+      'different passwordConfirm is 400 VALIDATION_ERROR. Every session of the account is revoked.',
+  })
+  @ApiEnvelope(MessageDto)
+  @ApiErrors(ErrorCode.INVALID_RESET_TOKEN)
+  resetPassword(@Body() dto: ResetPasswordDto): Promise<MessageDto> {
+    return this.passwordReset.resetPassword(dto);
+  }
+
+  @Post('change-password')
+  @UseAuth('jwt')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'changePassword',
+    summary: 'Change the password',
+    description: 'Every session is revoked, the caller’s own included: sign in again with the new password.',
+  })
+  @ApiEnvelope(MessageDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS)
+  changePassword(@CurrentUserId() userId: string, @Body() dto: ChangePasswordDto): Promise<MessageDto> {
+    return this.auth.changePassword(userId, dto);
+  }
+}

@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { UserEntity } from '#libs/accounts';
+
+export interface NewUser {
+  userKey: string;
+  username: string;
+  email: string;
+  passwordHash: string;
+}
+
+/** UPDATE/DELETE through EntityManager.query answer [rows, count]; SELECT/INSERT answer rows. */
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
+}
+
+/** Users and the password-reset records. */
+@Injectable()
+export class AuthRepository {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+  ) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  findUserById(userId: string): Promise<UserEntity | null> {
+    return this.users.findOne({ where: { id: userId } });
+  }
+
+  /** By e-mail, case-insensitively (the unique index is on lower(email)). */
+  findUserByEmail(email: string): Promise<UserEntity | null> {
+    return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
+  }
+
+  async usernameTaken(username: string): Promise<boolean> {
+    const rows = await this.dataSource.query(`SELECT 1 FROM users WHERE lower(username) = lower($1)`, [username]);
+    return rows.length > 0;
+  }
+
+  async insertUser(user: NewUser, manager: EntityManager): Promise<UserEntity> {
+    const rows = await manager.query(`INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING id`, [
+      user.userKey,
+      user.username,
+      user.email,
+      user.passwordHash,
+    ]);
+    return (await manager.findOne(UserEntity, { where: { id: rows[0].id } }))!;
+  }
+
+  async setPassword(userId: string, passwordHash: string, manager: EntityManager): Promise<void> {
+    await manager.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1`, [userId, passwordHash]);
+  }
+
+  /** Replaces the user's outstanding reset code (at most one per user). */
+  async saveResetCode(userId: string, codeHash: string, ttlSeconds: number): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO password_reset_codes (user_id, code_hash, attempts, created_at, expires_at)
+       VALUES ($1, $2, 0, now(), now() + make_interval(secs => $3))
+       ON CONFLICT (user_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, attempts = 0, created_at = now(), expires_at = EXCLUDED.expires_at`,
+      [userId, codeHash, ttlSeconds],
+    );
+  }
+
+  /**
+   * Counts one try against the user's live code, atomically, and answers its hash and the
+   * tries used; undefined when there is no live code or its tries are spent.
+   */
+  async takeResetCodeAttempt(userId: string, maxAttempts: number): Promise<{ codeHash: string; attempts: number } | undefined> {
+    const rows = rowsOf<{ code_hash: string; attempts: number }>(
+      await this.dataSource.query(
+        `UPDATE password_reset_codes SET attempts = attempts + 1
+         WHERE user_id = $1 AND expires_at > now() AND attempts < $2
+         RETURNING code_hash, attempts`,
+        [userId, maxAttempts],
+      ),
+    );
+    return rows[0] ? { codeHash: rows[0].code_hash, attempts: Number(rows[0].attempts) } : undefined;
+  }
+
+  /** Trades a verified code for a reset token, once: false if the code was consumed meanwhile. */
+  exchangeCodeForToken(userId: string, codeHash: string, tokenHash: string, ttlSeconds: number): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const deleted = rowsOf(await manager.query(`DELETE FROM password_reset_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id`, [userId, codeHash]));
+      if (deleted.length === 0) return false;
+      await manager.query(`INSERT INTO password_reset_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [
+        tokenHash,
+        userId,
+        ttlSeconds,
+      ]);
+      return true;
+    });
+  }
+
+  /** The owner of a live (unused, unexpired) reset token, without using it. */
+  async findResetTokenOwner(tokenHash: string): Promise<string | undefined> {
+    const rows = await this.dataSource.query(
+      `SELECT user_id FROM password_reset_tokens WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+      [tokenHash],
+    );
+    return rows[0]?.user_id;
+  }
+
+  /** Marks a live reset token used, once; answers its owner, or undefined if it was not live. */
+  async useResetToken(tokenHash: string, manager: EntityManager): Promise<string | undefined> {
+    const rows = rowsOf<{ user_id: string }>(
+      await manager.query(
+        `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+        [tokenHash],
+      ),
+    );
+    return rows[0]?.user_id;
+  }
+
+  /** After a password change no earlier code or reset token may be used. */
+  async discardResetState(userId: string, manager: EntityManager): Promise<void> {
+    await manager.query(`DELETE FROM password_reset_codes WHERE user_id = $1`, [userId]);
+    await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
+  }
+}

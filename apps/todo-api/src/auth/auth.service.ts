@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AccessTokenService, PasswordHasher, type UserEntity } from '#libs/accounts';
+import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
+import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
+import { AuthRepository } from './auth.repository.js';
+import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
+import { toUserDto, type AuthTokenDataDto, type MessageDto, type VerifyDataDto } from './dto/auth-responses.dto.js';
+import { LoginRateLimiter } from './login-rate-limiter.js';
+import { TurnstileVerifier } from './turnstile.verifier.js';
+
+/** How many suffixed variants of a derived username are tried before giving up. */
+const DERIVED_USERNAME_TRIES = 5;
+
+function newUserKey(): string {
+  return `usr_${randomBytes(12).toString('hex')}`;
+}
+
+/** A username from the e-mail's local part: allowed characters only, 3..24 long. */
+export function usernameFromEmail(email: string): string {
+  const local = email.split('@')[0].toLowerCase().replace(/[^a-z0-9_.-]/g, '');
+  const base = local.slice(0, 24);
+  return base.length >= 3 ? base : `user${base}`;
+}
+
+function withSuffix(base: string): string {
+  return `${base.slice(0, 24)}_${randomBytes(3).toString('hex')}`;
+}
+
+function mismatch(field: string, other: string): AppException {
+  return validationException([{ field, messages: [`${field} must equal ${other}`] }], `${field} does not match ${other}`);
+}
+
+/** Sign-up, sign-in, token refresh, sign-out and password change. */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly repository: AuthRepository,
+    private readonly sessions: SessionsService,
+    private readonly accessTokens: AccessTokenService,
+    private readonly hasher: PasswordHasher,
+    private readonly loginLimiter: LoginRateLimiter,
+    private readonly turnstile: TurnstileVerifier,
+  ) {}
+
+  async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
+    if (dto.passwordConfirm !== undefined && dto.passwordConfirm !== dto.password) throw mismatch('passwordConfirm', 'password');
+    await this.turnstile.verify(dto.turnstileToken, client.ipAddress);
+    const email = dto.email.trim();
+    const passwordHash = await this.hasher.hash(dto.password);
+    const derived = dto.username === undefined;
+    let username = dto.username ?? usernameFromEmail(email);
+    if (derived && (await this.repository.usernameTaken(username))) username = withSuffix(username);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.repository.transaction(async (manager) => {
+          const user = await this.repository.insertUser({ userKey: newUserKey(), username, email, passwordHash }, manager);
+          const issued = await this.sessions.start(user.id, client, manager);
+          return this.tokenData(user, issued.sessionId, issued.refreshToken);
+        });
+      } catch (error) {
+        const constraint = uniqueViolationConstraint(error);
+        if (constraint === 'users_email_lower_key') throw new AppException(ErrorCode.EMAIL_TAKEN, 'An account with this e-mail already exists');
+        if (constraint === 'users_username_lower_key') {
+          if (derived && attempt < DERIVED_USERNAME_TRIES) {
+            username = withSuffix(usernameFromEmail(email));
+            continue;
+          }
+          throw new AppException(ErrorCode.USERNAME_TAKEN, 'This username is taken');
+        }
+        throw error;
+      }
+    }
+  }
+
+  async login(dto: LoginDto, client: ClientInfo): Promise<AuthTokenDataDto> {
+    const attempt = await this.loginLimiter.begin(client.ipAddress, dto.email);
+    const user = await this.repository.findUserByEmail(dto.email.trim());
+    const valid = user ? await this.hasher.verify(dto.password, user.passwordHash) : await this.hasher.verifyNothing(dto.password);
+    if (!user || !valid) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'Wrong e-mail or password', undefined, attempt.headers);
+    await attempt.succeeded();
+    const issued = await this.sessions.start(user.id, client);
+    return this.tokenData(user, issued.sessionId, issued.refreshToken);
+  }
+
+  async verify(userId: string): Promise<VerifyDataDto> {
+    return { user: toUserDto(await this.requireUser(userId)) };
+  }
+
+  async refresh(refreshToken: string, retryKey: string | undefined): Promise<AuthTokenDataDto> {
+    if (retryKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(retryKey)) {
+      throw validationException([{ field: 'Idempotency-Key', messages: ['must be 1 to 255 visible ASCII characters'] }], 'The Idempotency-Key header is invalid');
+    }
+    const issued = await this.sessions.refresh(refreshToken, retryKey);
+    const user = await this.repository.findUserById(issued.userId);
+    if (!user) throw new AppException(ErrorCode.INVALID_TOKEN, 'The refresh token is invalid, expired or revoked');
+    return this.tokenData(user, issued.sessionId, issued.refreshToken);
+  }
+
+  /**
+   * allSessions: every session; refreshToken: the session holding it (if it is the
+   * caller's); neither: the session of the access token used.
+   */
+  async logout(userId: string, currentSessionId: string, dto: LogoutDto): Promise<MessageDto> {
+    if (dto.allSessions) {
+      const count = await this.sessions.revokeAll(userId);
+      return { message: `Signed out of ${count} session${count === 1 ? '' : 's'}` };
+    }
+    if (dto.refreshToken !== undefined) {
+      await this.sessions.revokeByRefreshToken(userId, dto.refreshToken);
+      return { message: 'Signed out' };
+    }
+    await this.sessions.revoke(userId, currentSessionId);
+    return { message: 'Signed out' };
+  }
+
+  async changePassword(userId: string, dto: ChangePasswordDto): Promise<MessageDto> {
+    if (dto.newPasswordConfirm !== dto.newPassword) throw mismatch('newPasswordConfirm', 'newPassword');
+    const user = await this.requireUser(userId);
+    if (!(await this.hasher.verify(dto.currentPassword, user.passwordHash))) {
+      throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
+    }
+    const passwordHash = await this.hasher.hash(dto.newPassword);
+    await this.repository.transaction(async (manager) => {
+      await this.repository.setPassword(userId, passwordHash, manager);
+      await this.repository.discardResetState(userId, manager);
+      await this.sessions.revokeAll(userId, manager);
+    });
+    return { message: 'Password changed; every session has been signed out, sign in again' };
+  }
+
+  private async requireUser(userId: string): Promise<UserEntity> {
+    const user = await this.repository.findUserById(userId);
+    if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
+    return user;
+  }
+
+  private tokenData(user: UserEntity, sessionId: string, refreshToken: string): AuthTokenDataDto {
+    return { token: this.accessTokens.sign(user.id, sessionId), refreshToken, user: toUserDto(user) };
+  }
+}

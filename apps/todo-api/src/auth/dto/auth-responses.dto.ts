@@ -1,0 +1,67 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { UserEntity } from '#libs/accounts';
+
+export class UserDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'usr_5f1c0e9a7b3d42e8a1c6d0b2' })
+  user_key: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  name: string | null;
+
+  @ApiProperty({ example: 'ada' })
+  username: string;
+
+  @ApiProperty({ format: 'email' })
+  email: string;
+
+  @ApiProperty({ enum: ['user', 'admin'] })
+  privilege: string;
+
+  @ApiProperty({ format: 'date-time' })
+  date_joined: string;
+
+  @ApiProperty({ type: 'integer', enum: [0, 1], description: '1 once the e-mail address is confirmed' })
+  email_confirmed: number;
+}
+
+export function toUserDto(user: UserEntity): UserDto {
+  return {
+    id: user.id,
+    user_key: user.userKey,
+    name: user.name,
+    username: user.username,
+    email: user.email,
+    privilege: user.privilege,
+    date_joined: user.dateJoined.toISOString(),
+    email_confirmed: user.emailConfirmed,
+  };
+}
+
+export class AuthTokenDataDto {
+  @ApiProperty({ description: 'Access token: HS256 JWT, valid 15 minutes, carrying the user id (sub) and session id (sid)' })
+  token: string;
+
+  @ApiProperty({ description: 'Opaque refresh token, valid 30 days; rotated by every refresh: store the new one each time' })
+  refreshToken: string;
+
+  @ApiPropertyOptional({ type: UserDto, description: 'Always present in answers of signup, login and refresh' })
+  user: UserDto;
+}
+
+export class VerifyDataDto {
+  @ApiProperty({ type: UserDto })
+  user: UserDto;
+}
+
+export class MessageDto {
+  @ApiProperty({ example: 'Done' })
+  message: string;
+}
+
+export class ResetTokenDto {
+  @ApiProperty({ description: 'Reset token for reset-password: single use, valid 15 minutes' })
+  token: string;
+}

@@ -1,0 +1,134 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { SessionEntity } from '#libs/accounts';
+import { AppException, ErrorCode } from '#libs/common';
+import { SessionDto, SessionListDto } from './dto/session.dto.js';
+import {
+  generateRefreshToken,
+  hashRefreshToken,
+  hashRetryKey,
+  openSuccessor,
+  REFRESH_RETRY_GRACE_SECONDS,
+  sealSuccessor,
+} from './refresh-token.js';
+import { SessionsRepository } from './sessions.repository.js';
+
+export interface ClientInfo {
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+export interface IssuedRefresh {
+  userId: string;
+  sessionId: string;
+  refreshToken: string;
+}
+
+/** Longest refresh token we bother to hash; ours are 43 characters. */
+const MAX_REFRESH_TOKEN_LENGTH = 512;
+
+export function toSessionDto(session: SessionEntity, now = new Date()): SessionDto {
+  return {
+    id: session.id,
+    createdAt: session.createdAt.toISOString(),
+    lastUsedAt: session.lastUsedAt ? session.lastUsedAt.toISOString() : null,
+    expiresAt: session.expiresAt.toISOString(),
+    revokedAt: session.revokedAt ? session.revokedAt.toISOString() : null,
+    isActive: session.revokedAt === null && session.expiresAt.getTime() > now.getTime(),
+    userAgent: session.userAgent,
+    ipAddress: session.ipAddress,
+  };
+}
+
+function invalidRefreshToken(): AppException {
+  return new AppException(ErrorCode.INVALID_TOKEN, 'The refresh token is invalid, expired or revoked');
+}
+
+/** Refresh-token sessions: one per sign-in, rotated on every refresh, revocable. */
+@Injectable()
+export class SessionsService {
+  private readonly logger = new Logger(SessionsService.name);
+
+  constructor(private readonly sessions: SessionsRepository) {}
+
+  /** Opens a session for a sign-in; pass the transaction's manager when inside one. */
+  async start(userId: string, client: ClientInfo, manager?: EntityManager): Promise<IssuedRefresh> {
+    const refreshToken = generateRefreshToken();
+    const sessionId = await this.sessions.create(
+      { userId, refreshTokenHash: hashRefreshToken(refreshToken), userAgent: client.userAgent, ipAddress: client.ipAddress },
+      manager,
+    );
+    return { userId, sessionId, refreshToken };
+  }
+
+  /**
+   * Exchanges a refresh token for its successor in the same session. Presenting a token
+   * that has already been rotated out is reuse: the session is revoked. The one exception
+   * is a retry of the same refresh (same Idempotency-Key) within the grace while the
+   * successor is still unused: it receives the same successor again, so there is never
+   * more than one live token per session.
+   */
+  async refresh(refreshToken: string, retryKey?: string): Promise<IssuedRefresh> {
+    if (refreshToken.length === 0 || refreshToken.length > MAX_REFRESH_TOKEN_LENGTH) throw invalidRefreshToken();
+    const presentedHash = hashRefreshToken(refreshToken);
+    // Two passes at most: a rotation lost to a concurrent one is judged again as a retired token.
+    for (let pass = 0; pass < 2; pass++) {
+      const current = await this.sessions.findByCurrentHash(presentedHash);
+      if (current) {
+        if (current.revokedAt || new Date(current.expiresAt).getTime() <= Date.now()) throw invalidRefreshToken();
+        const successor = generateRefreshToken();
+        const userId = await this.sessions.rotate({
+          sessionId: current.id,
+          oldHash: presentedHash,
+          newHash: hashRefreshToken(successor),
+          retryKeyHash: retryKey ? hashRetryKey(retryKey) : null,
+          successorSealed: retryKey ? sealSuccessor(refreshToken, retryKey, successor) : null,
+        });
+        if (userId) return { userId, sessionId: current.id, refreshToken: successor };
+        continue;
+      }
+      const retired = await this.sessions.findRetired(presentedHash);
+      if (!retired) throw invalidRefreshToken();
+      const replayed = await this.replayWithinGrace(retired, refreshToken, retryKey);
+      if (replayed) return replayed;
+      await this.sessions.revoke(retired.sessionId);
+      this.logger.warn({ sessionId: retired.sessionId, userId: retired.userId }, 'Refresh token reuse detected: session revoked');
+      throw invalidRefreshToken();
+    }
+    throw invalidRefreshToken();
+  }
+
+  private async replayWithinGrace(
+    retired: { sessionId: string; userId: string; successorHash: string; retryKeyHash: string | null; successorSealed: string | null; ageMs: number },
+    refreshToken: string,
+    retryKey: string | undefined,
+  ): Promise<IssuedRefresh | undefined> {
+    if (!retryKey || !retired.retryKeyHash || !retired.successorSealed) return undefined;
+    if (retired.retryKeyHash !== hashRetryKey(retryKey) || retired.ageMs > REFRESH_RETRY_GRACE_SECONDS * 1000) return undefined;
+    const successor = openSuccessor(refreshToken, retryKey, retired.successorSealed);
+    if (!successor || hashRefreshToken(successor) !== retired.successorHash) return undefined;
+    if (!(await this.sessions.isLiveWithToken(retired.sessionId, retired.successorHash))) return undefined;
+    return { userId: retired.userId, sessionId: retired.sessionId, refreshToken: successor };
+  }
+
+  async list(userId: string): Promise<SessionListDto> {
+    const now = new Date();
+    return { sessions: (await this.sessions.listForUser(userId)).map((session) => toSessionDto(session, now)) };
+  }
+
+  /** Revokes one of the user's sessions (idempotent); another user's session is 404 like a missing one. */
+  async revoke(userId: string, sessionId: string): Promise<{ revoked: boolean }> {
+    if (!(await this.sessions.revokeOwned(userId, sessionId))) throw new AppException(ErrorCode.NOT_FOUND, 'No such session');
+    return { revoked: true };
+  }
+
+  revokeAll(userId: string, manager?: EntityManager): Promise<number> {
+    return this.sessions.revokeAllForUser(userId, manager);
+  }
+
+  /** Revokes the user's session holding this refresh token; false when it is not theirs or not current. */
+  revokeByRefreshToken(userId: string, refreshToken: string): Promise<boolean> {
+    if (refreshToken.length === 0 || refreshToken.length > MAX_REFRESH_TOKEN_LENGTH) return Promise.resolve(false);
+    return this.sessions.revokeOwnedByToken(userId, hashRefreshToken(refreshToken));
+  }
+}
