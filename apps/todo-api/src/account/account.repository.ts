@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiKeyEntity, SessionEntity, SubscriptionEntity, UserEntity } from '#libs/accounts';
+
+/** Reads of everything an account owns, and its removal. Every query takes the user id first. */
+@Injectable()
+export class AccountRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  findUser(userId: string): Promise<UserEntity | null> {
+    return this.dataSource.getRepository(UserEntity).findOne({ where: { id: userId } });
+  }
+
+  findApiKeys(userId: string): Promise<ApiKeyEntity[]> {
+    return this.dataSource.getRepository(ApiKeyEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findSessions(userId: string): Promise<SessionEntity[]> {
+    return this.dataSource.getRepository(SessionEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findSubscription(userId: string): Promise<SubscriptionEntity | null> {
+    return this.dataSource.getRepository(SubscriptionEntity).findOne({ where: { userId } });
+  }
+
+  /**
+   * Removes the account. Every user-owned table references users(id) ON DELETE CASCADE, so
+   * deleting the user row removes the rest in the same statement; rate-limit counters are keyed
+   * by text and go explicitly. False when the user was already gone.
+   */
+  async deleteUser(manager: EntityManager, userId: string): Promise<boolean> {
+    const locked = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+    if (locked.length === 0) return false;
+    const keys: Array<{ id: string }> = await manager.query(`SELECT id FROM api_keys WHERE user_id = $1`, [userId]);
+    const trackers = [`%:user:${userId}`, ...keys.map((key) => `%:api-key:${key.id}`)];
+    await manager.query(`DELETE FROM rate_limit_counters WHERE key LIKE ANY($1::text[])`, [trackers]);
+    await manager.query(`DELETE FROM users WHERE id = $1`, [userId]);
+    return true;
+  }
+}

@@ -1,0 +1,69 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { PasswordHasher } from '#libs/accounts';
+import { AppException, ErrorCode } from '#libs/common';
+import { toApiKeyDto } from '../api-keys/api-keys.service.js';
+import { toUserDto } from '../auth/dto/auth-responses.dto.js';
+import { BillingService, toSubscriptionDto } from '../billing/billing.service.js';
+import { toSessionDto } from '../sessions/sessions.service.js';
+import { TodoEventsService } from '../todos/todo-events.service.js';
+import { TodosService } from '../todos/todos.service.js';
+import { AccountRepository } from './account.repository.js';
+import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
+
+/** Account export (everything the account owns, no secrets) and deletion. */
+@Injectable()
+export class AccountService {
+  private readonly logger = new Logger(AccountService.name);
+
+  constructor(
+    private readonly repository: AccountRepository,
+    private readonly todos: TodosService,
+    private readonly todoEvents: TodoEventsService,
+    private readonly billing: BillingService,
+    private readonly passwords: PasswordHasher,
+  ) {}
+
+  async export(userId: string): Promise<AccountExportDto> {
+    const user = await this.repository.findUser(userId);
+    if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
+    const [todos, apiKeys, sessions, subscription] = await Promise.all([
+      this.todos.allOf(userId),
+      this.repository.findApiKeys(userId),
+      this.repository.findSessions(userId),
+      this.repository.findSubscription(userId),
+    ]);
+    const now = new Date();
+    return {
+      exportedAt: now.toISOString(),
+      version: ACCOUNT_EXPORT_VERSION,
+      account: toUserDto(user),
+      todos,
+      apiKeys: apiKeys.map(toApiKeyDto),
+      sessions: sessions.map((session) => toSessionDto(session, now)),
+      subscription: toSubscriptionDto(subscription),
+    };
+  }
+
+  /**
+   * Checks the password, cancels a paid subscription at Stripe (a Stripe failure stops the
+   * deletion: better than a paying customer without an account), then removes every row of
+   * the account in one transaction. Its sessions, keys and open streams stop at once.
+   */
+  async delete(userId: string, request: DeleteAccountDto): Promise<AccountDeletedDto> {
+    const user = await this.repository.findUser(userId);
+    if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
+    if (!(await this.passwords.verify(request.password, user.passwordHash))) {
+      throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
+    }
+    await this.billing.cancelForAccountDeletion(userId);
+    const deleted = await this.repository.transaction(async (manager) => {
+      const removed = await this.repository.deleteUser(manager, userId);
+      if (removed) await this.todoEvents.announceAccountDeleted(manager, userId);
+      return removed;
+    });
+    if (!deleted) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
+    this.todoEvents.committed(userId);
+    this.logger.log({ userId }, 'Account deleted');
+    return { deleted: true };
+  }
+}

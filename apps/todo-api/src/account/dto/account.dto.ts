@@ -1,0 +1,50 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn, IsString, Length } from 'class-validator';
+import { ApiKeyDto } from '../../api-keys/dto/api-key.dto.js';
+import { UserDto } from '../../auth/dto/auth-responses.dto.js';
+import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
+import { SessionDto } from '../../sessions/dto/session.dto.js';
+import { TodoDto } from '../../todos/dto/todo.dto.js';
+
+export const ACCOUNT_EXPORT_VERSION = 'v1';
+export const DELETE_CONFIRMATION = 'DELETE';
+
+export class DeleteAccountDto {
+  @ApiProperty({ description: 'The current password', minLength: 1, maxLength: 128 })
+  @IsString()
+  @Length(1, 128)
+  password: string;
+
+  @ApiProperty({ enum: [DELETE_CONFIRMATION], description: 'Must be exactly `DELETE`' })
+  @IsString()
+  @IsIn([DELETE_CONFIRMATION], { message: 'confirmText must be exactly DELETE' })
+  confirmText: string;
+}
+
+export class AccountDeletedDto {
+  @ApiProperty({ enum: [true] })
+  deleted: true;
+}
+
+export class AccountExportDto {
+  @ApiProperty({ format: 'date-time' })
+  exportedAt: string;
+
+  @ApiProperty({ example: ACCOUNT_EXPORT_VERSION, description: 'Format version of this export' })
+  version: string;
+
+  @ApiProperty({ type: UserDto })
+  account: UserDto;
+
+  @ApiProperty({ type: [TodoDto] })
+  todos: TodoDto[];
+
+  @ApiProperty({ type: [ApiKeyDto], description: 'API key records, revoked ones included; never the key or its hash' })
+  apiKeys: ApiKeyDto[];
+
+  @ApiProperty({ type: [SessionDto] })
+  sessions: SessionDto[];
+
+  @ApiProperty({ type: SubscriptionDto })
+  subscription: SubscriptionDto;
+}

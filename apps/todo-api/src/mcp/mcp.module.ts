@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { TodosModule } from '../todos/todos.module.js';
+import { McpController } from './mcp.controller.js';
+import { McpService } from './mcp.service.js';
+
+@Module({
+  imports: [TodosModule],
+  controllers: [McpController],
+  providers: [McpService],
+})
+export class McpModule {}

@@ -1,0 +1,53 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { SORT_ORDERS, TODO_LIMITS, TODO_SORTS, type SortOrder, type TodoSort } from '../todo-limits.js';
+
+/** Query strings arrive as text: only a plain decimal integer becomes a number (anything else fails IsInt). */
+const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?[0-9]{1,10}$/.test(value) ? Number(value) : value);
+
+export class ListTodosQuery {
+  @ApiPropertyOptional({ description: 'Only todos of this category (exact match)', maxLength: TODO_LIMITS.categoryMaxLength })
+  @IsOptional()
+  @IsString()
+  @Length(1, TODO_LIMITS.categoryMaxLength)
+  category?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: TODO_LIMITS.priorityMin, maximum: TODO_LIMITS.priorityMax, description: 'Only todos of this priority' })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(TODO_LIMITS.priorityMin)
+  @Max(TODO_LIMITS.priorityMax)
+  priority?: number;
+
+  @ApiPropertyOptional({ description: 'Only todos whose text contains this string (case-insensitive)', maxLength: TODO_LIMITS.textMaxLength })
+  @IsOptional()
+  @IsString()
+  @Length(1, TODO_LIMITS.textMaxLength)
+  q?: string;
+
+  @ApiPropertyOptional({ enum: TODO_SORTS, default: 'createdAt', description: 'priority sorts by priority, then createdAt, then id' })
+  @IsOptional()
+  @IsIn(TODO_SORTS)
+  sort?: TodoSort;
+
+  @ApiPropertyOptional({ enum: SORT_ORDERS, default: 'asc' })
+  @IsOptional()
+  @IsIn(SORT_ORDERS)
+  order?: SortOrder;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: TODO_LIMITS.listMaxLimit, default: TODO_LIMITS.listDefaultLimit })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(TODO_LIMITS.listMaxLimit)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'Opaque `nextCursor` of the previous page; use it with the same filters, sort and order' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2000)
+  cursor?: string;
+}

@@ -1,0 +1,55 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { TODO_LIMITS } from '../todo-limits.js';
+
+export class CreateTodoDto {
+  @ApiProperty({ minLength: 1, maxLength: TODO_LIMITS.textMaxLength, example: 'Renew the passport' })
+  @IsString()
+  @Length(1, TODO_LIMITS.textMaxLength)
+  text: string;
+
+  @ApiProperty({ type: 'integer', minimum: TODO_LIMITS.priorityMin, maximum: TODO_LIMITS.priorityMax, description: '1 is urgent, 4 is low', example: 2 })
+  @IsInt()
+  @Min(TODO_LIMITS.priorityMin)
+  @Max(TODO_LIMITS.priorityMax)
+  priority: number;
+
+  @ApiProperty({ minLength: 1, maxLength: TODO_LIMITS.categoryMaxLength, example: 'errands' })
+  @IsString()
+  @Length(1, TODO_LIMITS.categoryMaxLength)
+  category: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, nullable: true, example: 30 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  estimatedDurationMinutes?: number | null;
+}
+
+/** Any of the create fields, at least one (checked by the service); only the duration may be null. */
+export class UpdateTodoDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: TODO_LIMITS.textMaxLength })
+  @ValidateIf((dto: UpdateTodoDto) => dto.text !== undefined)
+  @IsString()
+  @Length(1, TODO_LIMITS.textMaxLength)
+  text?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: TODO_LIMITS.priorityMin, maximum: TODO_LIMITS.priorityMax })
+  @ValidateIf((dto: UpdateTodoDto) => dto.priority !== undefined)
+  @IsInt()
+  @Min(TODO_LIMITS.priorityMin)
+  @Max(TODO_LIMITS.priorityMax)
+  priority?: number;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: TODO_LIMITS.categoryMaxLength })
+  @ValidateIf((dto: UpdateTodoDto) => dto.category !== undefined)
+  @IsString()
+  @Length(1, TODO_LIMITS.categoryMaxLength)
+  category?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, nullable: true, description: 'null clears the estimate' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  estimatedDurationMinutes?: number | null;
+}

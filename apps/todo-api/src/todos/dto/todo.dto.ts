@@ -1,0 +1,42 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class TodoDto {
+  @ApiProperty({ type: 'integer', minimum: 1, example: 42 })
+  id: number;
+
+  @ApiProperty({ minLength: 1, maxLength: 5000 })
+  text: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 4, description: '1 is urgent, 4 is low' })
+  priority: number;
+
+  @ApiProperty({ minLength: 1, maxLength: 100 })
+  category: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0, nullable: true })
+  estimatedDurationMinutes: number | null;
+
+  @ApiProperty({ type: 'integer', description: 'Unix timestamp in seconds', example: 1763700000 })
+  createdAt: number;
+}
+
+export class TodoDataDto {
+  @ApiProperty({ type: TodoDto })
+  todo: TodoDto;
+}
+
+export class TodoListDto {
+  @ApiProperty({ type: [TodoDto] })
+  todos: TodoDto[];
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null at the end' })
+  nextCursor: string | null;
+}
+
+export class DeletedTodoDto {
+  @ApiProperty({ type: 'integer', example: 42 })
+  id: number;
+
+  @ApiProperty({ enum: [true] })
+  deleted: true;
+}

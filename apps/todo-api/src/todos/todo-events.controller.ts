@@ -1,0 +1,34 @@
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ApiErrors, CurrentUserId, ErrorCode, RateLimit, RawResponse, UseAuth } from '#libs/common';
+import { TodoEventsService } from './todo-events.service.js';
+
+@ApiTags('todos')
+@Controller('api/v1/todos')
+export class TodoEventsController {
+  constructor(private readonly events: TodoEventsService) {}
+
+  @Get('events')
+  @UseAuth('jwt-or-api-key')
+  // Opening streams, not events: generous for reconnects, a brake on reconnect storms.
+  @RateLimit({ bucket: 'todo-events', limit: 120, windowSeconds: 60 })
+  @RawResponse()
+  @ApiOperation({
+    operationId: 'streamTodoEvents',
+    summary: 'Realtime stream of your todo changes (server-sent events)',
+    description:
+      'Events `todo.created` and `todo.updated` (data: the Todo) and `todo.deleted` (data: `{id}`), each with an `id`; ' +
+      'a comment line (`:`) every 25 s as heartbeat. Changes made through any replica arrive. Reconnect with ' +
+      '`Last-Event-ID` (EventSource does) to receive what was missed, for up to 24 hours. Authenticate with an API key ' +
+      '(`Authorization: Bearer`, `X-API-Key`) or an access token (`Authorization: Bearer`), or — for EventSource, which ' +
+      'cannot send headers — with `access_token=<JWT or API key>` in the query. Needs an active subscription or beta access.',
+  })
+  @ApiQuery({ name: 'access_token', required: false, description: 'JWT or API key, for clients that cannot send headers' })
+  @ApiProduces('text/event-stream')
+  @ApiResponse({ status: 200, description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } })
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_API_KEY, ErrorCode.SUBSCRIPTION_REQUIRED, ErrorCode.RATE_LIMITED)
+  stream(@Req() request: Request, @Res() response: Response, @CurrentUserId() userId: string): Promise<void> {
+    return this.events.open(request, response, userId);
+  }
+}

@@ -1,0 +1,257 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createSession, type Session } from 'better-sse';
+import type { Request, Response } from 'express';
+import pg from 'pg';
+import { DataSource, EntityManager } from 'typeorm';
+import { TodosRepository, type TodoEventRow } from './todos.repository.js';
+
+/** The Postgres channel every replica listens on. Payloads name the user and the event id, never the todo itself. */
+export const TODO_EVENTS_CHANNEL = 'todo_events';
+const DEFAULT_HEARTBEAT_MS = 25_000;
+const REPLAY_PAGE = 500;
+
+export type TodoEventType = 'todo.created' | 'todo.updated' | 'todo.deleted';
+
+interface Notice {
+  /** user id */
+  u: string;
+  /** event id; absent when the user's streams must end (account deleted) */
+  e?: string;
+}
+
+interface Subscriber {
+  userId: string;
+  session: Session;
+  response: Response;
+  /** The last event id this stream has (or, at its start, is treated as having) seen. */
+  lastSentId: bigint;
+  /** False until the stream's start position is known. */
+  ready: boolean;
+}
+
+/**
+ * Fan-out of todo changes to server-sent-event streams on every replica.
+ *
+ * Each change appends a row to `todo_events` inside its own transaction and sends
+ * `NOTIFY todo_events` from that transaction, so the notice goes out only on commit. Every
+ * replica LISTENs on one dedicated connection; a notice for a user with local streams makes
+ * it read that user's log after the streams' positions and push what is new. Event ids grow
+ * per user in commit order (writes lock the user row), so the log also serves Last-Event-ID
+ * resume and the catch-up after a lost LISTEN connection.
+ *
+ * The embedded database (PGlite behind pglite-socket) is a single backend session: a
+ * notification is delivered to whichever connection happens to run a query, not to the
+ * listener. There, fan-out is in-process (one process owns the embedded database anyway).
+ */
+@Injectable()
+export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(TodoEventsService.name);
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly pulls = new Map<string, { again: boolean }>();
+  private listener?: pg.Client;
+  private reconnectTimer?: NodeJS.Timeout;
+  private reconnectDelayMs = 500;
+  private stopping = false;
+  private listenerLost = false;
+  mode: 'notify' | 'in-process' = 'notify';
+  /** Interval of the heartbeat comment; tests shorten it. */
+  heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: TodosRepository,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const [{ version }] = await this.dataSource.query(`SELECT version() AS version`);
+    this.mode = String(version).includes('PGlite') ? 'in-process' : 'notify';
+    if (this.mode === 'notify') await this.connectListener();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.response.end();
+    this.subscribers.clear();
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Open streams on this replica (all users). */
+  subscriberCount(): number {
+    let count = 0;
+    for (const set of this.subscribers.values()) count += set.size;
+    return count;
+  }
+
+  /** Whether this replica currently listens for other replicas' changes. */
+  isListening(): boolean {
+    return this.mode === 'in-process' || this.listener !== undefined;
+  }
+
+  /** Inside the change's transaction: announce the event to every replica on commit. */
+  async announce(manager: EntityManager, userId: string, eventId: string): Promise<void> {
+    if (this.mode === 'notify') await this.notify(manager, { u: userId, e: eventId });
+  }
+
+  /** Inside the deletion's transaction: every replica ends the user's streams on commit. */
+  async announceAccountDeleted(manager: EntityManager, userId: string): Promise<void> {
+    if (this.mode === 'notify') await this.notify(manager, { u: userId });
+  }
+
+  /** After commit: the in-process fallback delivers here (with NOTIFY the listener does). */
+  committed(userId: string, eventId?: string): void {
+    if (this.mode === 'in-process') this.handleNotice({ u: userId, e: eventId });
+  }
+
+  /** Opens a stream for the user on this request; resumes after Last-Event-ID when given. */
+  async open(request: Request, response: Response, userId: string): Promise<void> {
+    const session = await createSession(request, response, {
+      keepAlive: this.heartbeatIntervalMs,
+      retry: 2000,
+      headers: { 'X-Accel-Buffering': 'no' },
+    });
+    const subscriber: Subscriber = { userId, session, response, lastSentId: 0n, ready: false };
+    const set = this.subscribers.get(userId) ?? new Set<Subscriber>();
+    set.add(subscriber);
+    this.subscribers.set(userId, set);
+    session.once('disconnected', () => this.remove(subscriber));
+    if (!session.isConnected) {
+      this.remove(subscriber);
+      return;
+    }
+    try {
+      const resumeFrom = /^[0-9]{1,18}$/.test(session.lastId) ? session.lastId : undefined;
+      // Without Last-Event-ID the stream starts at the user's latest event.
+      subscriber.lastSentId = BigInt(resumeFrom ?? (await this.repository.latestEventId(userId)));
+      subscriber.ready = true;
+      // Replays what follows the start position, including anything committed meanwhile.
+      this.pull(userId);
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, 'Could not start the todo event stream; closing it');
+      response.end();
+    }
+  }
+
+  /**
+   * Delivers the user's new events to the user's local streams: reads the log after the
+   * oldest position among them, so it needs no particular notice order and closes any gap.
+   * Runs are serialised per user; notices arriving during a run cause one more run.
+   */
+  private pull(userId: string): void {
+    const running = this.pulls.get(userId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.pulls.set(userId, state);
+    void (async () => {
+      try {
+        do {
+          state.again = false;
+          const ready = [...(this.subscribers.get(userId) ?? [])].filter((subscriber) => subscriber.ready && subscriber.session.isConnected);
+          if (ready.length === 0) break;
+          const from = ready.reduce((min, subscriber) => (subscriber.lastSentId < min ? subscriber.lastSentId : min), ready[0].lastSentId);
+          await this.replay(userId, from, ready);
+        } while (state.again);
+      } catch (error) {
+        this.logger.warn({ err: (error as Error).message }, 'Could not read todo events; closing the streams');
+        for (const subscriber of this.subscribers.get(userId) ?? []) subscriber.response.end();
+      } finally {
+        this.pulls.delete(userId);
+      }
+    })();
+  }
+
+  private async replay(userId: string, afterId: bigint, targets: Subscriber[]): Promise<void> {
+    let cursor = afterId;
+    for (;;) {
+      const page = await this.repository.eventsAfter(userId, cursor.toString(), REPLAY_PAGE);
+      for (const event of page) for (const subscriber of targets) this.deliver(subscriber, event);
+      if (page.length < REPLAY_PAGE || !targets.some((subscriber) => subscriber.session.isConnected)) return;
+      cursor = BigInt(page[page.length - 1].id);
+    }
+  }
+
+  private remove(subscriber: Subscriber): void {
+    const set = this.subscribers.get(subscriber.userId);
+    if (!set) return;
+    set.delete(subscriber);
+    if (set.size === 0) this.subscribers.delete(subscriber.userId);
+  }
+
+  private deliver(subscriber: Subscriber, event: TodoEventRow): void {
+    const id = BigInt(event.id);
+    if (!subscriber.ready || id <= subscriber.lastSentId || !subscriber.session.isConnected) return;
+    subscriber.session.push(event.payload, event.type, event.id);
+    subscriber.lastSentId = id;
+  }
+
+  private async notify(manager: EntityManager, notice: Notice): Promise<void> {
+    await manager.query(`SELECT pg_notify($1, $2)`, [TODO_EVENTS_CHANNEL, JSON.stringify(notice)]);
+  }
+
+  private handleNotice(notice: Notice): void {
+    const local = this.subscribers.get(notice.u);
+    if (!local || local.size === 0) return;
+    if (notice.e === undefined) {
+      for (const subscriber of [...local]) subscriber.response.end();
+      return;
+    }
+    this.pull(notice.u);
+  }
+
+  private async connectListener(): Promise<void> {
+    const options = this.dataSource.options as { url?: string };
+    const client = new pg.Client({ connectionString: options.url, application_name: 'todo-api-events', keepAlive: true, connectionTimeoutMillis: 3000 });
+    const lost = () => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listenerLost = true;
+      client.end().catch(() => undefined);
+      this.logger.warn('Lost the LISTEN connection for todo events; reconnecting');
+      this.scheduleReconnect();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', (message) => {
+      if (message.channel !== TODO_EVENTS_CHANNEL || !message.payload) return;
+      try {
+        const notice = JSON.parse(message.payload) as Notice;
+        if (typeof notice.u === 'string') this.handleNotice(notice);
+      } catch {
+        // not ours
+      }
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${TODO_EVENTS_CHANNEL}`);
+      this.listener = client;
+      this.reconnectDelayMs = 500;
+      // Notices sent while nobody listened are gone; the event log still has the events.
+      if (this.listenerLost) {
+        this.listenerLost = false;
+        for (const userId of this.subscribers.keys()) this.pull(userId);
+      }
+    } catch (error) {
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+      this.logger.warn({ err: (error as Error).message }, 'Could not LISTEN for todo events; retrying');
+      this.scheduleReconnect();
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopping || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connectListener();
+    }, this.reconnectDelayMs);
+    this.reconnectTimer.unref();
+    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 15_000);
+  }
+}

@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
+import type { SortOrder, TodoSort } from './todo-limits.js';
+
+/** A todo as read from the database, with createdAt in Unix seconds and its exact keyset value. */
+export interface TodoRow {
+  id: number;
+  text: string;
+  priority: number;
+  category: string;
+  estimatedDurationMinutes: number | null;
+  createdAt: number;
+  /** created_at as Postgres text, full precision: the keyset value of cursors. */
+  createdAtKey: string;
+}
+
+export interface TodoListFilter {
+  category?: string;
+  priority?: number;
+  q?: string;
+}
+
+export interface TodoKeyset {
+  priority?: number;
+  createdAtKey: string;
+  id: number;
+}
+
+export interface TodoEventRow {
+  id: string;
+  type: string;
+  payload: unknown;
+}
+
+const TODO_COLUMNS = `id, text, priority, category, estimated_duration_minutes AS "estimatedDurationMinutes",
+  floor(extract(epoch FROM created_at))::bigint AS "createdAt", created_at::text AS "createdAtKey"`;
+
+function toRow(raw: any): TodoRow {
+  return {
+    id: Number(raw.id),
+    text: raw.text,
+    priority: Number(raw.priority),
+    category: raw.category,
+    estimatedDurationMinutes: raw.estimatedDurationMinutes === null ? null : Number(raw.estimatedDurationMinutes),
+    createdAt: Number(raw.createdAt),
+    createdAtKey: raw.createdAtKey,
+  };
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Every query takes the owner first and filters on it: another account's todo does not exist here. */
+@Injectable()
+export class TodosRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** Serialises one account's writes, so its event ids grow in commit order (Last-Event-ID resume relies on it). */
+  async lockOwner(manager: EntityManager, userId: string): Promise<boolean> {
+    const rows = await manager.query(`SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
+    return rows.length > 0;
+  }
+
+  async list(userId: string, filter: TodoListFilter, sort: TodoSort, order: SortOrder, limit: number, after?: TodoKeyset): Promise<TodoRow[]> {
+    const params: unknown[] = [userId];
+    const where = ['user_id = $1'];
+    if (filter.category !== undefined) where.push(`category = $${params.push(filter.category)}`);
+    if (filter.priority !== undefined) where.push(`priority = $${params.push(filter.priority)}`);
+    if (filter.q !== undefined) where.push(`text ILIKE $${params.push(`%${escapeLike(filter.q)}%`)} ESCAPE '\\'`);
+    const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const comparison = order === 'desc' ? '<' : '>';
+    if (after) {
+      if (sort === 'priority') {
+        where.push(
+          `(priority, created_at, id) ${comparison} ($${params.push(after.priority)}::smallint, $${params.push(after.createdAtKey)}::timestamptz, $${params.push(after.id)}::integer)`,
+        );
+      } else {
+        where.push(`(created_at, id) ${comparison} ($${params.push(after.createdAtKey)}::timestamptz, $${params.push(after.id)}::integer)`);
+      }
+    }
+    const orderBy = sort === 'priority' ? `priority ${direction}, created_at ${direction}, id ${direction}` : `created_at ${direction}, id ${direction}`;
+    const rows = await this.dataSource.query(
+      `SELECT ${TODO_COLUMNS} FROM todos WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT $${params.push(limit)}`,
+      params,
+    );
+    return rows.map(toRow);
+  }
+
+  async findOne(userId: string, id: number, manager: EntityManager = this.dataSource.manager): Promise<TodoRow | undefined> {
+    const rows = await manager.query(`SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 AND id = $2`, [userId, id]);
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  async findAllOf(userId: string): Promise<TodoRow[]> {
+    const rows = await this.dataSource.query(`SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    return rows.map(toRow);
+  }
+
+  async insert(manager: EntityManager, userId: string, input: CreateTodoDto): Promise<TodoRow> {
+    const rows = await manager.query(
+      `INSERT INTO todos (user_id, text, priority, category, estimated_duration_minutes) VALUES ($1, $2, $3, $4, $5) RETURNING ${TODO_COLUMNS}`,
+      [userId, input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null],
+    );
+    return toRow(rows[0]);
+  }
+
+  async update(manager: EntityManager, userId: string, id: number, changes: UpdateTodoDto): Promise<TodoRow | undefined> {
+    const params: unknown[] = [userId, id];
+    const sets = ['updated_at = now()'];
+    if (changes.text !== undefined) sets.push(`text = $${params.push(changes.text)}`);
+    if (changes.priority !== undefined) sets.push(`priority = $${params.push(changes.priority)}`);
+    if (changes.category !== undefined) sets.push(`category = $${params.push(changes.category)}`);
+    if (changes.estimatedDurationMinutes !== undefined) sets.push(`estimated_duration_minutes = $${params.push(changes.estimatedDurationMinutes)}`);
+    const rows = await manager.query(`UPDATE todos SET ${sets.join(', ')} WHERE user_id = $1 AND id = $2 RETURNING ${TODO_COLUMNS}`, params);
+    // TypeORM's postgres driver answers UPDATE ... RETURNING with [rows, affectedCount].
+    const returned = Array.isArray(rows[0]) ? rows[0] : rows;
+    return returned[0] ? toRow(returned[0]) : undefined;
+  }
+
+  async delete(manager: EntityManager, userId: string, id: number): Promise<boolean> {
+    const rows = await manager.query(`DELETE FROM todos WHERE user_id = $1 AND id = $2 RETURNING id`, [userId, id]);
+    const returned = Array.isArray(rows[0]) ? rows[0] : rows;
+    return returned.length > 0;
+  }
+
+  // --- Idempotency-Key store (per API key) ---
+
+  /** Claims the key for this request; false when an unexpired earlier request holds it. */
+  async claimIdempotencyKey(manager: EntityManager, apiKeyId: string, key: string, userId: string, requestHash: string, windowHours: number): Promise<boolean> {
+    await manager.query(
+      `DELETE FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
+      [apiKeyId, key, windowHours],
+    );
+    const rows = await manager.query(
+      `INSERT INTO todo_idempotency_keys (api_key_id, idempotency_key, user_id, request_hash) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (api_key_id, idempotency_key) DO NOTHING RETURNING 1 AS claimed`,
+      [apiKeyId, key, userId, requestHash],
+    );
+    return rows.length > 0;
+  }
+
+  async findIdempotentAnswer(manager: EntityManager, apiKeyId: string, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
+    const rows = await manager.query(
+      `SELECT request_hash AS "requestHash", status_code AS "statusCode", response FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
+      [apiKeyId, key],
+    );
+    return rows[0];
+  }
+
+  async storeIdempotentAnswer(manager: EntityManager, apiKeyId: string, key: string, statusCode: number, response: unknown): Promise<void> {
+    await manager.query(`UPDATE todo_idempotency_keys SET status_code = $3, response = $4 WHERE api_key_id = $1 AND idempotency_key = $2`, [
+      apiKeyId,
+      key,
+      statusCode,
+      JSON.stringify(response),
+    ]);
+  }
+
+  // --- Event log of the realtime stream ---
+
+  async appendEvent(manager: EntityManager, userId: string, type: string, payload: unknown): Promise<string> {
+    const rows = await manager.query(`INSERT INTO todo_events (user_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text AS id`, [
+      userId,
+      type,
+      JSON.stringify(payload),
+    ]);
+    return rows[0].id;
+  }
+
+  async eventsAfter(userId: string, afterId: string, limit: number): Promise<TodoEventRow[]> {
+    return this.dataSource.query(
+      `SELECT id::text AS id, type, payload FROM todo_events WHERE user_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
+      [userId, afterId, limit],
+    );
+  }
+
+  async latestEventId(userId: string): Promise<string> {
+    const rows = await this.dataSource.query(`SELECT coalesce(max(id), 0)::text AS id FROM todo_events WHERE user_id = $1`, [userId]);
+    return rows[0].id;
+  }
+
+  async sweepExpired(idempotencyHours: number, eventHours: number): Promise<void> {
+    await this.dataSource.query(`DELETE FROM todo_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [idempotencyHours]);
+    await this.dataSource.query(`DELETE FROM todo_events WHERE created_at < now() - make_interval(hours => $1)`, [eventHours]);
+  }
+}

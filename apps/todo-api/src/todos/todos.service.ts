@@ -1,0 +1,216 @@
+import { createHash } from 'node:crypto';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AppException, ErrorCode, validationException } from '#libs/common';
+import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
+import type { ListTodosQuery } from './dto/list-todos.query.js';
+import type { DeletedTodoDto, TodoDataDto, TodoDto, TodoListDto } from './dto/todo.dto.js';
+import { TodoEventsService, type TodoEventType } from './todo-events.service.js';
+import { EVENT_RETENTION_HOURS, IDEMPOTENCY_WINDOW_HOURS, TODO_LIMITS, type SortOrder, type TodoSort } from './todo-limits.js';
+import { TodosRepository, type TodoKeyset, type TodoListFilter, type TodoRow } from './todos.repository.js';
+
+/** Who acts on todos: the owner, and the API key (Idempotency-Keys are stored per key). */
+export interface TodoActor {
+  userId: string;
+  apiKeyId?: string;
+}
+
+export interface CreateTodoOutcome {
+  data: TodoDataDto;
+  /** True when an earlier request with the same Idempotency-Key is answered again. */
+  replayed: boolean;
+}
+
+interface CursorPayload {
+  v: 1;
+  s: TodoSort;
+  o: SortOrder;
+  /** Fingerprint of the filters the cursor was made for. */
+  f: string;
+  k: TodoKeyset;
+}
+
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export function toTodoDto(row: TodoRow): TodoDto {
+  return {
+    id: row.id,
+    text: row.text,
+    priority: row.priority,
+    category: row.category,
+    estimatedDurationMinutes: row.estimatedDurationMinutes,
+    createdAt: row.createdAt,
+  };
+}
+
+function filterFingerprint(filter: TodoListFilter): string {
+  return createHash('sha256')
+    .update(JSON.stringify([filter.category ?? null, filter.priority ?? null, filter.q ?? null]))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+function encodeCursor(payload: CursorPayload): string {
+  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+}
+
+function invalidCursor(message = 'The cursor is invalid'): AppException {
+  return validationException([{ field: 'cursor', messages: [message] }], message);
+}
+
+function decodeCursor(cursor: string, sort: TodoSort, order: SortOrder, fingerprint: string): TodoKeyset {
+  let payload: CursorPayload;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload;
+  } catch {
+    throw invalidCursor();
+  }
+  const key = payload?.k;
+  if (
+    payload?.v !== 1 ||
+    typeof key !== 'object' ||
+    key === null ||
+    !Number.isInteger(key.id) ||
+    typeof key.createdAtKey !== 'string' ||
+    !/^[0-9 :.+-]{10,40}$/.test(key.createdAtKey) ||
+    (payload.s === 'priority' && !Number.isInteger(key.priority))
+  ) {
+    throw invalidCursor();
+  }
+  if (payload.s !== sort || payload.o !== order || payload.f !== fingerprint) {
+    throw invalidCursor('The cursor belongs to a list with other filters, sort or order');
+  }
+  return key;
+}
+
+/** The todo rules, shared by the REST controller and the MCP tools. */
+@Injectable()
+export class TodosService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(TodosService.name);
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly repository: TodosRepository,
+    private readonly events: TodoEventsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.sweeper = setInterval(() => {
+      this.repository.sweepExpired(IDEMPOTENCY_WINDOW_HOURS, EVENT_RETENTION_HOURS).catch((error: Error) => this.logger.warn({ err: error.message }, 'Sweep failed'));
+    }, 15 * 60_000);
+    this.sweeper.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  async list(userId: string, query: ListTodosQuery): Promise<TodoListDto> {
+    const sort = query.sort ?? 'createdAt';
+    const order = query.order ?? 'asc';
+    const limit = query.limit ?? TODO_LIMITS.listDefaultLimit;
+    const filter: TodoListFilter = { category: query.category, priority: query.priority, q: query.q };
+    const fingerprint = filterFingerprint(filter);
+    const after = query.cursor ? decodeCursor(query.cursor, sort, order, fingerprint) : undefined;
+    const rows = await this.repository.list(userId, filter, sort, order, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const nextCursor =
+      rows.length > limit && last
+        ? encodeCursor({ v: 1, s: sort, o: order, f: fingerprint, k: { priority: sort === 'priority' ? last.priority : undefined, createdAtKey: last.createdAtKey, id: last.id } })
+        : null;
+    return { todos: page.map(toTodoDto), nextCursor };
+  }
+
+  async get(userId: string, id: number): Promise<TodoDataDto> {
+    const row = await this.repository.findOne(userId, id);
+    if (!row) throw this.notFound(id);
+    return { todo: toTodoDto(row) };
+  }
+
+  async create(actor: TodoActor, input: CreateTodoDto, idempotencyKey?: string): Promise<CreateTodoOutcome> {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      throw validationException(
+        [{ field: 'Idempotency-Key', messages: [`must be 1..${TODO_LIMITS.idempotencyKeyMaxLength} visible ASCII characters`] }],
+        'The Idempotency-Key header is invalid',
+      );
+    }
+    const keyed = idempotencyKey !== undefined && actor.apiKeyId !== undefined ? { apiKeyId: actor.apiKeyId, key: idempotencyKey } : undefined;
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null]))
+      .digest('hex');
+
+    const outcome = await this.repository.transaction(async (manager) => {
+      await this.lockOwner(manager, actor.userId);
+      if (keyed) {
+        const claimed = await this.repository.claimIdempotencyKey(manager, keyed.apiKeyId, keyed.key, actor.userId, requestHash, IDEMPOTENCY_WINDOW_HOURS);
+        if (!claimed) {
+          const earlier = await this.repository.findIdempotentAnswer(manager, keyed.apiKeyId, keyed.key);
+          if (!earlier || earlier.requestHash !== requestHash || earlier.response === null) {
+            throw new AppException(
+              ErrorCode.IDEMPOTENCY_KEY_REUSED,
+              'This Idempotency-Key was already used for a different request within the last 24 hours',
+            );
+          }
+          return { data: earlier.response as TodoDataDto, replayed: true, eventId: undefined };
+        }
+      }
+      const todo = toTodoDto(await this.repository.insert(manager, actor.userId, input));
+      const eventId = await this.recordEvent(manager, actor.userId, 'todo.created', todo);
+      const data: TodoDataDto = { todo };
+      if (keyed) await this.repository.storeIdempotentAnswer(manager, keyed.apiKeyId, keyed.key, 201, data);
+      return { data, replayed: false, eventId };
+    });
+    if (outcome.eventId) this.events.committed(actor.userId, outcome.eventId);
+    return { data: outcome.data, replayed: outcome.replayed };
+  }
+
+  async update(userId: string, id: number, changes: UpdateTodoDto): Promise<TodoDataDto> {
+    const present = (['text', 'priority', 'category', 'estimatedDurationMinutes'] as const).filter((field) => changes[field] !== undefined);
+    if (present.length === 0) {
+      throw validationException(
+        [{ field: 'body', messages: ['at least one of text, priority, category, estimatedDurationMinutes is required'] }],
+        'The update changes nothing: give at least one property',
+      );
+    }
+    const { todo, eventId } = await this.repository.transaction(async (manager) => {
+      await this.lockOwner(manager, userId);
+      const row = await this.repository.update(manager, userId, id, changes);
+      if (!row) throw this.notFound(id);
+      const updated = toTodoDto(row);
+      return { todo: updated, eventId: await this.recordEvent(manager, userId, 'todo.updated', updated) };
+    });
+    this.events.committed(userId, eventId);
+    return { todo };
+  }
+
+  async delete(userId: string, id: number): Promise<DeletedTodoDto> {
+    const eventId = await this.repository.transaction(async (manager) => {
+      await this.lockOwner(manager, userId);
+      if (!(await this.repository.delete(manager, userId, id))) throw this.notFound(id);
+      return this.recordEvent(manager, userId, 'todo.deleted', { id });
+    });
+    this.events.committed(userId, eventId);
+    return { id, deleted: true };
+  }
+
+  /** Every todo of the account, oldest first (account export). */
+  async allOf(userId: string): Promise<TodoDto[]> {
+    return (await this.repository.findAllOf(userId)).map(toTodoDto);
+  }
+
+  private async lockOwner(manager: EntityManager, userId: string): Promise<void> {
+    // The account was deleted between authentication and this write.
+    if (!(await this.repository.lockOwner(manager, userId))) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
+  }
+
+  private async recordEvent(manager: EntityManager, userId: string, type: TodoEventType, payload: unknown): Promise<string> {
+    const eventId = await this.repository.appendEvent(manager, userId, type, payload);
+    await this.events.announce(manager, userId, eventId);
+    return eventId;
+  }
+
+  private notFound(id: number): AppException {
+    return new AppException(ErrorCode.NOT_FOUND, `Todo ${id} not found`);
+  }
+}

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EventSource } from 'eventsource';
+import { grantBetaAccess, insertApiKey, insertUser, StripeTestServer, type TestUser } from '#libs/testing';
+import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
+import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('account export and deletion', () => {
+  const stripe = new StripeTestServer();
+  let t: TestApp & { database: { url: string } };
+  let feedback: TestApp;
+
+  beforeAll(async () => {
+    await stripe.start();
+    t = await startWithDatabase('todo-api', {
+      STRIPE_SECRET_KEY: 'sk_test_local',
+      STRIPE_WEBHOOK_SECRET: 'whsec_test_local',
+      STRIPE_PRICE_ID: 'price_test',
+      STRIPE_API_BASE: stripe.url,
+      STRIPE_TIMEOUT_MS: '1000',
+    });
+    feedback = await startApp('feedback-export', t.database.url);
+  });
+  afterAll(async () => {
+    await feedback?.close();
+    await t?.close();
+    await stripe.stop();
+  });
+
+  /** A user with something in every kind of table: todos, events, idempotency keys, keys, sessions, subscription, counters, a feedback site. */
+  async function populatedUser(): Promise<{ user: TestUser; jwt: string; key: { id: string; key: string } }> {
+    const user = await insertUser(t.dataSource);
+    await grantBetaAccess(t.dataSource, user.id);
+    const key = await insertApiKey(t.dataSource, user.id);
+    const jwt = await t.accessTokenFor(user.id);
+    for (let i = 0; i < 3; i++) {
+      await t.http.post('/api/v1/todos').set('X-API-Key', key.key).set('Idempotency-Key', `k-${i}`).send({ text: `todo ${i}`, priority: 1 + i, category: 'c' }).expect(201);
+    }
+    await feedback.http.post('/api/v1/sites').set('Authorization', `Bearer ${jwt}`).send({ name: `Site of ${user.username}` }).expect(201);
+    return { user, jwt, key };
+  }
+
+  /** Rows of every table in the schema (found at run time) whose text mentions any of the needles. */
+  async function rowsMentioning(needles: string[]): Promise<Record<string, number>> {
+    const tables: Array<{ name: string }> = await t.dataSource.query(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    );
+    const counts: Record<string, number> = {};
+    for (const { name } of tables) {
+      const rows = await t.dataSource.query(`SELECT count(*)::int AS n FROM "${name.replace(/"/g, '""')}" AS r WHERE r::text ILIKE ANY($1::text[])`, [
+        needles.map((needle) => `%${needle}%`),
+      ]);
+      counts[name] = rows[0].n;
+    }
+    return counts;
+  }
+
+  it('exports the account, todos, API key records, sessions and subscription, version v1, without secrets', async () => {
+    const { user, jwt, key } = await populatedUser();
+    const res = await t.http.get('/api/v1/account/export').set('Authorization', `Bearer ${jwt}`).expect(200);
+    const data = res.body.data;
+    expect(Object.keys(data).sort()).toEqual(['account', 'apiKeys', 'exportedAt', 'sessions', 'subscription', 'todos', 'version']);
+    expect(data.version).toBe('v1');
+    expect(new Date(data.exportedAt).toISOString()).toBe(data.exportedAt);
+    expect(data.account).toMatchObject({ id: user.id, email: user.email, username: user.username, privilege: 'user' });
+    expect(data.todos.map((todo: { text: string }) => todo.text)).toEqual(['todo 0', 'todo 1', 'todo 2']);
+    expect(data.todos[0]).toEqual({ id: expect.any(Number), text: 'todo 0', priority: 1, category: 'c', estimatedDurationMinutes: null, createdAt: expect.any(Number) });
+    expect(data.apiKeys).toEqual([
+      { id: key.id, name: 'test key', prefix: key.key.slice(0, 12), createdAt: expect.any(String), lastUsedAt: expect.any(String), expiresAt: null, revokedAt: null },
+    ]);
+    expect(data.sessions).toHaveLength(1);
+    expect(data.sessions[0]).toMatchObject({ isActive: true, revokedAt: null });
+    expect(data.subscription).toMatchObject({ isBetaLifetime: true, isActive: true, status: 'none' });
+
+    const raw = JSON.stringify(res.body);
+    const [secrets] = await t.dataSource.query(
+      `SELECT u.password_hash AS p, k.key_hash AS k, s.refresh_token_hash AS s FROM users u JOIN api_keys k ON k.user_id = u.id JOIN sessions s ON s.user_id = u.id WHERE u.id = $1`,
+      [user.id],
+    );
+    for (const secret of [key.key, secrets.p, secrets.k, secrets.s, user.password]) expect(raw).not.toContain(secret);
+    expect(raw).not.toMatch(/hash|password/i);
+
+    expect((await t.http.get('/api/v1/account/export').expect(401)).body.error.code).toBe('AUTH_REQUIRED');
+    expect((await t.http.get('/api/v1/account/export').set('X-API-Key', key.key).expect(401)).body.error.code).toBe('AUTH_REQUIRED');
+  });
+
+  it('refuses a confirmText other than DELETE (400) and a wrong password (401), deleting nothing', async () => {
+    const { user, jwt } = await populatedUser();
+    for (const body of [
+      { password: user.password, confirmText: 'delete' },
+      { password: user.password, confirmText: 'DELETE ' },
+      { password: user.password },
+      { confirmText: 'DELETE' },
+      { password: user.password, confirmText: 'DELETE', extra: true },
+    ]) {
+      const res = await t.http.delete('/api/v1/account').set('Authorization', `Bearer ${jwt}`).send(body).expect(400);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    const wrong = await t.http.delete('/api/v1/account').set('Authorization', `Bearer ${jwt}`).send({ password: 'not-the-password', confirmText: 'DELETE' }).expect(401);
+    expect(wrong.body.error.code).toBe('INVALID_CREDENTIALS');
+    expect((await t.dataSource.query(`SELECT 1 FROM users WHERE id = $1`, [user.id])).length).toBe(1);
+  });
+
+  it('deletes every row of the account in both services, cancels the paid subscription, and ends sessions, keys and streams at once', async () => {
+    const { user, jwt, key } = await populatedUser();
+    const bystander = await populatedUser();
+    const customerId = `cus_test_${user.id.slice(0, 8)}`;
+    const subscription = stripe.createSubscription(customerId, { status: 'active' });
+    await t.dataSource.query(
+      `UPDATE subscriptions SET provider = 'stripe', plan_code = 'api_access_monthly', status = 'active', provider_customer_id = $2, provider_subscription_id = $3 WHERE user_id = $1`,
+      [user.id, customerId, subscription.id],
+    );
+    const sessionIds: string[] = (await t.dataSource.query(`SELECT id FROM sessions WHERE user_id = $1`, [user.id])).map((row: { id: string }) => row.id);
+    const needles = [user.id, user.email, key.id, customerId, ...sessionIds];
+    const bystanderNeedles = [bystander.user.id, bystander.key.id];
+
+    const before = await rowsMentioning(needles);
+    for (const table of ['users', 'todos', 'todo_events', 'todo_idempotency_keys', 'api_keys', 'sessions', 'subscriptions', 'rate_limit_counters', 'sites']) {
+      expect([table, before[table]]).toEqual([table, expect.any(Number)]);
+      expect(before[table]).toBeGreaterThan(0);
+    }
+    const bystanderBefore = await rowsMentioning(bystanderNeedles);
+
+    const stream = new EventSource(`${t.baseUrl}/api/v1/todos/events?access_token=${key.key}`);
+    await new Promise<void>((resolve, reject) => {
+      stream.onopen = () => resolve();
+      stream.onerror = () => reject(new Error('stream failed'));
+    });
+    const events = t.app.get(TodoEventsService);
+    expect(events.subscriberCount()).toBeGreaterThan(0);
+    stream.onerror = () => stream.close(); // the server ends it; do not reconnect
+
+    const res = await t.http.delete('/api/v1/account').set('Authorization', `Bearer ${jwt}`).send({ password: user.password, confirmText: 'DELETE' }).expect(200);
+    expect(res.body).toEqual({ success: true, data: { deleted: true } });
+
+    expect(stripe.requestsTo('DELETE', new RegExp(`^/v1/subscriptions/${subscription.id}$`))).toHaveLength(1);
+    const after = await rowsMentioning(needles);
+    expect(Object.entries(after).filter(([, count]) => count > 0)).toEqual([]);
+    expect(await rowsMentioning(bystanderNeedles)).toEqual(bystanderBefore);
+
+    expect((await t.http.get('/api/v1/account/export').set('Authorization', `Bearer ${jwt}`).expect(401)).body.error.code).toBe('AUTH_REQUIRED');
+    expect((await feedback.http.get('/api/v1/sites').set('Authorization', `Bearer ${jwt}`).expect(401)).body.error.code).toBe('AUTH_REQUIRED');
+    expect((await t.http.get('/api/v1/todos').set('X-API-Key', key.key).expect(401)).body.error.code).toBe('INVALID_API_KEY');
+    await until(() => events.subscriberCount() === 0);
+    stream.close();
+    await t.http.get('/api/v1/todos').set('X-API-Key', bystander.key.key).expect(200);
+  });
+
+  it('refuses the deletion when Stripe cannot cancel the subscription, and keeps everything', async () => {
+    const { user, jwt } = await populatedUser();
+    const customerId = `cus_fail_${user.id.slice(0, 8)}`;
+    const subscription = stripe.createSubscription(customerId, { status: 'active' });
+    await t.dataSource.query(
+      `UPDATE subscriptions SET provider = 'stripe', status = 'active', provider_customer_id = $2, provider_subscription_id = $3 WHERE user_id = $1`,
+      [user.id, customerId, subscription.id],
+    );
+    const before = await rowsMentioning([user.id]);
+    stripe.injectFault(/^DELETE \/v1\/subscriptions\//, { kind: 'error', status: 500, message: 'boom' });
+    try {
+      const res = await t.http.delete('/api/v1/account').set('Authorization', `Bearer ${jwt}`).send({ password: user.password, confirmText: 'DELETE' });
+      expect(res.status).toBeGreaterThanOrEqual(502);
+      expect(['PAYMENT_PROVIDER_ERROR', 'BILLING_UNAVAILABLE', 'SERVICE_UNAVAILABLE']).toContain(res.body.error.code);
+    } finally {
+      stripe.clearFaults();
+    }
+    // Only the deletion attempt was counted (rate limit); nothing was removed.
+    expect(await rowsMentioning([user.id])).toEqual({ ...before, rate_limit_counters: before.rate_limit_counters + 1 });
+    await t.http.get('/api/v1/account/export').set('Authorization', `Bearer ${jwt}`).expect(200);
+  });
+});
