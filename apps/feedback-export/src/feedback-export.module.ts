@@ -3,6 +3,14 @@ import type { DestinationStream } from 'pino';
 import { AccountsCoreModule, JwtAuthGuard } from '#libs/accounts';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
+import { PortfolioTokenGuard } from './sites/portfolio-token.guard.js';
+import { AnyFeedbackTokenGuard, SiteReadTokenGuard, SiteWriteTokenGuard } from './sites/site-token.guard.js';
+import { SitesModule } from './sites/sites.module.js';
+import { FeedbackModule } from './feedback/feedback.module.js';
+import { WidgetModule } from './widget/widget.module.js';
+import { QuestionsModule } from './questions/questions.module.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
+import { FeedbackMcpModule } from './mcp/mcp.module.js';
 
 export interface FeedbackExportOptions {
   config: AppConfig;
@@ -13,6 +21,10 @@ export interface FeedbackExportOptions {
 /** The credential schemes feedback-export serves, each checked by its own guard. */
 const FEEDBACK_AUTH_SCHEMES: AuthSchemeGuards = {
   jwt: JwtAuthGuard,
+  'site-read': SiteReadTokenGuard,
+  'site-write': SiteWriteTokenGuard,
+  portfolio: PortfolioTokenGuard,
+  'feedback-token': AnyFeedbackTokenGuard,
 };
 
 @Module({})
@@ -23,6 +35,12 @@ export class FeedbackExportModule {
       imports: [
         CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'feedback-export', logDestination: options.logDestination, authSchemes: FEEDBACK_AUTH_SCHEMES }),
         AccountsCoreModule,
+        SitesModule,
+        FeedbackModule,
+        WidgetModule,
+        QuestionsModule,
+        DashboardModule,
+        FeedbackMcpModule,
       ],
     };
   }

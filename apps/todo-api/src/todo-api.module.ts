@@ -1,8 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
-import { AccountsCoreModule, AdminKeyGuard, ApiKeyAuthGuard, JwtAuthGuard } from '#libs/accounts';
+import { AccountsCoreModule, AdminKeyGuard, ApiKeyAuthGuard, JwtAuthGuard, JwtOrApiKeyGuard } from '#libs/accounts';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
+import { AccountModule } from './account/account.module.js';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { BillingModule } from './billing/billing.module.js';
+import { McpModule } from './mcp/mcp.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
+import { TodosModule } from './todos/todos.module.js';
 
 export interface TodoApiOptions {
   config: AppConfig;
@@ -15,6 +22,7 @@ const TODO_API_AUTH_SCHEMES: AuthSchemeGuards = {
   jwt: JwtAuthGuard,
   'api-key': ApiKeyAuthGuard,
   'admin-key': AdminKeyGuard,
+  'jwt-or-api-key': JwtOrApiKeyGuard,
 };
 
 @Module({})
@@ -25,6 +33,13 @@ export class TodoApiModule {
       imports: [
         CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'todo-api', logDestination: options.logDestination, authSchemes: TODO_API_AUTH_SCHEMES }),
         AccountsCoreModule,
+        AuthModule,
+        SessionsModule,
+        BillingModule,
+        ApiKeysModule,
+        TodosModule,
+        AccountModule,
+        McpModule,
       ],
     };
   }

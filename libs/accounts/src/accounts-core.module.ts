@@ -9,6 +9,7 @@ import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
+import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { PasswordHasher } from './password-hasher.js';
 import { SessionEntity } from './session.entity.js';
@@ -30,7 +31,7 @@ import { UserEntity } from './user.entity.js';
     }),
     TypeOrmModule.forFeature([UserEntity, SessionEntity, ApiKeyEntity, SubscriptionEntity]),
   ],
-  providers: [PasswordHasher, AccessTokenService, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard],
-  exports: [PasswordHasher, AccessTokenService, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard],
+  providers: [PasswordHasher, AccessTokenService, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard],
+  exports: [PasswordHasher, AccessTokenService, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard],
 })
 export class AccountsCoreModule {}

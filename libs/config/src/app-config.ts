@@ -9,6 +9,8 @@ export interface StripeConfig {
   webhookSecret: string;
   priceId: string;
   apiBase?: URL;
+  /** How long one Stripe API call may take before it counts as failed (STRIPE_TIMEOUT_MS). */
+  timeoutMs: number;
 }
 
 /** Every setting of both services, read once from the environment and validated. */
@@ -118,7 +120,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const stripeBase = readUrl(env, 'STRIPE_API_BASE', ['http:', 'https:']);
   const stripe =
     stripeSecret && stripeWebhook && stripePrice
-      ? { secretKey: stripeSecret, webhookSecret: stripeWebhook, priceId: stripePrice, apiBase: stripeBase ? new URL(stripeBase) : undefined }
+      ? {
+          secretKey: stripeSecret,
+          webhookSecret: stripeWebhook,
+          priceId: stripePrice,
+          apiBase: stripeBase ? new URL(stripeBase) : undefined,
+          timeoutMs: readInt(env, 'STRIPE_TIMEOUT_MS', 10_000, 100, 60_000),
+        }
       : undefined;
 
   const corsRaw = read(env, 'CORS_ORIGINS');

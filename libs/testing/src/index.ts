@@ -3,3 +3,4 @@ export * from './log-capture.js';
 export * from './test-database.js';
 export * from './toggle-proxy.js';
 export * from './smtp-test-server.js';
+export * from './stripe-test-server.js';

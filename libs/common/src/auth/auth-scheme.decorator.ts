@@ -13,7 +13,9 @@ export type AuthScheme =
   | 'admin-key'
   | 'site-read'
   | 'site-write'
-  | 'portfolio';
+  | 'portfolio'
+  /** Any feedback export token (sk_, wk_ or ok_): the feedback MCP endpoint, whose tools check their own scope. */
+  | 'feedback-token';
 
 export const AUTH_SCHEME = 'auth-scheme';
 
@@ -26,6 +28,7 @@ const OPENAPI_SECURITY: Record<AuthScheme, MethodDecorator & ClassDecorator> = {
   'site-read': applyDecorators(ApiBearerAuth('siteToken')),
   'site-write': applyDecorators(ApiBearerAuth('siteToken')),
   portfolio: applyDecorators(ApiBearerAuth('portfolioToken')),
+  'feedback-token': applyDecorators(ApiBearerAuth('siteToken'), ApiBearerAuth('portfolioToken')),
 };
 
 /** The route (or every route of the controller) authenticates with `scheme`. */

@@ -22,6 +22,9 @@ export interface HttpAppOptions {
   publicBaseUrl: string;
 }
 
+/** Public routes any web page may call (the feedback widget): `Access-Control-Allow-Origin: *` whatever CORS_ORIGINS says. */
+export const OPEN_CORS_PATHS = ['/widget.js', '/api/v1/widget/feedback'];
+
 const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'];
 
 /** A JSON body must be an object: arrays and primitives are refused before validation. */
@@ -44,11 +47,15 @@ export async function createHttpApp(rootModule: DynamicModule, config: AppConfig
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, crossOriginResourcePolicy: false }));
-  app.enableCors({
+  const corsOptions = {
     origin: config.corsOrigins === '*' ? true : config.corsOrigins,
     exposedHeaders: RATE_LIMIT_HEADERS,
     maxAge: 600,
-  });
+  };
+  // The embeddable feedback widget runs on any site: its routes are open to every origin.
+  app.enableCors((request: Request, callback: (error: Error | null, options: typeof corsOptions | (Omit<typeof corsOptions, 'origin'> & { origin: string })) => void) =>
+    callback(null, OPEN_CORS_PATHS.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
+  );
   app.use(
     express.json({
       limit: BODY_LIMIT,

@@ -19,9 +19,19 @@ export function validationException(fields: FieldError[], message = 'The request
   return new AppException(ErrorCode.VALIDATION_ERROR, message, { fields });
 }
 
+/**
+ * Path parameters reach their own pipe (UUID_PARAM, PositiveIntPipe) as the raw string:
+ * ValidationPipe would otherwise turn `1e3` or `0x1A` into a number first.
+ */
+class StrictParamValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
+}
+
 /** Global validation: unknown properties are refused, payloads are converted to their DTO classes. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictParamValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

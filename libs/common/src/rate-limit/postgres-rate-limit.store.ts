@@ -56,6 +56,11 @@ export class PostgresRateLimitStore implements OnModuleInit, OnModuleDestroy {
     return { hits: Number(rows[0].hits), resetSeconds: Math.max(1, Math.ceil(Number(rows[0].reset_ms) / 1000)) };
   }
 
+  /** Takes back one hit of the current window (an attempt that turned out not to count, e.g. a successful login). */
+  async release(key: string): Promise<void> {
+    await this.dataSource.query(`UPDATE rate_limit_counters SET hits = hits - 1 WHERE key = $1 AND hits > 0 AND window_ends_at > now()`, [key]);
+  }
+
   async reset(key: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM rate_limit_counters WHERE key = $1`, [key]);
   }
