@@ -8,9 +8,9 @@ export interface RunningService {
   port: number;
 }
 
-/** Connections the embedded server must accept: every app's pool plus headroom for LISTEN and admin. */
+/** Connections the embedded server must accept: per app, its pool, the rate-limit pool (4), the LISTEN connection and headroom. */
 function embeddedConnectionBudget(config: AppConfig, apps: number): number {
-  return config.dbPoolSize * apps + 4 * apps;
+  return (config.dbPoolSize + 8) * apps;
 }
 
 /**

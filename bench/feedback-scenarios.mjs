@@ -1,0 +1,123 @@
+// Feedback export at scale: the same 200-row page at 10,000 and at 1,000,000 rows in the
+// table (keyset paging should not care), and a full drain by cursor against the raw keyset
+// SQL doing the same reads.
+import { performance } from 'node:perf_hooks';
+import { URLSearchParams } from 'node:url';
+import pg from 'pg';
+import { generateFeedbackToken, generateSiteKey } from '../dist/apps/feedback-export/src/sites/feedback-token.format.js';
+
+const PAGE = 200;
+const LATENCY_PAGES = 40;
+
+async function seedSite(client, ownerId, slug, rows) {
+  const { rows: site } = await client.query(
+    `INSERT INTO sites (owner_id, name, slug, site_key) VALUES ($1, $2, $2, $3) RETURNING id`,
+    [ownerId, slug, generateSiteKey()],
+  );
+  const siteId = site[0].id;
+  // Rows spread over the past, in batches so one statement stays reasonable.
+  for (let done = 0; done < rows; done += 100_000) {
+    const batch = Math.min(100_000, rows - done);
+    await client.query(
+      `INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
+       SELECT $1, $2, (ARRAY['feedback','feature_request','bug'])[1 + g % 3], 'message ' || g, 1 + g % 5,
+              'https://example.test/page/' || g, now() - interval '30 days' + (g * interval '1 millisecond')
+       FROM generate_series($3::int, $4::int) g`,
+      [siteId, ownerId, done + 1, done + batch],
+    );
+  }
+  const read = generateFeedbackToken('read');
+  await client.query(`INSERT INTO feedback_tokens (owner_id, site_id, kind, token_hash) VALUES ($1, $2, 'read', $3)`, [ownerId, siteId, read.hash]);
+  return { siteId, token: read.token };
+}
+
+async function getJson(url, token) {
+  const started = performance.now();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(body)}`);
+  return { body, ms: performance.now() - started };
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10;
+}
+
+/** Walks `pages` pages from the start, timing each request. */
+async function timedWalk(feedbackUrl, token, pages) {
+  const times = [];
+  let since;
+  for (let i = 0; i < pages; i++) {
+    const query = new URLSearchParams({ limit: String(PAGE), ...(since ? { since } : {}) });
+    const { body, ms } = await getJson(`${feedbackUrl}/api/v1/export/feedback?${query}`, token);
+    times.push(ms);
+    since = body.data.nextCursor;
+  }
+  return times;
+}
+
+export async function feedbackScenarios({ databaseUrl, feedbackUrl, ratio }) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows: owner } = await client.query(`SELECT id FROM users ORDER BY date_joined LIMIT 1`);
+  const ownerId = owner[0].id;
+  const small = await seedSite(client, ownerId, 'bench-10k', 10_000);
+  const large = await seedSite(client, ownerId, 'bench-1m', 1_000_000);
+  await client.query(`UPDATE feedback_commit_clock SET last_at = now()`);
+  await client.query('ANALYZE feedback');
+  // The bench owns this database: reset the per-token budget (60/min) between phases.
+  const resetBudget = () => client.query('DELETE FROM rate_limit_counters');
+
+  const out = [];
+  await resetBudget();
+  const smallTimes = await timedWalk(feedbackUrl, small.token, LATENCY_PAGES);
+  await resetBudget();
+  const largeTimes = await timedWalk(feedbackUrl, large.token, LATENCY_PAGES);
+  const smallP50 = percentile(smallTimes, 50);
+  const largeP50 = percentile(largeTimes, 50);
+  out.push({ scenario: 'feedback: export page of 200 at 10k rows (ms)', p50: smallP50, p99: percentile(smallTimes, 99) });
+  const latencyRatio = ratio(largeP50, smallP50);
+  out.push({ scenario: 'feedback: export page of 200 at 1M rows (ms)', p50: largeP50, p99: percentile(largeTimes, 99), ratio: latencyRatio, target: '<= 1.2', pass: latencyRatio <= 1.2 });
+
+  // Full drain of the 10k-row site through the API...
+  await resetBudget();
+  let since;
+  let drained = 0;
+  const apiStarted = performance.now();
+  for (;;) {
+    const query = new URLSearchParams({ limit: String(PAGE), ...(since ? { since } : {}) });
+    const { body } = await getJson(`${feedbackUrl}/api/v1/export/feedback?${query}`, small.token);
+    drained += body.data.feedback.length;
+    since = body.data.nextCursor;
+    if (!body.data.hasMore) break;
+  }
+  const apiSeconds = (performance.now() - apiStarted) / 1000;
+  // ...and with the raw keyset SQL the service runs, over the same rows.
+  const rawStarted = performance.now();
+  let after = null;
+  let rawRows = 0;
+  for (;;) {
+    const params = [ownerId, small.siteId, PAGE + 1];
+    const keyset = after ? `AND (f.created_at, f.id) > ($4::timestamptz, $5::uuid)` : '';
+    if (after) params.push(after.at, after.id);
+    const { rows } = await client.query(
+      `SELECT f.id, f.site_id, f.type, f.message, f.rating, f.page_url, f.status, f.created_at
+       FROM feedback f WHERE f.owner_id = $1 AND f.site_id = $2 ${keyset} ORDER BY f.created_at, f.id LIMIT $3`,
+      params,
+    );
+    const page = rows.slice(0, PAGE);
+    rawRows += page.length;
+    if (rows.length <= PAGE) break;
+    const last = page[page.length - 1];
+    after = { at: last.created_at, id: last.id };
+  }
+  const rawSeconds = (performance.now() - rawStarted) / 1000;
+  const apiRate = Math.round(drained / apiSeconds);
+  const rawRate = Math.round(rawRows / rawSeconds);
+  out.push({ scenario: 'feedback: raw keyset SQL drain (rows/s)', rps: rawRate });
+  const drainRatio = ratio(apiRate, rawRate);
+  out.push({ scenario: 'feedback: API drain by cursor (rows/s)', rps: apiRate, ratio: drainRatio, target: '>= 0.5', pass: drainRatio >= 0.5 && drained === 10_000 });
+  await client.end();
+  return out;
+}

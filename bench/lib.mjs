@@ -1,0 +1,93 @@
+// Shared pieces of the benchmark harness: processes, ports, load, database.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `url` until it answers 200, or fails after `timeoutMs`. Returns the milliseconds waited. */
+export async function waitForOk(url, timeoutMs = 30_000) {
+  const started = Date.now();
+  for (;;) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) return Date.now() - started;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`${url} not ready within ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+/** Starts a Node process; its output is kept (and printed if it dies early). */
+export function startProcess(name, args, env) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = [];
+  child.stdout.on('data', (d) => output.push(d.toString()));
+  child.stderr.on('data', (d) => output.push(d.toString()));
+  child.on('exit', (code, signal) => {
+    if (!child.stopping) console.error(`[bench] ${name} exited (${code ?? signal}):\n${output.join('').slice(-4000)}`);
+  });
+  child.stop = async () => {
+    child.stopping = true;
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await Promise.race([new Promise((r) => child.once('exit', r)), sleep(5000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  return child;
+}
+
+/** Resident set size of a process in MB, from /proc. */
+export function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+/** Runs autocannon and reduces the result to what the report needs. */
+export async function load(options) {
+  const result = await autocannon({ connections: 20, duration: 8, ...options });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** A fresh database on the server named by `adminUrl`, dropped by `drop()`. */
+export async function createDatabase(adminUrl, name) {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

@@ -1,0 +1,247 @@
+// `npm run bench`: measures the services against the limit of their own stack, in one run,
+// on real PostgreSQL. Prints one table (req/s, p50, p99, ratio against a baseline measured
+// in the same run, target) and writes bench/results/<timestamp>.json.
+//
+// Needs DATABASE_URL naming a role that may create databases (the bench makes its own).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import bcrypt from 'bcrypt';
+import pg from 'pg';
+import { generateApiKey } from '../dist/libs/accounts/src/api-key.format.js';
+import { prehashPassword } from '../dist/libs/accounts/src/password-hasher.js';
+import { createDatabase, freePort, load, rssMb, sleep, startProcess, waitForOk } from './lib.mjs';
+import { feedbackScenarios } from './feedback-scenarios.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const adminUrl = process.env.DATABASE_URL;
+if (!adminUrl) {
+  console.error('npm run bench needs DATABASE_URL (a PostgreSQL role that may CREATE DATABASE).');
+  process.exit(1);
+}
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const USERS = 400;
+const TODOS_PER_USER = 50;
+const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
+const LOGIN_PASSWORD = 'bench-login-password';
+
+// BENCH_ONLY=reference,todos,mcp,login,feedback,startup runs a subset (for profiling one path).
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const want = (group) => !only || only.has(group);
+const results = [];
+const processes = [];
+function record(row) {
+  results.push(row);
+  const fmt = (v) => (v === undefined ? '' : String(v));
+  console.log(
+    `${row.scenario.padEnd(44)} ${fmt(row.rps).padStart(7)} ${fmt(row.p50).padStart(6)} ${fmt(row.p99).padStart(6)}  ${fmt(row.ratio).padStart(6)}  ${fmt(row.target).padEnd(8)} ${row.pass === undefined ? '' : row.pass ? 'PASS' : 'MISS'}`,
+  );
+}
+const ratio = (a, b) => Math.round((a / b) * 100) / 100;
+
+async function seedTodoData(databaseUrl) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const keys = [];
+  await client.query('BEGIN');
+  const loginHash = await bcrypt.hash(prehashPassword(LOGIN_PASSWORD), 12);
+  for (let i = 0; i < USERS; i++) {
+    const { rows } = await client.query(
+      `INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING id`,
+      [`usr_bench_${i}`, `bench_${i}`, `bench-${i}@example.test`, loginHash],
+    );
+    const userId = rows[0].id;
+    await client.query(`INSERT INTO subscriptions (user_id, is_beta_lifetime) VALUES ($1, true)`, [userId]);
+    const key = generateApiKey();
+    await client.query(`INSERT INTO api_keys (user_id, name, prefix, key_hash) VALUES ($1, 'bench', $2, $3)`, [userId, key.prefix, key.hash]);
+    await client.query(
+      `INSERT INTO todos (user_id, text, priority, category, created_at)
+       SELECT $1, 'todo number ' || g, 1 + g % 4, 'cat' || g % 5, now() - (g || ' seconds')::interval FROM generate_series(1, $2) g`,
+      [userId, TODOS_PER_USER],
+    );
+    keys.push(key.key);
+  }
+  await client.query('COMMIT');
+  await client.query('ANALYZE');
+  await client.end();
+  return keys;
+}
+
+/** Rotates through the key pool so per-key rate limits (600/min) never bind during a run. */
+function rotatingKeys(keys) {
+  let i = 0;
+  return (req) => {
+    req.headers = { ...req.headers, 'x-api-key': keys[i++ % keys.length] };
+    return req;
+  };
+}
+
+async function startService(name, script, env) {
+  const port = await freePort();
+  const portVar = name === 'feedback-export' ? 'FEEDBACK_API_PORT' : name === 'todo-api' ? 'TODO_API_PORT' : 'PORT';
+  // BENCH_PROFILE=1 writes a CPU profile of each of our services to bench/results/profiles/ (open in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE && script.startsWith('dist/') ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : [];
+  const child = startProcess(name, [...profile, join(root, script)], { ...env, [portVar]: String(port), PORT: String(port), HOST: '127.0.0.1' });
+  processes.push(child);
+  return { child, port, url: `http://127.0.0.1:${port}` };
+}
+
+async function main() {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const database = await createDatabase(adminUrl, `bench_${process.pid}`);
+  const appEnv = {
+    NODE_ENV: 'production',
+    DATABASE_URL: database.url,
+    JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    DB_POOL_SIZE: '10',
+    BCRYPT_COST: '12',
+  };
+  console.log(`bench: ${DURATION} s per scenario, 20 connections, ${USERS} users x ${TODOS_PER_USER} todos, PostgreSQL at ${new URL(adminUrl).host}\n`);
+  console.log(`${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50'.padStart(6)} ${'p99'.padStart(6)}  ${'ratio'.padStart(6)}  target`);
+  try {
+    const todo = await startService('todo-api', 'dist/apps/todo-api/src/main.js', appEnv);
+    await waitForOk(`${todo.url}/api/v1/status`);
+    await sleep(2000);
+    const todoIdleRss = rssMb(todo.child.pid);
+    const keys = await seedTodoData(database.url);
+    const baseline = await startService('baseline', 'bench/baseline-server.mjs', { DATABASE_URL: database.url, DB_POOL_SIZE: '10' });
+    await waitForOk(`${baseline.url}/status`);
+
+    // Reference points.
+    if (want('reference')) {
+    const expressRef = await startHello('express');
+    const nestRef = await startHello('nest');
+    const expressLoad = await load({ url: `${expressRef}/hello`, duration: DURATION });
+    record({ scenario: 'reference: bare Express hello', ...expressLoad });
+    const nestLoad = await load({ url: `${nestRef}/hello`, duration: DURATION });
+    record({ scenario: 'reference: bare Nest hello', ...nestLoad, ratio: ratio(nestLoad.rps, expressLoad.rps) });
+    }
+
+    const listRequest = { method: 'GET', path: '/api/v1/todos', setupRequest: rotatingKeys(keys) };
+    if (want('todos')) {
+    // GET /api/v1/todos.
+    const baseGet = await load({ url: baseline.url, requests: [listRequest], duration: DURATION });
+    record({ scenario: 'baseline: GET /todos (node:http + pg)', ...baseGet });
+    const ourGet = await load({ url: todo.url, requests: [listRequest], duration: DURATION });
+    const getRatio = ratio(ourGet.rps, baseGet.rps);
+    record({ scenario: 'todo-api: GET /api/v1/todos', ...ourGet, ratio: getRatio, target: '>= 0.6', pass: getRatio >= 0.6 && ourGet.non2xx === 0 });
+
+    // POST /api/v1/todos.
+    const createRequest = {
+      method: 'POST',
+      path: '/api/v1/todos',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'bench todo', priority: 2, category: 'bench' }),
+      setupRequest: rotatingKeys(keys),
+    };
+    const basePost = await load({ url: baseline.url, requests: [createRequest], duration: DURATION });
+    record({ scenario: 'baseline: POST /todos (node:http + pg)', ...basePost });
+    const ourPost = await load({ url: todo.url, requests: [createRequest], duration: DURATION });
+    const postRatio = ratio(ourPost.rps, basePost.rps);
+    record({ scenario: 'todo-api: POST /api/v1/todos', ...ourPost, ratio: postRatio, target: '>= 0.5', pass: postRatio >= 0.5 && ourPost.non2xx === 0 });
+    }
+
+    if (want('mcp')) {
+    // MCP tools/call list_todos against REST GET (both measured now, after the POST run grew the data).
+    const restAgain = await load({ url: todo.url, requests: [listRequest], duration: DURATION });
+    record({ scenario: 'todo-api: GET /api/v1/todos (again)', ...restAgain });
+    const mcpRequest = {
+      method: 'POST',
+      path: '/api/v1/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_todos', arguments: {} } }),
+      setupRequest: rotatingKeys(keys),
+    };
+    const mcp = await load({ url: todo.url, requests: [mcpRequest], duration: DURATION });
+    const mcpRatio = ratio(mcp.rps, restAgain.rps);
+    record({ scenario: 'todo-api: MCP tools/call list_todos', ...mcp, ratio: mcpRatio, target: '>= 0.7', pass: mcpRatio >= 0.7 && mcp.non2xx === 0 });
+    }
+
+    if (want('login')) {
+    // Login storm: status latency during many concurrent bcrypt logins.
+    const idle = await load({ url: `${todo.url}/api/v1/status`, connections: 5, duration: 5 });
+    record({ scenario: 'todo-api: GET /status idle', ...idle });
+    const storm = load({
+      url: todo.url,
+      connections: 20,
+      duration: 10,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/auth/login',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `bench-${Math.floor(Math.random() * USERS)}@example.test`, password: LOGIN_PASSWORD }) }),
+        },
+      ],
+    });
+    await sleep(1000);
+    const during = await load({ url: `${todo.url}/api/v1/status`, connections: 5, duration: 7 });
+    const stormResult = await storm;
+    record({ scenario: 'todo-api: POST /auth/login storm (bcrypt 12)', ...stormResult });
+    const stormRatio = ratio(during.p99, Math.max(1, idle.p99));
+    record({ scenario: 'todo-api: GET /status p99 during storm / idle', ...during, ratio: stormRatio, target: '<= 3', pass: stormRatio <= 3 });
+    }
+
+    // Feedback export scenarios (their own data).
+    const feedback = await startService('feedback-export', 'dist/apps/feedback-export/src/main.js', appEnv);
+    await waitForOk(`${feedback.url}/api/v1/status`);
+    await sleep(2000);
+    const feedbackIdleRss = rssMb(feedback.child.pid);
+    if (want('feedback')) for (const row of await feedbackScenarios({ databaseUrl: database.url, feedbackUrl: feedback.url, ratio })) record(row);
+
+    // Memory per app: idle after start (the target), and after the load above (for reference).
+    for (const [name, idleMb, service] of [['todo-api', todoIdleRss, todo], ['feedback-export', feedbackIdleRss, feedback]]) {
+      record({ scenario: `${name}: idle RSS after start (MB)`, ratio: idleMb, target: '<= 150', pass: idleMb <= 150 });
+      record({ scenario: `${name}: RSS after the load (MB)`, ratio: rssMb(service.child.pid) });
+    }
+  } finally {
+    for (const child of processes) await child.stop();
+    await database.drop().catch(() => undefined);
+  }
+
+  // Start to ready on a warm embedded data directory (both apps, one process).
+  if (want('startup')) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
+  try {
+    const embeddedEnv = { DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'warn', DATABASE_URL: '' };
+    for (const phase of ['cold', 'warm']) {
+      const todoPort = await freePort();
+      const feedbackPort = await freePort();
+      const started = Date.now();
+      const child = startProcess('embedded', [join(root, 'dist/apps/main.js')], { ...embeddedEnv, TODO_API_PORT: String(todoPort), FEEDBACK_API_PORT: String(feedbackPort), HOST: '127.0.0.1' });
+      await waitForOk(`http://127.0.0.1:${todoPort}/api/v1/status`, 60_000);
+      await waitForOk(`http://127.0.0.1:${feedbackPort}/api/v1/status`, 60_000);
+      const seconds = Math.round((Date.now() - started) / 100) / 10;
+      await child.stop();
+      if (phase === 'warm') record({ scenario: 'embedded start to ready, warm data dir (s)', ratio: seconds, target: '<= 3', pass: seconds <= 3 });
+      else record({ scenario: 'embedded start to ready, first start (s)', ratio: seconds, target: '<= 10', pass: seconds <= 10 });
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  }
+
+  const outDir = join(root, 'bench/results');
+  mkdirSync(outDir, { recursive: true });
+  const file = join(outDir, `${stamp}.json`);
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results }, null, 2));
+  const missed = results.filter((r) => r.pass === false).length;
+  console.log(`\nbench: ${results.filter((r) => r.pass === true).length} targets met, ${missed} missed; results in ${file}`);
+}
+
+async function startHello(kind) {
+  const port = await freePort();
+  const child = startProcess(`hello-${kind}`, [join(root, 'bench/hello-servers.mjs'), kind], { PORT: String(port) });
+  processes.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForOk(`${url}/hello`);
+  return url;
+}
+
+main().catch((error) => {
+  console.error(error);
+  for (const child of processes) child.kill('SIGKILL');
+  process.exit(1);
+});
