@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+// Types only: the modules themselves are loaded on first start, so a service on a real
+// server (DATABASE_URL) never loads PGlite (it is large and would sit in memory unused).
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedPostgresOptions {
   /** Directory of the data files; omitted: an in-memory database (tests). */
@@ -34,6 +36,7 @@ export class EmbeddedPostgres {
       claimLock(lockFile);
     }
     try {
+      const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
       const db = options.dataDir ? await PGlite.create(join(options.dataDir, 'pgdata')) : await PGlite.create();
       const host = options.host ?? '127.0.0.1';
       const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: options.maxConnections });
