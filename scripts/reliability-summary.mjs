@@ -1,0 +1,78 @@
+// Prints the figures of the reliability and security suites (test/reliability/, written to
+// test-results/reliability/<suite>.<database>.json) as one table.
+//   node scripts/reliability-summary.mjs [--database postgres|embedded] [--clean]
+// --clean removes earlier figures (run it before the suites). Exit code 1 when a figure
+// that must be zero is not, or when no figures exist.
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = join(process.cwd(), 'test-results', 'reliability');
+const args = process.argv.slice(2);
+if (args.includes('--clean')) {
+  if (existsSync(dir)) for (const file of readdirSync(dir)) if (file.endsWith('.json')) rmSync(join(dir, file));
+  process.exit(0);
+}
+const wanted = args.includes('--database') ? args[args.indexOf('--database') + 1] : undefined;
+
+const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
+const suites = files
+  .map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')))
+  .filter((s) => !wanted || s.database === wanted)
+  .sort((a, b) => a.suite.localeCompare(b.suite) || a.database.localeCompare(b.database));
+if (suites.length === 0) {
+  console.error(`No reliability figures in ${dir}${wanted ? ` for ${wanted}` : ''}: run the suites first (npm run test:reliability).`);
+  process.exit(1);
+}
+
+const n = (value) => (typeof value === 'number' ? value.toLocaleString('en-US') : String(value ?? '-'));
+const rows = []; // [suite, check, figure, result]
+let bad = 0;
+const zero = (value) => {
+  if (value !== 0) bad++;
+  return value === 0 ? 'ok' : 'FAIL';
+};
+
+for (const s of suites) {
+  const f = s.figures;
+  const tag = `${s.suite} (${s.database}${s.full ? ', full' : ''})`;
+  if (s.suite === 'fuzz') {
+    const t = f.services['todo-api'];
+    const b = f.services['feedback-export'];
+    rows.push([tag, 'requests fuzzed: todo-api + feedback-export', `${n(t.requests)} + ${n(b.requests)} = ${n(f.requestsTotal)}`, s.full && f.requestsTotal < 20000 ? (bad++, 'FAIL (< 20,000)') : 'ok']);
+    rows.push([tag, 'operations covered', `${n(t.operations)} + ${n(b.operations)}`, '']);
+    rows.push([tag, 'responses >= 500', n(t.status5xx + b.status5xx), zero(t.status5xx + b.status5xx)]);
+    rows.push([tag, 'responses outside the envelope', n(t.envelopeViolations + b.envelopeViolations), zero(t.envelopeViolations + b.envelopeViolations)]);
+    rows.push([tag, '2xx not matching the documented schema', `${n(t.schemaViolations + b.schemaViolations)} of ${n(t.schemaChecked2xx + b.schemaChecked2xx)} checked`, zero(t.schemaViolations + b.schemaViolations)]);
+    rows.push([tag, 'transport errors (timeouts, resets)', n(t.transportErrors + b.transportErrors), zero(t.transportErrors + b.transportErrors)]);
+    if (f.secretScan?.dumpMethod) {
+      const k = f.secretScan;
+      rows.push([tag, `secrets used or created by fuzzing: ${k.dumpMethod} (${n(k.dumpRows)} rows) and ${n(k.logLines)} log lines`, `${n(k.secretsChecked)} secrets, ${n(k.secretsInDump + k.secretsInLogs)} found`, zero(k.secretsInDump + k.secretsInLogs)]);
+    }
+    if (f.openDefects) rows.push([tag, 'open defects: past 5xx in feature code, replayed by it.failing', n(f.openDefects), 'reported']);
+    rows.push([tag, 'answers 2xx / 4xx / 429', `${n(t.status2xx + b.status2xx)} / ${n(t.status4xx + b.status4xx)} / ${n(t.status429 + b.status429)}`, '']);
+  } else if (s.suite === 'authorization') {
+    rows.push([tag, 'matrix cells (route x credential)', n(f.cells), '']);
+    rows.push([tag, 'cells not as documented', n(f.mismatches), zero(f.mismatches)]);
+    rows.push([tag, `cross-account reads / writes (${n(f.fingerprintTables)} tables fingerprinted per cell)`, `${n(f.crossAccountReads)} / ${n(f.crossAccountWrites)}`, zero(f.crossAccountReads + f.crossAccountWrites)]);
+    rows.push([tag, 'mass-assignment cases / accepted', `${n(f.massAssignmentCases)} / ${n(f.massAssignmentMismatches)}`, zero(f.massAssignmentMismatches)]);
+    rows.push([tag, `secrets at rest: ${f.dumpMethod} of ${n(f.dumpTables)} tables, ${n(f.dumpRows)} rows`, `${n(f.dumpBytes)} bytes, ${n(f.secretsChecked)} secrets, ${n(f.secretsInDump)} found`, zero(f.secretsInDump)]);
+    rows.push([tag, 'secrets in captured logs', `${n(f.logLines)} lines, ${n(f.secretsInLogs)} found`, zero(f.secretsInLogs)]);
+  } else {
+    // Suites of other areas (races, faults, replicas, gateway): every number they report; a figure
+    // whose name counts failures (5xx, missing, mismatches, violations, leaks, lost, errors) must be 0.
+    const mustBeZero = /(5\d\d|5xx|missing|mismatch|violation|leak|lost|without|failure|errors$)/i;
+    for (const [key, value] of Object.entries(f ?? {})) {
+      if (typeof value === 'number') rows.push([tag, key, n(value), mustBeZero.test(key) ? zero(value) : '']);
+    }
+  }
+}
+
+const header = ['suite', 'check', 'figure', 'result'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+console.log('\nReliability and security summary');
+console.log(line(header));
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+for (const row of rows) console.log(line(row));
+console.log(bad === 0 ? '\nAll reliability figures are within bounds.' : `\n${bad} figure(s) out of bounds.`);
+process.exit(bad === 0 ? 0 : 1);
