@@ -1,3 +1,4 @@
+import { ValidateIf } from 'class-validator';
 import { ArgumentMetadata, Injectable, ParseUUIDPipe, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
@@ -26,6 +27,18 @@ export function validationException(fields: FieldError[], message = 'The request
 class StrictParamValidationPipe extends ValidationPipe {
   protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
     return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
+
+  /** validator.js (IsEmail, byte-length checks) throws URIError on a lone UTF-16 surrogate (JSON `"\ud800"`): that is bad input, not a fault. */
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await super.transform(value, metadata);
+    } catch (error) {
+      if (error instanceof URIError) {
+        throw validationException([{ field: metadata.data ?? metadata.type, messages: ['must be well-formed Unicode text'] }], 'The request contains text that is not well-formed Unicode');
+      }
+      throw error;
+    }
   }
 }
 
@@ -58,3 +71,10 @@ export class PositiveIntPipe implements PipeTransform<string, number> {
     return parsed;
   }
 }
+
+/**
+ * The property may be left out, but not sent as null. `@IsOptional()` skips validation for
+ * null too, which hands null to services that never expect it; use it only where null means
+ * something (e.g. "clear this value").
+ */
+export const IsOptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 export const BATCH_STATUSES = ['draft', 'sent', 'opened', 'answered'] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
@@ -62,6 +62,8 @@ export class CreateQuestionBatchDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_QUESTIONS)
+  // ValidateNested alone lets an array stand in for a question object.
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => QuestionInputDto)
   questions: QuestionInputDto[];

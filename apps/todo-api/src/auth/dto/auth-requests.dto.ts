@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptionalNotNull } from '#libs/common';
 import { IsPassword, PASSWORD_SCHEMA } from './password.validator.js';
 
 export class SignupDto {
@@ -57,13 +58,13 @@ export class RefreshDto {
 
 export class LogoutDto {
   @ApiPropertyOptional({ description: 'Ends the session holding this refresh token (it must be one of yours)' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(512)
   refreshToken?: string;
 
   @ApiPropertyOptional({ default: false, description: 'Ends every session of the account' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsBoolean()
   allSessions?: boolean;
 }
