@@ -30,6 +30,10 @@ const CONNECTION_ERROR_MESSAGES = [
   'the database system is',
   'Query read timeout',
   'Cannot use a pool after calling end',
+  // TypeORM releases a transaction's connection when the server drops it; the transaction's next query
+  // (or its COMMIT) then fails with one of these (QueryRunner[Provider]AlreadyReleasedError).
+  'Database connection provided by a query runner was already released',
+  'Query runner already released',
 ];
 
 function sqlStateOf(error: any): string | undefined {
