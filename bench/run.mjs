@@ -83,7 +83,7 @@ async function startService(name, script, env) {
   // BENCH_PROFILE=1 writes a CPU profile of each of our services to bench/results/profiles/ (open in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE && script.startsWith('dist/') ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : [];
   // Our services run with the same V8 flags as `npm start` and the Dockerfiles.
-  const shipped = script.startsWith('dist/') ? ['--max-semi-space-size=2'] : [];
+  const shipped = script.startsWith('dist/') ? (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean) : [];
   const child = startProcess(name, [...shipped, ...profile, join(root, script)], { ...env, [portVar]: String(port), PORT: String(port), HOST: '127.0.0.1' });
   processes.push(child);
   return { child, port, url: `http://127.0.0.1:${port}` };
@@ -212,7 +212,7 @@ async function main() {
       const todoPort = await freePort();
       const feedbackPort = await freePort();
       const started = Date.now();
-      const child = startProcess('embedded', ['--max-semi-space-size=2', join(root, 'dist/apps/main.js')], { ...embeddedEnv, TODO_API_PORT: String(todoPort), FEEDBACK_API_PORT: String(feedbackPort), HOST: '127.0.0.1' });
+      const child = startProcess('embedded', ['--max-semi-space-size=4', join(root, 'dist/apps/main.js')], { ...embeddedEnv, TODO_API_PORT: String(todoPort), FEEDBACK_API_PORT: String(feedbackPort), HOST: '127.0.0.1' });
       await waitForOk(`http://127.0.0.1:${todoPort}/api/v1/status`, 60_000);
       await waitForOk(`http://127.0.0.1:${feedbackPort}/api/v1/status`, 60_000);
       const seconds = Math.round((Date.now() - started) / 100) / 10;

@@ -45,5 +45,5 @@ USER node
 EXPOSE 3001
 HEALTHCHECK --interval=15s --timeout=5s --start-period=40s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.FEEDBACK_API_PORT || '3001') + '/api/v1/status', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# A 2 MB young generation keeps idle memory near 130 MB instead of 155 MB at no measurable throughput cost (bench/).
-CMD ["node", "--max-semi-space-size=2", "dist/apps/feedback-export/src/main.js"]
+# A 4 MB young generation keeps idle memory near 133 MB instead of ~155 MB for a few percent of throughput (bench/).
+CMD ["node", "--max-semi-space-size=4", "dist/apps/feedback-export/src/main.js"]

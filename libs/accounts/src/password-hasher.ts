@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import bcrypt from 'bcrypt';
+import { Semaphore } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 
 /**
@@ -12,9 +14,18 @@ export function prehashPassword(password: string): string {
   return createHash('sha384').update(password, 'utf8').digest('base64');
 }
 
+/**
+ * bcrypt runs on libuv's thread pool (4 threads). On a small machine a burst of logins would
+ * take every core from the event loop and stall every other route, so hashing is limited to
+ * one thread fewer than there are cores; a long queue answers 503 rather than waiting forever.
+ */
+const HASHING_SLOTS = Math.max(1, availableParallelism() - 1);
+const HASHING_QUEUE = 256;
+
 @Injectable()
 export class PasswordHasher {
   private readonly cost: number;
+  private readonly slots = new Semaphore(HASHING_SLOTS, HASHING_QUEUE, 'Too many sign-ins are being processed; retry shortly');
   /** A hash at the configured cost, made on first need, to compare unknown accounts against. */
   private dummyHash?: Promise<string>;
 
@@ -23,11 +34,11 @@ export class PasswordHasher {
   }
 
   hash(password: string): Promise<string> {
-    return bcrypt.hash(prehashPassword(password), this.cost);
+    return this.slots.run(() => bcrypt.hash(prehashPassword(password), this.cost));
   }
 
   verify(password: string, hash: string): Promise<boolean> {
-    return bcrypt.compare(prehashPassword(password), hash);
+    return this.slots.run(() => bcrypt.compare(prehashPassword(password), hash));
   }
 
   /**
@@ -35,8 +46,9 @@ export class PasswordHasher {
    * tell whether an e-mail is registered.
    */
   async verifyNothing(password: string): Promise<false> {
-    this.dummyHash ??= bcrypt.hash(randomBytes(16).toString('hex'), this.cost);
-    await bcrypt.compare(prehashPassword(password), await this.dummyHash);
+    this.dummyHash ??= this.slots.run(() => bcrypt.hash(randomBytes(16).toString('hex'), this.cost));
+    const dummy = await this.dummyHash;
+    await this.slots.run(() => bcrypt.compare(prehashPassword(password), dummy));
     return false;
   }
 }

@@ -21,3 +21,4 @@ export * from './rate-limit/postgres-rate-limit.store.js';
 export * from './rate-limit/rate-limit.decorator.js';
 export * from './rate-limit/rate-limit.module.js';
 export * from './bootstrap/service-runner.js';
+export * from './concurrency/semaphore.js';
