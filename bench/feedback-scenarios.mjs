@@ -98,11 +98,14 @@ export async function feedbackScenarios({ databaseUrl, feedbackUrl, ratio }) {
   let after = null;
   let rawRows = 0;
   for (;;) {
+    // The service's own page query (FeedbackRepository.pageOfSite), columns and formatting included.
     const params = [ownerId, small.siteId, PAGE + 1];
-    const keyset = after ? `AND (f.created_at, f.id) > ($4::timestamptz, $5::uuid)` : '';
+    const keyset = after ? `AND (f.created_at, f.id) > ($4::timestamp AT TIME ZONE 'UTC', $5::uuid)` : '';
     if (after) params.push(after.at, after.id);
     const { rows } = await client.query(
-      `SELECT f.id, f.site_id, f.type, f.message, f.rating, f.page_url, f.status, f.created_at
+      `SELECT f.id, f.site_id AS "siteId", f.type, f.message, f.rating, f.page_url AS "pageUrl", f.status,
+              to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS "createdAt",
+              to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS "position"
        FROM feedback f WHERE f.owner_id = $1 AND f.site_id = $2 ${keyset} ORDER BY f.created_at, f.id LIMIT $3`,
       params,
     );
@@ -110,7 +113,7 @@ export async function feedbackScenarios({ databaseUrl, feedbackUrl, ratio }) {
     rawRows += page.length;
     if (rows.length <= PAGE) break;
     const last = page[page.length - 1];
-    after = { at: last.created_at, id: last.id };
+    after = { at: last.position, id: last.id };
   }
   const rawSeconds = (performance.now() - rawStarted) / 1000;
   const apiRate = Math.round(drained / apiSeconds);

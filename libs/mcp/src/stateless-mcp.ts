@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 
 /**
  * Answers one JSON-RPC message over stateless streamable HTTP. A stateless transport cannot
@@ -17,3 +18,9 @@ export async function serveStatelessMcp(request: Request, response: Response, cr
   await server.connect(transport);
   await transport.handleRequest(request, response, request.body);
 }
+
+/**
+ * One JSON-schema validator for every per-request server: by default each `new McpServer()`
+ * builds its own Ajv instance with formats, which cost more than answering the request.
+ */
+export const SHARED_JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AppException, ErrorCode } from '#libs/common';
-import { runTool, toolError } from '#libs/mcp';
+import { runTool, SHARED_JSON_SCHEMA_VALIDATOR, toolError } from '#libs/mcp';
 import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
 import { FeedbackMcpToolRegistry, scopeOf, type FeedbackMcpTool } from './feedback-mcp-tool.registry.js';
 
@@ -18,7 +18,7 @@ export class FeedbackMcpServerFactory {
   constructor(private readonly registry: FeedbackMcpToolRegistry) {}
 
   create(principal: FeedbackTokenPrincipal): McpServer {
-    const server = new McpServer({ name: 'feedback-export', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const server = new McpServer({ name: 'feedback-export', version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: SHARED_JSON_SCHEMA_VALIDATOR });
     for (const tool of this.registry.list()) {
       const scopes = tool.scopes.map((scope) => TOKEN_NAMES[scope]).join(', ');
       server.registerTool(

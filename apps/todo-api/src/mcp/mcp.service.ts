@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchem
 import type { Request, Response } from 'express';
 import { createValidationPipe, type PrincipalOf } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { assertAllowedMcpOrigin, mcpAllowedOrigins, runTool, serveStatelessMcp } from '#libs/mcp';
+import { assertAllowedMcpOrigin, mcpAllowedOrigins, runTool, serveStatelessMcp, SHARED_JSON_SCHEMA_VALIDATOR } from '#libs/mcp';
 import { ListTodosQuery } from '../todos/dto/list-todos.query.js';
 import { CreateTodoDto, UpdateTodoDto } from '../todos/dto/todo-input.dto.js';
 import { TodosService } from '../todos/todos.service.js';
@@ -45,7 +45,11 @@ export class McpService {
   }
 
   private createServer(principal: PrincipalOf<'api-key'>): McpServer {
-    const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new McpServer(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: SHARED_JSON_SCHEMA_VALIDATOR,
+    });
     server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TODO_TOOLS }));
     server.server.setRequestHandler(CallToolRequestSchema, (request) =>
       this.callTool(principal, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>),
