@@ -74,7 +74,7 @@ describe('share page and dashboard in Chromium', () => {
     const jwt = await t.accessTokenFor(user.id);
     owner = { id: user.id, jwt, portfolioToken: '' };
     site = await createSite(t, owner, 'Client portal');
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
