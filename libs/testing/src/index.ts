@@ -4,3 +4,4 @@ export * from './test-database.js';
 export * from './toggle-proxy.js';
 export * from './smtp-test-server.js';
 export * from './stripe-test-server.js';
+export * from './free-port.js';

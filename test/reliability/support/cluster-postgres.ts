@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '#libs/testing';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,16 +14,6 @@ export function postgresBinDir(): string | undefined {
   return versions.length > 0 ? join(root, versions[0], 'bin') : undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** PostgreSQL refuses to run as root: as root, its tools run as the `postgres` OS user. */
 function asPostgresUser(command: string, args: string[]): [string, string[]] {
