@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { hasApiAccess } from './subscription-access.js';
 
 export interface ApiKeyAccessRow {
   apiKeyId: string;
@@ -31,6 +32,15 @@ export class ApiKeyAccessRepository {
       [keyHash],
     );
     return rows[0];
+  }
+
+  /** The one access rule for an account (JWT routes that need API access), read from its subscription row. */
+  async userHasApiAccess(userId: string): Promise<boolean> {
+    const rows: Array<{ status: string; isBetaLifetime: boolean }> = await this.dataSource.query(
+      `SELECT status, is_beta_lifetime AS "isBetaLifetime" FROM subscriptions WHERE user_id = $1`,
+      [userId],
+    );
+    return hasApiAccess(rows[0]);
   }
 
   /** Records use without blocking the request; skipped while the stored value is fresh. */

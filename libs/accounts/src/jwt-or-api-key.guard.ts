@@ -1,14 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { AppException, ErrorCode, setPrincipal, type Principal } from '#libs/common';
 import type { AccessTokenClaims } from './access-token.service.js';
 import { API_KEY_PREFIX } from './api-key.format.js';
+import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard, extractApiKey } from './api-key-auth.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
-import { hasApiAccess } from './subscription-access.js';
 
 /**
  * Routes a first-party web app and API clients both use (the realtime todo stream): an API
@@ -22,7 +20,7 @@ export class JwtOrApiKeyGuard implements CanActivate {
     private readonly apiKeys: ApiKeyAuthGuard,
     private readonly jwt: JwtService,
     private readonly jwtStrategy: JwtStrategy,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly access: ApiKeyAccessRepository,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -44,11 +42,7 @@ export class JwtOrApiKeyGuard implements CanActivate {
     }
     const principal = await this.jwtStrategy.validate(claims);
     if (!principal || principal.kind !== 'user') throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token or API key is required');
-    const rows: Array<{ status: string; isBetaLifetime: boolean }> = await this.dataSource.query(
-      `SELECT status, is_beta_lifetime AS "isBetaLifetime" FROM subscriptions WHERE user_id = $1`,
-      [principal.userId],
-    );
-    if (!hasApiAccess(rows[0])) throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'An active API subscription or lifetime beta access is required');
+    if (!(await this.access.userHasApiAccess(principal.userId))) throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'An active API subscription or lifetime beta access is required');
     return principal;
   }
 }

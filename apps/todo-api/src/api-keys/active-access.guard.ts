@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { ApiKeyAccessRepository } from '#libs/accounts';
 import { AppException, ErrorCode, getPrincipal } from '#libs/common';
-import { ApiKeysRepository } from './api-keys.repository.js';
 
 /**
  * API-key management needs API access (paid active/trialing subscription or lifetime beta):
@@ -8,12 +8,12 @@ import { ApiKeysRepository } from './api-keys.repository.js';
  */
 @Injectable()
 export class ActiveAccessGuard implements CanActivate {
-  constructor(private readonly repository: ApiKeysRepository) {}
+  constructor(private readonly access: ApiKeyAccessRepository) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const principal = getPrincipal(context.switchToHttp().getRequest());
     if (principal?.kind !== 'user') throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    if (!(await this.repository.hasApiAccess(principal.userId))) {
+    if (!(await this.access.userHasApiAccess(principal.userId))) {
       throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'API keys need an active API subscription or lifetime beta access');
     }
     return true;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiKeyEntity, hasApiAccess } from '#libs/accounts';
+import { ApiKeyEntity } from '#libs/accounts';
 
 export interface NewApiKeySecret {
   prefix: string;
@@ -15,15 +15,6 @@ export class ApiKeysRepository {
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
-  }
-
-  /** The one access rule, read from the owner's subscription row. */
-  async hasApiAccess(userId: string): Promise<boolean> {
-    const rows: Array<{ status: string; is_beta_lifetime: boolean }> = await this.dataSource.query(
-      `SELECT status, is_beta_lifetime FROM subscriptions WHERE user_id = $1`,
-      [userId],
-    );
-    return rows.length > 0 && hasApiAccess({ status: rows[0].status, isBetaLifetime: rows[0].is_beta_lifetime });
   }
 
   list(userId: string): Promise<ApiKeyEntity[]> {
