@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { hasApiAccess } from './subscription-access.js';
+import { PreparedQueries } from '#libs/database';
+import { CREDENTIAL_TRACKER_PREFIX, PostgresRateLimitStore, rateLimitCounterKey, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { ACCESS_GRANTING_STATUSES, hasApiAccess } from './subscription-access.js';
 
 export interface ApiKeyAccessRow {
   apiKeyId: string;
@@ -16,22 +18,43 @@ export interface ApiKeyAccessRow {
 /** lastUsedAt is written at most this often per key, so use does not mean a write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+const KEY_ACCESS_SQL = `SELECT k.id AS "apiKeyId", k.user_id AS "userId", k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
+         k.last_used_at AS "lastUsedAt", s.status AS "subscriptionStatus", COALESCE(s.is_beta_lifetime, false) AS "isBetaLifetime"
+  FROM api_keys k LEFT JOIN subscriptions s ON s.user_id = k.user_id
+  WHERE k.key_hash = $1`;
+
 /** The hot-path read of API-key authentication: one indexed lookup, key and access together. */
 @Injectable()
 export class ApiKeyAccessRepository {
   private readonly logger = new Logger(ApiKeyAccessRepository.name);
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+    private readonly counters: PostgresRateLimitStore,
+  ) {}
 
   async findByHash(keyHash: string): Promise<ApiKeyAccessRow | undefined> {
-    const rows = await this.dataSource.query(
-      `SELECT k.id AS "apiKeyId", k.user_id AS "userId", k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
-              k.last_used_at AS "lastUsedAt", s.status AS "subscriptionStatus", COALESCE(s.is_beta_lifetime, false) AS "isBetaLifetime"
-       FROM api_keys k LEFT JOIN subscriptions s ON s.user_id = k.user_id
-       WHERE k.key_hash = $1`,
-      [keyHash],
-    );
+    const rows = await this.prepared.query<ApiKeyAccessRow>(KEY_ACCESS_SQL, [keyHash]);
     return rows[0];
+  }
+
+  /**
+   * The same lookup, counting the request against the key's rate limit in the same
+   * statement when the key is usable (live and its account has access), which saves the
+   * hot path a round trip.
+   */
+  async findByHashCountingHit(keyHash: string, limit: RateLimitOptions): Promise<{ row: ApiKeyAccessRow; hit?: RateLimitHit } | undefined> {
+    return this.counters.lookupAndHit<ApiKeyAccessRow>(
+      {
+        sql: KEY_ACCESS_SQL,
+        params: [keyHash, rateLimitCounterKey(limit.bucket, CREDENTIAL_TRACKER_PREFIX.apiKey), ACCESS_GRANTING_STATUSES],
+        counterKey: `$2 || found."apiKeyId"`,
+        countIf: `found."revokedAt" IS NULL AND (found."expiresAt" IS NULL OR found."expiresAt" > now())
+                  AND (found."isBetaLifetime" OR found."subscriptionStatus" = ANY($3::text[]))`,
+      },
+      limit.windowSeconds * 1000,
+    );
   }
 
   /** The one access rule for an account (JWT routes that need API access), read from its subscription row. */

@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppException, ErrorCode, setPrincipal } from '#libs/common';
+import { AppException, ErrorCode, rateLimitOptionsFor, recordCountedHit, setPrincipal, type RateLimitOptions } from '#libs/common';
 import { hashApiKey, isWellFormedApiKey } from './api-key.format.js';
-import { ApiKeyAccessRepository } from './api-key-access.repository.js';
+import { ApiKeyAccessRepository, type ApiKeyAccessRow } from './api-key-access.repository.js';
 import { hasApiAccess } from './subscription-access.js';
 
 /** The API key of a request: `X-API-Key`, else `Authorization: Bearer`. */
@@ -24,20 +25,34 @@ export function extractApiKey(request: Request): string | undefined {
  */
 @Injectable()
 export class ApiKeyAuthGuard implements CanActivate {
-  constructor(private readonly access: ApiKeyAccessRepository) {}
+  constructor(
+    private readonly access: ApiKeyAccessRepository,
+    private readonly reflector: Reflector,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     const key = extractApiKey(request);
     if (!key) throw new AppException(ErrorCode.API_KEY_REQUIRED, 'An API key is required (Authorization: Bearer <key> or X-API-Key)');
-    const principal = await this.authenticate(key);
-    setPrincipal(request, principal);
+    setPrincipal(request, await this.authenticate(key, { request, limit: rateLimitOptionsFor(this.reflector, context) }));
     return true;
   }
 
-  async authenticate(key: string): Promise<{ kind: 'api-key'; userId: string; apiKeyId: string }> {
+  /**
+   * With `counting`, the request is counted against the route's rate limit in the same
+   * statement as the key lookup (RateLimitGuard then uses that count).
+   */
+  async authenticate(key: string, counting?: { request: Request; limit?: RateLimitOptions }): Promise<{ kind: 'api-key'; userId: string; apiKeyId: string }> {
     if (!isWellFormedApiKey(key)) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid');
-    const row = await this.access.findByHash(hashApiKey(key));
+    const hash = hashApiKey(key);
+    let row: ApiKeyAccessRow | undefined;
+    if (counting?.limit) {
+      const found = await this.access.findByHashCountingHit(hash, counting.limit);
+      row = found?.row;
+      if (found?.hit) recordCountedHit(counting.request, counting.limit.bucket, found.hit);
+    } else {
+      row = await this.access.findByHash(hash);
+    }
     const now = new Date();
     if (!row || row.revokedAt || (row.expiresAt && new Date(row.expiresAt) <= now)) {
       throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');

@@ -1,7 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { Request } from 'express';
-import { AppException, ErrorCode, setPrincipal, type Principal } from '#libs/common';
+import { AppException, ErrorCode, rateLimitOptionsFor, setPrincipal, type Principal } from '#libs/common';
 import type { AccessTokenClaims } from './access-token.service.js';
 import { API_KEY_PREFIX } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
@@ -21,6 +22,7 @@ export class JwtOrApiKeyGuard implements CanActivate {
     private readonly jwt: JwtService,
     private readonly jwtStrategy: JwtStrategy,
     private readonly access: ApiKeyAccessRepository,
+    private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -28,7 +30,9 @@ export class JwtOrApiKeyGuard implements CanActivate {
     const queryToken = typeof request.query?.access_token === 'string' ? request.query.access_token.trim() : undefined;
     const credential = extractApiKey(request) ?? (queryToken || undefined);
     if (!credential) throw new AppException(ErrorCode.AUTH_REQUIRED, 'An API key or access token is required');
-    const principal = credential.startsWith(API_KEY_PREFIX) ? await this.apiKeys.authenticate(credential) : await this.authenticateJwt(credential);
+    const principal = credential.startsWith(API_KEY_PREFIX)
+      ? await this.apiKeys.authenticate(credential, { request, limit: rateLimitOptionsFor(this.reflector, context) })
+      : await this.authenticateJwt(credential);
     setPrincipal(request, principal);
     return true;
   }

@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
 import { dataSourceOptions } from './data-source-options.js';
+import { PreparedQueries } from './prepared-queries.js';
 
 @Module({})
 export class DatabaseModule {
@@ -9,6 +11,9 @@ export class DatabaseModule {
   static forRoot(config: AppConfig, url: string, applicationName: string): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
+      providers: [{ provide: PreparedQueries, useFactory: (dataSource: DataSource) => PreparedQueries.forDataSource(dataSource), inject: [getDataSourceToken()] }],
+      exports: [PreparedQueries],
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName }),

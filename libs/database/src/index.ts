@@ -2,3 +2,4 @@ export * from './data-source-options.js';
 export * from './database.module.js';
 export * from './embedded-postgres.js';
 export * from './run-migrations.js';
+export * from './prepared-queries.js';

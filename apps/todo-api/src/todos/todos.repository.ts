@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { PreparedQueries } from '#libs/database';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { SortOrder, TodoSort } from './todo-limits.js';
 
@@ -56,7 +57,10 @@ function escapeLike(value: string): string {
 /** Every query takes the owner first and filters on it: another account's todo does not exist here. */
 @Injectable()
 export class TodosRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
@@ -86,15 +90,17 @@ export class TodosRepository {
       }
     }
     const orderBy = sort === 'priority' ? `priority ${direction}, created_at ${direction}, id ${direction}` : `created_at ${direction}, id ${direction}`;
-    const rows = await this.dataSource.query(
+    // The text varies only by which filters are present, the sort and the order: a few dozen statements at most.
+    const rows = await this.prepared.query(
       `SELECT ${TODO_COLUMNS} FROM todos WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT $${params.push(limit)}`,
       params,
     );
     return rows.map(toRow);
   }
 
-  async findOne(userId: string, id: number, manager: EntityManager = this.dataSource.manager): Promise<TodoRow | undefined> {
-    const rows = await manager.query(`SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 AND id = $2`, [userId, id]);
+  async findOne(userId: string, id: number, manager?: EntityManager): Promise<TodoRow | undefined> {
+    const sql = `SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 AND id = $2`;
+    const rows = manager ? await manager.query(sql, [userId, id]) : await this.prepared.query(sql, [userId, id]);
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 

@@ -5,18 +5,47 @@ import { getPrincipal } from '../auth/principal.js';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.constants.js';
-import { PostgresRateLimitStore } from './postgres-rate-limit.store.js';
+import { PostgresRateLimitStore, type RateLimitHit } from './postgres-rate-limit.store.js';
+
+/** The counter of a credential or IP in a bucket (routes sharing a bucket share it). */
+export function rateLimitCounterKey(bucket: string, tracker: string): string {
+  return `${bucket}:${tracker}`;
+}
+
+/** The route's @RateLimit, if any. */
+export function rateLimitOptionsFor(reflector: Reflector, context: ExecutionContext): RateLimitOptions | undefined {
+  return reflector.getAllAndOverride<RateLimitOptions | undefined>(RATE_LIMIT_OPTIONS, [context.getHandler(), context.getClass()]);
+}
+
+const COUNTED_HIT = Symbol('rate-limit-counted-hit');
+
+/**
+ * An auth guard that already counted this request's hit (in its credential lookup, see
+ * PostgresRateLimitStore.lookupAndHit) records it here, and RateLimitGuard uses it
+ * instead of counting again.
+ */
+export function recordCountedHit(request: Request, bucket: string, hit: RateLimitHit): void {
+  (request as Request & { [COUNTED_HIT]?: { bucket: string; hit: RateLimitHit } })[COUNTED_HIT] = { bucket, hit };
+}
+
+function countedHit(request: Request, bucket: string): RateLimitHit | undefined {
+  const counted = (request as Request & { [COUNTED_HIT]?: { bucket: string; hit: RateLimitHit } })[COUNTED_HIT];
+  return counted?.bucket === bucket ? counted.hit : undefined;
+}
+
+/** Counter-name prefixes of the credentials a request can count against (followed by the credential's id). */
+export const CREDENTIAL_TRACKER_PREFIX = { apiKey: 'api-key:', siteToken: 'site-token:', portfolioToken: 'portfolio-token:' } as const;
 
 /** Who a request counts against: the credential when there is one, else the client IP. */
 export function rateLimitTracker(request: Request): string {
   const principal = getPrincipal(request);
   switch (principal?.kind) {
     case 'api-key':
-      return `api-key:${principal.apiKeyId}`;
+      return CREDENTIAL_TRACKER_PREFIX.apiKey + principal.apiKeyId;
     case 'site':
-      return `site-token:${principal.tokenId}`;
+      return CREDENTIAL_TRACKER_PREFIX.siteToken + principal.tokenId;
     case 'portfolio':
-      return `portfolio-token:${principal.tokenId}`;
+      return CREDENTIAL_TRACKER_PREFIX.portfolioToken + principal.tokenId;
     case 'user':
       return `user:${principal.userId}`;
     default:
@@ -37,11 +66,12 @@ export class RateLimitGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const options = this.reflector.getAllAndOverride<RateLimitOptions | undefined>(RATE_LIMIT_OPTIONS, [context.getHandler(), context.getClass()]);
+    const options = rateLimitOptionsFor(this.reflector, context);
     if (!options) return true;
     const request = context.switchToHttp().getRequest<Request>();
     const response = context.switchToHttp().getResponse<Response>();
-    const { hits, resetSeconds } = await this.store.hit(`${options.bucket}:${rateLimitTracker(request)}`, options.windowSeconds * 1000);
+    const { hits, resetSeconds } =
+      countedHit(request, options.bucket) ?? (await this.store.hit(rateLimitCounterKey(options.bucket, rateLimitTracker(request)), options.windowSeconds * 1000));
     const headers: Record<string, string> = {
       'RateLimit-Limit': String(options.limit),
       'RateLimit-Remaining': String(Math.max(0, options.limit - hits)),
