@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
 import pg from 'pg';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import type { SqlExecutor } from '#libs/database';
 import { TodosRepository, type TodoEventRow } from './todos.repository.js';
 
 /** The Postgres channel every replica listens on. Payloads name the user and the event id, never the todo itself. */
@@ -92,12 +93,12 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Inside the change's transaction: announce the event to every replica on commit. */
-  async announce(manager: EntityManager, userId: string, eventId: string): Promise<void> {
+  async announce(manager: SqlExecutor, userId: string, eventId: string): Promise<void> {
     if (this.mode === 'notify') await this.notify(manager, { u: userId, e: eventId });
   }
 
   /** Inside the deletion's transaction: every replica ends the user's streams on commit. */
-  async announceAccountDeleted(manager: EntityManager, userId: string): Promise<void> {
+  async announceAccountDeleted(manager: SqlExecutor, userId: string): Promise<void> {
     if (this.mode === 'notify') await this.notify(manager, { u: userId });
   }
 
@@ -190,7 +191,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     subscriber.lastSentId = id;
   }
 
-  private async notify(manager: EntityManager, notice: Notice): Promise<void> {
+  private async notify(manager: SqlExecutor, notice: Notice): Promise<void> {
     await manager.query(`SELECT pg_notify($1, $2)`, [TODO_EVENTS_CHANNEL, JSON.stringify(notice)]);
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { PreparedQueries } from '#libs/database';
+import { DataSource } from 'typeorm';
+import { PreparedQueries, type SqlExecutor } from '#libs/database';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { SortOrder, TodoSort } from './todo-limits.js';
 
@@ -62,12 +62,13 @@ export class TodosRepository {
     private readonly prepared: PreparedQueries,
   ) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  /** Todo writes are the hot write path: their statements run prepared (see PreparedQueries). */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.prepared.transaction(work);
   }
 
   /** Serialises one account's writes, so its event ids grow in commit order (Last-Event-ID resume relies on it). */
-  async lockOwner(manager: EntityManager, userId: string): Promise<boolean> {
+  async lockOwner(manager: SqlExecutor, userId: string): Promise<boolean> {
     const rows = await manager.query(`SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
     return rows.length > 0;
   }
@@ -98,7 +99,7 @@ export class TodosRepository {
     return rows.map(toRow);
   }
 
-  async findOne(userId: string, id: number, manager?: EntityManager): Promise<TodoRow | undefined> {
+  async findOne(userId: string, id: number, manager?: SqlExecutor): Promise<TodoRow | undefined> {
     const sql = `SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 AND id = $2`;
     const rows = manager ? await manager.query(sql, [userId, id]) : await this.prepared.query(sql, [userId, id]);
     return rows[0] ? toRow(rows[0]) : undefined;
@@ -109,7 +110,7 @@ export class TodosRepository {
     return rows.map(toRow);
   }
 
-  async insert(manager: EntityManager, userId: string, input: CreateTodoDto): Promise<TodoRow> {
+  async insert(manager: SqlExecutor, userId: string, input: CreateTodoDto): Promise<TodoRow> {
     const rows = await manager.query(
       `INSERT INTO todos (user_id, text, priority, category, estimated_duration_minutes) VALUES ($1, $2, $3, $4, $5) RETURNING ${TODO_COLUMNS}`,
       [userId, input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null],
@@ -117,7 +118,7 @@ export class TodosRepository {
     return toRow(rows[0]);
   }
 
-  async update(manager: EntityManager, userId: string, id: number, changes: UpdateTodoDto): Promise<TodoRow | undefined> {
+  async update(manager: SqlExecutor, userId: string, id: number, changes: UpdateTodoDto): Promise<TodoRow | undefined> {
     const params: unknown[] = [userId, id];
     const sets = ['updated_at = now()'];
     if (changes.text !== undefined) sets.push(`text = $${params.push(changes.text)}`);
@@ -130,7 +131,7 @@ export class TodosRepository {
     return returned[0] ? toRow(returned[0]) : undefined;
   }
 
-  async delete(manager: EntityManager, userId: string, id: number): Promise<boolean> {
+  async delete(manager: SqlExecutor, userId: string, id: number): Promise<boolean> {
     const rows = await manager.query(`DELETE FROM todos WHERE user_id = $1 AND id = $2 RETURNING id`, [userId, id]);
     const returned = Array.isArray(rows[0]) ? rows[0] : rows;
     return returned.length > 0;
@@ -139,7 +140,7 @@ export class TodosRepository {
   // --- Idempotency-Key store (per API key) ---
 
   /** Claims the key for this request; false when an unexpired earlier request holds it. */
-  async claimIdempotencyKey(manager: EntityManager, apiKeyId: string, key: string, userId: string, requestHash: string, windowHours: number): Promise<boolean> {
+  async claimIdempotencyKey(manager: SqlExecutor, apiKeyId: string, key: string, userId: string, requestHash: string, windowHours: number): Promise<boolean> {
     await manager.query(
       `DELETE FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
       [apiKeyId, key, windowHours],
@@ -152,7 +153,7 @@ export class TodosRepository {
     return rows.length > 0;
   }
 
-  async findIdempotentAnswer(manager: EntityManager, apiKeyId: string, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
+  async findIdempotentAnswer(manager: SqlExecutor, apiKeyId: string, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
     const rows = await manager.query(
       `SELECT request_hash AS "requestHash", status_code AS "statusCode", response FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
       [apiKeyId, key],
@@ -160,7 +161,7 @@ export class TodosRepository {
     return rows[0];
   }
 
-  async storeIdempotentAnswer(manager: EntityManager, apiKeyId: string, key: string, statusCode: number, response: unknown): Promise<void> {
+  async storeIdempotentAnswer(manager: SqlExecutor, apiKeyId: string, key: string, statusCode: number, response: unknown): Promise<void> {
     await manager.query(`UPDATE todo_idempotency_keys SET status_code = $3, response = $4 WHERE api_key_id = $1 AND idempotency_key = $2`, [
       apiKeyId,
       key,
@@ -171,7 +172,7 @@ export class TodosRepository {
 
   // --- Event log of the realtime stream ---
 
-  async appendEvent(manager: EntityManager, userId: string, type: string, payload: unknown): Promise<string> {
+  async appendEvent(manager: SqlExecutor, userId: string, type: string, payload: unknown): Promise<string> {
     const rows = await manager.query(`INSERT INTO todo_events (user_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text AS id`, [
       userId,
       type,

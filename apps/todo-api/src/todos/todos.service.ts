@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { SqlExecutor } from '#libs/database';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { ListTodosQuery } from './dto/list-todos.query.js';
@@ -199,12 +199,12 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     return (await this.repository.findAllOf(userId)).map(toTodoDto);
   }
 
-  private async lockOwner(manager: EntityManager, userId: string): Promise<void> {
+  private async lockOwner(manager: SqlExecutor, userId: string): Promise<void> {
     // The account was deleted between authentication and this write.
     if (!(await this.repository.lockOwner(manager, userId))) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
   }
 
-  private async recordEvent(manager: EntityManager, userId: string, type: TodoEventType, payload: unknown): Promise<string> {
+  private async recordEvent(manager: SqlExecutor, userId: string, type: TodoEventType, payload: unknown): Promise<string> {
     const eventId = await this.repository.appendEvent(manager, userId, type, payload);
     await this.events.announce(manager, userId, eventId);
     return eventId;

@@ -47,6 +47,12 @@ export function createLoggerModule(config: AppConfig, service: string, destinati
         customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
           err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'info',
         autoLogging: { ignore: (req: IncomingMessage) => req.url === '/api/v1/status' },
+        // Loggers inside a request carry only its id; the request itself is serialised once, into
+        // the access-log line, instead of into a child logger made for every request.
+        quietReqLogger: true,
+        quietResLogger: true,
+        customSuccessObject: (req: IncomingMessage, _res: ServerResponse, value: Record<string, unknown>) => ({ req, ...value }),
+        customErrorObject: (req: IncomingMessage, _res: ServerResponse, _error: Error, value: Record<string, unknown>) => ({ req, ...value }),
       },
       destination as DestinationStream,
     ],
