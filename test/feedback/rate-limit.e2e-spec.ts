@@ -41,6 +41,17 @@ describe('export rate limits: 60 per minute per token, across replicas', () => {
     await t.http.get('/api/v1/export/feedback').set(bearer(rotated)).expect(200);
   });
 
+  it('spends nothing of a token budget on a route the token may not use', async () => {
+    const other = await createSite(t, owner, 'Budget');
+    await t.http.get('/api/v1/export/feedback').set(bearer(other.readToken)).expect(200);
+    // A read token on the write route is refused at authentication, before the limit.
+    for (let i = 0; i < 3; i++) {
+      await t.http.put('/api/v1/export/feedback/00000000-0000-4000-8000-000000000000').set(bearer(other.readToken)).send({ status: 'triaged' }).expect(401);
+    }
+    const next = await replica.http.get('/api/v1/export/feedback').set(bearer(other.readToken)).expect(200);
+    expect(next.headers['ratelimit-remaining']).toBe('58');
+  });
+
   it('limits the portfolio token the same way', async () => {
     for (let i = 1; i <= 60; i++) {
       await (i % 2 === 0 ? t : replica).http.get('/api/v1/export/portfolio/feedback').set(bearer(owner.portfolioToken)).expect(200);

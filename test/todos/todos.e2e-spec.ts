@@ -319,6 +319,30 @@ describe('todos (API key)', () => {
     await t.http.get('/api/v1/todos').set('X-API-Key', other.key).expect(200);
   });
 
+  it('counts each accepted request once, and nothing for a request its key cannot make', async () => {
+    const counterOf = async (apiKeyId: string) =>
+      (await t.dataSource.query(`SELECT hits FROM rate_limit_counters WHERE key = $1`, [`todos:api-key:${apiKeyId}`]))[0]?.hits ?? 0;
+    const paid = await insertUser(t.dataSource);
+    await grantBetaAccess(t.dataSource, paid.id);
+    const live = await insertApiKey(t.dataSource, paid.id);
+    const headers: string[] = [];
+    for (let i = 0; i < 3; i++) headers.push((await t.http.get('/api/v1/todos').set('X-API-Key', live.key).expect(200)).headers['ratelimit-remaining']);
+    expect(headers).toEqual(['599', '598', '597']);
+    expect(Number(await counterOf(live.id))).toBe(3);
+
+    // The key and the limit are read in one statement: a key refused there spends nothing.
+    const unpaid = await insertUser(t.dataSource);
+    const lapsed = await insertApiKey(t.dataSource, unpaid.id);
+    await t.http.get('/api/v1/todos').set('X-API-Key', lapsed.key).expect(402);
+    const revoked = await insertApiKey(t.dataSource, paid.id);
+    await t.dataSource.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [revoked.id]);
+    await t.http.get('/api/v1/todos').set('X-API-Key', revoked.key).expect(401);
+    const expired = await insertApiKey(t.dataSource, paid.id);
+    await t.dataSource.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [expired.id]);
+    await t.http.get('/api/v1/todos').set('X-API-Key', expired.key).expect(401);
+    expect([await counterOf(lapsed.id), await counterOf(revoked.id), await counterOf(expired.id)]).toEqual([0, 0, 0]);
+  });
+
   it('documents every todo route in OpenAPI', async () => {
     const doc = (await t.http.get('/api/v1/openapi.json').expect(200)).body;
     expect(doc.paths['/api/v1/todos'].get.operationId).toBe('listTodos');

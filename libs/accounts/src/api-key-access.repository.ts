@@ -49,7 +49,7 @@ export class ApiKeyAccessRepository {
       {
         sql: KEY_ACCESS_SQL,
         params: [keyHash, rateLimitCounterKey(limit.bucket, CREDENTIAL_TRACKER_PREFIX.apiKey), ACCESS_GRANTING_STATUSES],
-        counterKey: `$2 || found."apiKeyId"`,
+        counterKey: `$2::text || found."apiKeyId"::text`,
         countIf: `found."revokedAt" IS NULL AND (found."expiresAt" IS NULL OR found."expiresAt" > now())
                   AND (found."isBetaLifetime" OR found."subscriptionStatus" = ANY($3::text[]))`,
       },

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { PreparedQueries } from '#libs/database';
 import type { FeedbackStatus, FeedbackType } from './feedback.entity.js';
 
 export interface NewFeedback {
@@ -48,7 +49,10 @@ function rowsOf<T>(result: unknown): T[] {
 
 @Injectable()
 export class FeedbackRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   /**
    * Inserts rows with a commit-ordered created_at, so that a poller that has passed a
@@ -100,7 +104,8 @@ export class FeedbackRepository {
     }
     this.addFilters(where, params, filter);
     params.push(filter.take);
-    return this.dataSource.query(
+    // Export polling is the hot read: prepared (the text varies only by which filters are present).
+    return this.prepared.query<FeedbackRow>(
       `SELECT ${ITEM_COLUMNS} FROM feedback f WHERE ${where.join(' AND ')} ORDER BY f.created_at, f.id LIMIT $${params.length}`,
       params,
     );
@@ -116,7 +121,7 @@ export class FeedbackRepository {
     }
     this.addFilters(where, params, filter);
     params.push(filter.take);
-    return this.dataSource.query(
+    return this.prepared.query<FeedbackRow>(
       `SELECT ${ITEM_COLUMNS}, s.slug AS "siteSlug", s.name AS "siteName"
        FROM feedback f JOIN sites s ON s.id = f.site_id
        WHERE ${where.join(' AND ')} ORDER BY f.created_at, f.site_id, f.id LIMIT $${params.length}`,

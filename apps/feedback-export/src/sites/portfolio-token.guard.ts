@@ -1,7 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
-import { setPrincipal } from '#libs/common';
-import { extractBearerToken, FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
+import { FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
 
 /**
  * Scheme 'portfolio': only the account portfolio token (ok_). Sets the principal
@@ -12,8 +10,6 @@ export class PortfolioTokenGuard implements CanActivate {
   constructor(private readonly authenticator: FeedbackTokenAuthenticator) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<Request>();
-    setPrincipal(request, await this.authenticator.authenticate(extractBearerToken(request), ['portfolio']));
-    return true;
+    return this.authenticator.authenticateRequest(context, ['portfolio']);
   }
 }

@@ -1,7 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
-import { setPrincipal } from '#libs/common';
-import { extractBearerToken, FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
+import { FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
 
 /**
  * Scheme 'site-read': a site read (sk_) or write (wk_) token. Sets the principal
@@ -12,9 +10,7 @@ export class SiteReadTokenGuard implements CanActivate {
   constructor(private readonly authenticator: FeedbackTokenAuthenticator) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<Request>();
-    setPrincipal(request, await this.authenticator.authenticate(extractBearerToken(request), ['read', 'write']));
-    return true;
+    return this.authenticator.authenticateRequest(context, ['read', 'write']);
   }
 }
 
@@ -24,9 +20,7 @@ export class SiteWriteTokenGuard implements CanActivate {
   constructor(private readonly authenticator: FeedbackTokenAuthenticator) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<Request>();
-    setPrincipal(request, await this.authenticator.authenticate(extractBearerToken(request), ['write']));
-    return true;
+    return this.authenticator.authenticateRequest(context, ['write']);
   }
 }
 
@@ -36,8 +30,6 @@ export class AnyFeedbackTokenGuard implements CanActivate {
   constructor(private readonly authenticator: FeedbackTokenAuthenticator) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<Request>();
-    setPrincipal(request, await this.authenticator.authenticate(extractBearerToken(request), ['read', 'write', 'portfolio']));
-    return true;
+    return this.authenticator.authenticateRequest(context, ['read', 'write', 'portfolio']);
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { CREDENTIAL_TRACKER_PREFIX, PostgresRateLimitStore, rateLimitCounterKey, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { PreparedQueries } from '#libs/database';
 import type { FeedbackTokenKind } from './feedback-token.format.js';
 
 export interface SiteRow {
@@ -14,6 +16,8 @@ export interface SiteRow {
   readTokenCreatedAt: Date | null;
   writeTokenCreatedAt: Date | null;
 }
+
+const TOKEN_SQL = `SELECT id, owner_id AS "ownerId", site_id AS "siteId", kind FROM feedback_tokens WHERE token_hash = $1`;
 
 export interface TokenRow {
   id: string;
@@ -36,7 +40,11 @@ const SITE_COLUMNS = `
 /** Sites and their export tokens. Every query on an owner's rows takes the owner id first. */
 @Injectable()
 export class SitesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+    private readonly counters: PostgresRateLimitStore,
+  ) {}
 
   listByOwner(ownerId: string): Promise<SiteRow[]> {
     return this.dataSource.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 ORDER BY s.created_at, s.id`, [ownerId]);
@@ -109,11 +117,25 @@ export class SitesRepository {
   }
 
   async findTokenByHash(tokenHash: string): Promise<TokenRow | undefined> {
-    const rows: TokenRow[] = await this.dataSource.query(
-      `SELECT id, owner_id AS "ownerId", site_id AS "siteId", kind FROM feedback_tokens WHERE token_hash = $1`,
-      [tokenHash],
-    );
+    const rows = await this.prepared.query<TokenRow>(TOKEN_SQL, [tokenHash]);
     return rows[0];
+  }
+
+  /** The same lookup, counting the request against the token's rate limit in the same statement when its kind is accepted. */
+  findTokenByHashCountingHit(
+    tokenHash: string,
+    accepted: readonly FeedbackTokenKind[],
+    limit: RateLimitOptions,
+  ): Promise<{ row: TokenRow; hit?: RateLimitHit } | undefined> {
+    return this.counters.lookupAndHit<TokenRow>(
+      {
+        sql: TOKEN_SQL,
+        params: [tokenHash, rateLimitCounterKey(limit.bucket, ''), accepted, CREDENTIAL_TRACKER_PREFIX.portfolioToken, CREDENTIAL_TRACKER_PREFIX.siteToken],
+        counterKey: `$2::text || CASE WHEN found.kind = 'portfolio' THEN $4::text ELSE $5::text END || found.id::text`,
+        countIf: `found.kind = ANY($3::text[])`,
+      },
+      limit.windowSeconds * 1000,
+    );
   }
 
   /** Every site of the owner as the portfolio lists them. */
