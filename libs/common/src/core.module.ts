@@ -8,7 +8,7 @@ import { HealthModule } from './health/health.module.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { createValidationPipe } from './http/validation.js';
-import { createLoggerModule } from './logging/logger.module.js';
+import { createRequestLogging, REQUEST_LOGGING } from './logging/request-logging.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 
 export interface CoreModuleOptions {
@@ -33,12 +33,12 @@ export class CoreModule {
       module: CoreModule,
       imports: [
         AppConfigModule.forRoot(options.config),
-        createLoggerModule(options.config, options.service, options.logDestination),
         DatabaseModule.forRoot(options.config, options.databaseUrl, options.service),
         RateLimitModule,
         HealthModule.forService(options.service),
       ],
       providers: [
+        { provide: REQUEST_LOGGING, useValue: createRequestLogging(options.config, options.service, options.logDestination) },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -64,6 +64,12 @@ export class PreparedQueries {
     const named = await this.useNames(pool);
     const client = await pool.connect();
     let connectionBroken = false;
+    // The pool listens for errors only on idle clients: a connection dropped while we hold it
+    // must not become an unhandled 'error' event (the failing query rejects on its own).
+    const onConnectionError = () => {
+      connectionBroken = true;
+    };
+    client.on('error', onConnectionError);
     try {
       await client.query('BEGIN');
       const result = await work({
@@ -78,7 +84,8 @@ export class PreparedQueries {
       });
       throw error;
     } finally {
-      // A connection that could not even roll back is not handed to the next request.
+      client.off('error', onConnectionError);
+      // A connection that failed or could not even roll back is not handed to the next request.
       client.release(connectionBroken || undefined);
     }
   }

@@ -1,0 +1,61 @@
+import type { LoggerService } from '@nestjs/common';
+import type { Logger as PinoLogger } from 'pino';
+
+type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+/**
+ * Nest's logger interface over the app's pino logger, so framework and service logs are the
+ * same JSON lines as the access log.
+ *
+ * Nest appends a `new Logger('Context')`'s context as the last argument. A first argument that
+ * is an object is merged into the line (pino style: `logger.warn({ err }, 'message')`); an
+ * Error becomes `err`; Nest's own `error(message, stack, context)` keeps the stack.
+ */
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: PinoLogger) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+
+  error(message: unknown, ...rest: unknown[]): void {
+    this.write('error', message, rest);
+  }
+
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, rest);
+  }
+
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, rest);
+  }
+
+  private write(level: Level, message: unknown, rest: unknown[]): void {
+    if (!this.logger.isLevelEnabled(level)) return;
+    const fields: Record<string, unknown> = {};
+    const params = [...rest];
+    if (params.length > 0 && typeof params[params.length - 1] === 'string') fields.context = params.pop();
+    if (message instanceof Error) {
+      fields.err = message;
+    } else if (message !== null && typeof message === 'object') {
+      Object.assign(fields, message);
+    } else if (level === 'error' && typeof params[0] === 'string' && params[0].includes('\n    at ')) {
+      // Nest's exception handlers: error(message, stack, context).
+      const err = new Error(String(message));
+      err.stack = params.shift() as string;
+      fields.err = err;
+      this.logger.error(fields, String(message));
+      return;
+    }
+    const text = typeof message === 'object' && message !== null ? params.shift() : message;
+    this.logger[level](fields, text === undefined ? undefined : String(text), ...params);
+  }
+}
