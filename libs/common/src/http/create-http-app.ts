@@ -4,7 +4,6 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import type { HttpLogger } from 'pino-http';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
 import { runMigrations } from '#libs/database';
@@ -12,7 +11,7 @@ import { assertEveryRouteHasScheme } from '../auth/route-table.js';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
 import { NestPinoLogger } from '../logging/nest-pino-logger.js';
-import { REQUEST_LOGGING } from '../logging/request-logging.js';
+import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
 import { buildOpenApiDocument, OpenApiInfo, serveOpenApi } from '../openapi/openapi.js';
 
 export const BODY_LIMIT = '1mb';
@@ -66,7 +65,7 @@ function requireObjectBody(request: Request, _response: Response, next: NextFunc
  */
 export async function createHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false, abortOnError: false });
-  const requestLogging = app.get<HttpLogger>(REQUEST_LOGGING);
+  const requestLogging = app.get<RequestLogging>(REQUEST_LOGGING);
   app.useLogger(new NestPinoLogger(requestLogging.logger));
   // First, so every request (a refused body too) gets its id and its access-log line.
   app.use(requestLogging);

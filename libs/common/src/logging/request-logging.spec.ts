@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '#libs/config';
+import { LogCapture } from '#libs/testing';
+import { NestPinoLogger } from './nest-pino-logger.js';
+import { createRequestLogging } from './request-logging.js';
+
+interface Line {
+  level: number;
+  service: string;
+  msg: string;
+  context?: string;
+  req?: { id: string; method: string; url: string };
+  res?: { statusCode: number };
+  responseTime?: number;
+  err?: { message: string; stack?: string };
+  [field: string]: unknown;
+}
+
+/** An app's logging in front of a tiny server that answers the status named in the path. */
+async function serve(service: string, logLevel = 'info') {
+  const logs = new LogCapture();
+  const logging = createRequestLogging(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: logLevel }), service, logs);
+  const server = http.createServer((request: IncomingMessage, response: ServerResponse) =>
+    logging(request, response, () => {
+      response.statusCode = Number(/\/(\d{3})/.exec(request.url ?? '')?.[1] ?? 200);
+      response.end('{}');
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const lines = () => logs.lines.map((line) => JSON.parse(line) as Line);
+  return { logging, server, base, lines };
+}
+
+describe('request logging', () => {
+  let todo: Awaited<ReturnType<typeof serve>>;
+  let feedback: Awaited<ReturnType<typeof serve>>;
+
+  beforeAll(async () => {
+    todo = await serve('todo-api');
+    feedback = await serve('feedback-export', 'warn');
+  });
+  afterAll(async () => {
+    for (const app of [todo, feedback]) await new Promise((resolve) => app?.server.close(resolve));
+  });
+
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+  it('writes one access line per request with the request id it answered, the path without its query, status and time', async () => {
+    const res = await fetch(`${todo.base}/api/v1/todos/201?access_token=secret-token-value`, { headers: { 'X-Request-Id': 'gw-123', Authorization: 'Bearer hidden-bearer' } });
+    expect(res.headers.get('x-request-id')).toBe('gw-123');
+    const fresh = await fetch(`${todo.base}/api/v1/things`, { headers: { 'X-Request-Id': 'not valid!' } });
+    const generated = fresh.headers.get('x-request-id')!;
+    expect(generated).toMatch(/^[0-9a-f-]{36}$/);
+    await settle();
+    const access = todo.lines().filter((line) => line.req);
+    expect(access).toEqual([
+      expect.objectContaining({ level: 30, service: 'todo-api', msg: 'request completed', req: expect.objectContaining({ id: 'gw-123', method: 'GET', url: '/api/v1/todos/201' }), res: { statusCode: 201 }, responseTime: expect.any(Number) }),
+      expect.objectContaining({ req: expect.objectContaining({ id: generated, url: '/api/v1/things' }), res: { statusCode: 200 } }),
+    ]);
+    expect(JSON.stringify(todo.lines())).not.toMatch(/secret-token-value|hidden-bearer/);
+  });
+
+  it('hides share-link tokens in logged paths and leaves health checks out', async () => {
+    await fetch(`${todo.base}/q/sharetoken123456`);
+    await fetch(`${todo.base}/api/v1/share/sharetoken123456/answers`);
+    await fetch(`${todo.base}/api/v1/status`);
+    await settle();
+    const urls = todo.lines().flatMap((line) => (line.req ? [line.req.url] : []));
+    expect(urls).toEqual(expect.arrayContaining(['/q/[redacted]', '/api/v1/share/[redacted]/answers']));
+    expect(urls).not.toContain('/api/v1/status');
+    expect(JSON.stringify(todo.lines())).not.toContain('sharetoken123456');
+  });
+
+  it('logs failures at error level even when the level hides ordinary lines, each app into its own destination', async () => {
+    await fetch(`${feedback.base}/api/v1/export/feedback/200`);
+    await fetch(`${feedback.base}/api/v1/export/feedback/503`);
+    await settle();
+    expect(feedback.lines()).toEqual([expect.objectContaining({ level: 50, service: 'feedback-export', msg: 'request failed', res: { statusCode: 503 } })]);
+    expect(todo.lines().some((line) => line.service !== 'todo-api' || line.req?.url?.startsWith('/api/v1/export'))).toBe(false);
+  });
+
+  it('carries Nest logs into the same JSON lines: context, pino-style objects, errors with their stack', async () => {
+    const before = todo.lines().length;
+    const nest = new NestPinoLogger(todo.logging.logger);
+    // Nest's Logger('Context') appends its context as the last argument when it calls the app's logger.
+    nest.log('Started', 'NestFactory');
+    nest.warn({ eventId: 'evt_1' }, 'Stripe event ignored', 'Billing');
+    nest.error(new Error('boom'), 'Billing');
+    nest.error('Unhandled', 'Error: Unhandled\n    at somewhere (file.js:1:1)', 'ExceptionsHandler');
+    nest.debug('not at info level', 'Billing');
+    const lines = todo.lines().slice(before);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, context: 'NestFactory', msg: 'Started' }),
+      expect.objectContaining({ level: 40, context: 'Billing', eventId: 'evt_1', msg: 'Stripe event ignored' }),
+      expect.objectContaining({ level: 50, context: 'Billing', err: expect.objectContaining({ message: 'boom' }) }),
+      expect.objectContaining({ level: 50, context: 'ExceptionsHandler', msg: 'Unhandled', err: expect.objectContaining({ stack: expect.stringContaining('at somewhere') }) }),
+    ]);
+  });
+});
