@@ -37,6 +37,7 @@ export interface SqlExecutor {
  */
 export class PreparedQueries {
   private named?: Promise<boolean>;
+  private knownNamed?: boolean;
 
   constructor(private readonly pool: () => pg.Pool) {}
 
@@ -46,7 +47,9 @@ export class PreparedQueries {
 
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
     const pool = this.pool();
-    if (!(await this.useNames(pool))) return (await pool.query(sql, params)).rows as T[];
+    // Known after the first statement: no extra await on the hot path.
+    const named = this.knownNamed ?? (await this.useNames(pool));
+    if (!named) return (await pool.query(sql, params)).rows as T[];
     try {
       return (await pool.query({ name: statementName(sql), text: sql, values: params })).rows as T[];
     } catch (error) {
@@ -61,7 +64,7 @@ export class PreparedQueries {
    */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const pool = this.pool();
-    const named = await this.useNames(pool);
+    const named = this.knownNamed ?? (await this.useNames(pool));
     const client = await pool.connect();
     let connectionBroken = false;
     // The pool listens for errors only on idle clients: a connection dropped while we hold it
@@ -92,7 +95,7 @@ export class PreparedQueries {
 
   private useNames(pool: pg.Pool): Promise<boolean> {
     this.named ??= pool.query<{ version: string }>('SELECT version()').then(
-      (result) => !/PGlite/i.test(result.rows[0]?.version ?? ''),
+      (result) => (this.knownNamed = !/PGlite/i.test(result.rows[0]?.version ?? '')),
       (error: unknown) => {
         this.named = undefined; // the database is unreachable: ask again next time
         throw error;
