@@ -59,8 +59,12 @@ export function rssMb(pid) {
   return Math.round((kb / 1024) * 10) / 10;
 }
 
-/** Runs autocannon and reduces the result to what the report needs. */
-export async function load(options) {
+/** Seconds of unrecorded load before each measured one, so both sides of a ratio are measured warm (JIT, pools, caches). */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 2);
+
+/** Runs autocannon (after a warm-up, unless `warmup: 0`) and reduces the result to what the report needs. */
+export async function load({ warmup = WARMUP_SECONDS, ...options }) {
+  if (warmup > 0) await autocannon({ connections: 20, ...options, duration: warmup });
   const result = await autocannon({ connections: 20, duration: 8, ...options });
   return {
     rps: Math.round(result.requests.average),

@@ -169,6 +169,7 @@ async function main() {
       url: todo.url,
       connections: 20,
       duration: 10,
+      warmup: 0,
       requests: [
         {
           method: 'POST',
@@ -179,7 +180,7 @@ async function main() {
       ],
     });
     await sleep(1000);
-    const during = await load({ url: `${todo.url}/api/v1/status`, connections: 5, duration: 7 });
+    const during = await load({ url: `${todo.url}/api/v1/status`, connections: 5, duration: 7, warmup: 0 });
     const stormResult = await storm;
     record({ scenario: 'todo-api: POST /auth/login storm (bcrypt 12)', ...stormResult });
     const stormRatio = ratio(during.p99, Math.max(1, idle.p99));
