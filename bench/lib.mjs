@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark harness: processes, ports, load, database.
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -62,9 +62,62 @@ export function rssMb(pid) {
 /** Seconds of unrecorded load before each measured one, so both sides of a ratio are measured warm (JIT, pools, caches). */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 2);
 
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) a process has used so far; 0 when it is gone. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds used so far by each PostgreSQL process of the machine (the bench's server is local), by pid. */
+function postgresCpuByPid() {
+  const byPid = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(entry, cpuSeconds(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return byPid;
+}
+
+/** PostgreSQL CPU between two samples: backends that ended in between are left out, new ones count whole. */
+function postgresCpuBetween(before, after) {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
+/**
+ * Runs a load against the service with process id `pid` and adds where the CPU went, in
+ * microseconds per request: the service, PostgreSQL, and the load generator (this process).
+ * On a machine where all three share the cores, this shows which one a ratio is bound by.
+ */
+export async function loadWithCpu(pid, options) {
+  let before;
+  const result = await load({ ...options, onMeasureStart: () => (before = { service: cpuSeconds(pid), postgres: postgresCpuByPid(), generator: cpuSeconds(process.pid) }) });
+  const perRequest = (seconds) => Math.round((seconds * 1e6) / Math.max(1, result.total));
+  return {
+    ...result,
+    cpuUs: {
+      service: perRequest(cpuSeconds(pid) - before.service),
+      postgres: perRequest(postgresCpuBetween(before.postgres, postgresCpuByPid())),
+      generator: perRequest(cpuSeconds(process.pid) - before.generator),
+    },
+  };
+}
+
 /** Runs autocannon (after a warm-up, unless `warmup: 0`) and reduces the result to what the report needs. */
-export async function load({ warmup = WARMUP_SECONDS, ...options }) {
+export async function load({ warmup = WARMUP_SECONDS, onMeasureStart, ...options }) {
   if (warmup > 0) await autocannon({ connections: 20, ...options, duration: warmup });
+  onMeasureStart?.();
   const result = await autocannon({ connections: 20, duration: 8, ...options });
   return {
     rps: Math.round(result.requests.average),

@@ -11,7 +11,7 @@ import bcrypt from 'bcrypt';
 import pg from 'pg';
 import { generateApiKey } from '../dist/libs/accounts/src/api-key.format.js';
 import { prehashPassword } from '../dist/libs/accounts/src/password-hasher.js';
-import { createDatabase, freePort, load, rssMb, sleep, startProcess, waitForOk } from './lib.mjs';
+import { createDatabase, freePort, load, loadWithCpu, rssMb, sleep, startProcess, waitForOk } from './lib.mjs';
 import { feedbackScenarios } from './feedback-scenarios.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -34,8 +34,9 @@ const processes = [];
 function record(row) {
   results.push(row);
   const fmt = (v) => (v === undefined ? '' : String(v));
+  const cpu = row.cpuUs ? `${row.cpuUs.service}/${row.cpuUs.postgres}/${row.cpuUs.generator}` : '';
   console.log(
-    `${row.scenario.padEnd(44)} ${fmt(row.rps).padStart(7)} ${fmt(row.p50).padStart(6)} ${fmt(row.p99).padStart(6)}  ${fmt(row.ratio).padStart(6)}  ${fmt(row.target).padEnd(8)} ${row.pass === undefined ? '' : row.pass ? 'PASS' : 'MISS'}`,
+    `${row.scenario.padEnd(44)} ${fmt(row.rps).padStart(7)} ${fmt(row.p50).padStart(6)} ${fmt(row.p99).padStart(6)}  ${fmt(row.ratio).padStart(6)}  ${fmt(row.target).padEnd(8)} ${(row.pass === undefined ? '' : row.pass ? 'PASS' : 'MISS').padEnd(4)}  ${cpu}`,
   );
 }
 const ratio = (a, b) => Math.round((a / b) * 100) / 100;
@@ -101,7 +102,7 @@ async function main() {
     BCRYPT_COST: '12',
   };
   console.log(`bench: ${DURATION} s per scenario, 20 connections, ${USERS} users x ${TODOS_PER_USER} todos, PostgreSQL at ${new URL(adminUrl).host}\n`);
-  console.log(`${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50'.padStart(6)} ${'p99'.padStart(6)}  ${'ratio'.padStart(6)}  target`);
+  console.log(`${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50'.padStart(6)} ${'p99'.padStart(6)}  ${'ratio'.padStart(6)}  target         cpu µs/req service/postgres/loadgen`);
   try {
     const todo = await startService('todo-api', 'dist/apps/todo-api/src/main.js', appEnv);
     await waitForOk(`${todo.url}/api/v1/status`);
@@ -124,9 +125,9 @@ async function main() {
     const listRequest = { method: 'GET', path: '/api/v1/todos', setupRequest: rotatingKeys(keys) };
     if (want('todos')) {
     // GET /api/v1/todos.
-    const baseGet = await load({ url: baseline.url, requests: [listRequest], duration: DURATION });
+    const baseGet = await loadWithCpu(baseline.child.pid, { url: baseline.url, requests: [listRequest], duration: DURATION });
     record({ scenario: 'baseline: GET /todos (node:http + pg)', ...baseGet });
-    const ourGet = await load({ url: todo.url, requests: [listRequest], duration: DURATION });
+    const ourGet = await loadWithCpu(todo.child.pid, { url: todo.url, requests: [listRequest], duration: DURATION });
     const getRatio = ratio(ourGet.rps, baseGet.rps);
     record({ scenario: 'todo-api: GET /api/v1/todos', ...ourGet, ratio: getRatio, target: '>= 0.6', pass: getRatio >= 0.6 && ourGet.non2xx === 0 });
 
@@ -138,16 +139,16 @@ async function main() {
       body: JSON.stringify({ text: 'bench todo', priority: 2, category: 'bench' }),
       setupRequest: rotatingKeys(keys),
     };
-    const basePost = await load({ url: baseline.url, requests: [createRequest], duration: DURATION });
+    const basePost = await loadWithCpu(baseline.child.pid, { url: baseline.url, requests: [createRequest], duration: DURATION });
     record({ scenario: 'baseline: POST /todos (node:http + pg)', ...basePost });
-    const ourPost = await load({ url: todo.url, requests: [createRequest], duration: DURATION });
+    const ourPost = await loadWithCpu(todo.child.pid, { url: todo.url, requests: [createRequest], duration: DURATION });
     const postRatio = ratio(ourPost.rps, basePost.rps);
     record({ scenario: 'todo-api: POST /api/v1/todos', ...ourPost, ratio: postRatio, target: '>= 0.5', pass: postRatio >= 0.5 && ourPost.non2xx === 0 });
     }
 
     if (want('mcp')) {
     // MCP tools/call list_todos against REST GET (both measured now, after the POST run grew the data).
-    const restAgain = await load({ url: todo.url, requests: [listRequest], duration: DURATION });
+    const restAgain = await loadWithCpu(todo.child.pid, { url: todo.url, requests: [listRequest], duration: DURATION });
     record({ scenario: 'todo-api: GET /api/v1/todos (again)', ...restAgain });
     const mcpRequest = {
       method: 'POST',
@@ -156,7 +157,7 @@ async function main() {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_todos', arguments: {} } }),
       setupRequest: rotatingKeys(keys),
     };
-    const mcp = await load({ url: todo.url, requests: [mcpRequest], duration: DURATION });
+    const mcp = await loadWithCpu(todo.child.pid, { url: todo.url, requests: [mcpRequest], duration: DURATION });
     const mcpRatio = ratio(mcp.rps, restAgain.rps);
     record({ scenario: 'todo-api: MCP tools/call list_todos', ...mcp, ratio: mcpRatio, target: '>= 0.7', pass: mcpRatio >= 0.7 && mcp.non2xx === 0 });
     }
