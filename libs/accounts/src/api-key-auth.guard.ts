@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppException, ErrorCode, rateLimitOptionsFor, recordCountedHit, setPrincipal, type RateLimitOptions } from '#libs/common';
+import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type RateLimitCounting } from '#libs/common';
 import { hashApiKey, isWellFormedApiKey } from './api-key.format.js';
-import { ApiKeyAccessRepository, type ApiKeyAccessRow } from './api-key-access.repository.js';
+import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { hasApiAccess } from './subscription-access.js';
 
 /** The API key of a request: `X-API-Key`, else `Authorization: Bearer`. */
@@ -42,17 +42,14 @@ export class ApiKeyAuthGuard implements CanActivate {
    * With `counting`, the request is counted against the route's rate limit in the same
    * statement as the key lookup (RateLimitGuard then uses that count).
    */
-  async authenticate(key: string, counting?: { request: Request; limit?: RateLimitOptions }): Promise<{ kind: 'api-key'; userId: string; apiKeyId: string }> {
+  async authenticate(key: string, counting?: RateLimitCounting): Promise<{ kind: 'api-key'; userId: string; apiKeyId: string }> {
     if (!isWellFormedApiKey(key)) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid');
     const hash = hashApiKey(key);
-    let row: ApiKeyAccessRow | undefined;
-    if (counting?.limit) {
-      const found = await this.access.findByHashCountingHit(hash, counting.limit);
-      row = found?.row;
-      if (found?.hit) recordCountedHit(counting.request, counting.limit.bucket, found.hit);
-    } else {
-      row = await this.access.findByHash(hash);
-    }
+    const row = await lookUpCounting(
+      counting,
+      () => this.access.findByHash(hash),
+      (limit) => this.access.findByHashCountingHit(hash, limit),
+    );
     const now = new Date();
     if (!row || row.revokedAt || (row.expiresAt && new Date(row.expiresAt) <= now)) {
       throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');

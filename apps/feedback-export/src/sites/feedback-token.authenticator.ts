@@ -1,9 +1,9 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppException, ErrorCode, rateLimitOptionsFor, recordCountedHit, setPrincipal, type PrincipalOf, type RateLimitOptions } from '#libs/common';
+import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
 import { hashFeedbackToken, isWellFormedFeedbackToken, type FeedbackTokenKind } from './feedback-token.format.js';
-import { SitesRepository, type TokenRow } from './sites.repository.js';
+import { SitesRepository } from './sites.repository.js';
 
 export type SitePrincipal = PrincipalOf<'site'>;
 export type PortfolioPrincipal = PrincipalOf<'portfolio'>;
@@ -47,25 +47,21 @@ export class FeedbackTokenAuthenticator {
   async authenticate(
     token: string | undefined,
     accepted: readonly FeedbackTokenKind[],
-    counting?: { request: Request; limit?: RateLimitOptions },
+    counting?: RateLimitCounting,
   ): Promise<FeedbackTokenPrincipal> {
     const wanted = accepted.includes('read') ? 'read' : accepted.includes('write') ? 'write' : 'portfolio';
     if (!token) throw new AppException(ErrorCode.INVALID_TOKEN, `A token is required (Authorization: Bearer <token>). ${WRONG_KIND_MESSAGE[wanted]}`);
-    const row = isWellFormedFeedbackToken(token) ? await this.findToken(hashFeedbackToken(token), accepted, counting) : undefined;
+    const hash = isWellFormedFeedbackToken(token) ? hashFeedbackToken(token) : undefined;
+    const row = hash
+      ? await lookUpCounting(
+          counting,
+          () => this.sites.findTokenByHash(hash),
+          (limit) => this.sites.findTokenByHashCountingHit(hash, accepted, limit),
+        )
+      : undefined;
     if (!row) throw new AppException(ErrorCode.INVALID_TOKEN, 'The token is invalid or has been rotated');
     if (!accepted.includes(row.kind)) throw new AppException(ErrorCode.INVALID_TOKEN, WRONG_KIND_MESSAGE[wanted]);
     if (row.kind === 'portfolio') return { kind: 'portfolio', ownerId: row.ownerId, tokenId: row.id };
     return { kind: 'site', siteId: row.siteId!, ownerId: row.ownerId, scope: row.kind, tokenId: row.id };
-  }
-
-  private async findToken(
-    tokenHash: string,
-    accepted: readonly FeedbackTokenKind[],
-    counting?: { request: Request; limit?: RateLimitOptions },
-  ): Promise<TokenRow | undefined> {
-    if (!counting?.limit) return this.sites.findTokenByHash(tokenHash);
-    const found = await this.sites.findTokenByHashCountingHit(tokenHash, accepted, counting.limit);
-    if (found?.hit) recordCountedHit(counting.request, counting.limit.bucket, found.hit);
-    return found?.row;
   }
 }

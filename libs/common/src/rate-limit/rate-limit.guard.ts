@@ -28,6 +28,28 @@ export function recordCountedHit(request: Request, bucket: string, hit: RateLimi
   (request as Request & { [COUNTED_HIT]?: { bucket: string; hit: RateLimitHit } })[COUNTED_HIT] = { bucket, hit };
 }
 
+/** The request an auth guard authenticates, and its route's @RateLimit (if any) to count it against. */
+export interface RateLimitCounting {
+  request: Request;
+  limit?: RateLimitOptions;
+}
+
+/**
+ * A credential lookup for an auth guard: on a rate-limited route the counting variant (which
+ * counts the hit in the lookup's own statement, see PostgresRateLimitStore.lookupAndHit), its
+ * count handed to RateLimitGuard; elsewhere the plain lookup.
+ */
+export async function lookUpCounting<T>(
+  counting: RateLimitCounting | undefined,
+  lookUp: () => Promise<T | undefined>,
+  lookUpAndCount: (limit: RateLimitOptions) => Promise<{ row: T; hit?: RateLimitHit } | undefined>,
+): Promise<T | undefined> {
+  if (!counting?.limit) return lookUp();
+  const found = await lookUpAndCount(counting.limit);
+  if (found?.hit) recordCountedHit(counting.request, counting.limit.bucket, found.hit);
+  return found?.row;
+}
+
 function countedHit(request: Request, bucket: string): RateLimitHit | undefined {
   const counted = (request as Request & { [COUNTED_HIT]?: { bucket: string; hit: RateLimitHit } })[COUNTED_HIT];
   return counted?.bucket === bucket ? counted.hit : undefined;
