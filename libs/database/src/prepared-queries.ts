@@ -15,6 +15,11 @@ function statementName(sql: string): string {
   return name;
 }
 
+/** The query as pg takes it: named (prepared once per connection) or unnamed. */
+function statement(named: boolean, sql: string, params: unknown[]): pg.QueryConfig {
+  return named ? { name: statementName(sql), text: sql, values: params } : { text: sql, values: params };
+}
+
 /** PostgreSQL refuses a prepared statement whose tables changed shape under it (a migration run by another replica). */
 function isStalePlan(error: unknown): boolean {
   return (error as { code?: string }).code === '0A000' && /cached plan/.test((error as Error).message);
@@ -49,12 +54,11 @@ export class PreparedQueries {
     const pool = this.pool();
     // Known after the first statement: no extra await on the hot path.
     const named = this.knownNamed ?? (await this.useNames(pool));
-    if (!named) return (await pool.query(sql, params)).rows as T[];
     try {
-      return (await pool.query({ name: statementName(sql), text: sql, values: params })).rows as T[];
+      return (await pool.query(statement(named, sql, params))).rows as T[];
     } catch (error) {
-      if (!isStalePlan(error)) throw error;
-      return (await pool.query(sql, params)).rows as T[];
+      if (!named || !isStalePlan(error)) throw error;
+      return (await pool.query(statement(false, sql, params))).rows as T[];
     }
   }
 
@@ -76,8 +80,7 @@ export class PreparedQueries {
     try {
       await client.query('BEGIN');
       const result = await work({
-        query: async (sql: string, params: unknown[] = []) =>
-          (await client.query(named ? { name: statementName(sql), text: sql, values: params } : { text: sql, values: params })).rows,
+        query: async (sql: string, params: unknown[] = []) => (await client.query(statement(named, sql, params))).rows,
       });
       await client.query('COMMIT');
       return result;

@@ -7,7 +7,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 /**
  * Answers one JSON-RPC message over stateless streamable HTTP. A stateless transport cannot
  * be reused across requests, so each POST gets its own server and transport (cheap: tools
- * are plain registrations), closed when the exchange is over.
+ * are plain registrations).
  *
  * The SDK's web-standard transport is driven directly with the body Express already parsed:
  * its Node wrapper converts every request and response through a generic adapter, which cost
