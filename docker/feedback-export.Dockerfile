@@ -6,7 +6,8 @@
 # (production dependencies only) -> runtime (dist + production
 # node_modules, non-root). The app runs its pending migrations at start.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 LTS, as pinned in package.json (engines, the `node` devDependency) and .nvmrc.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- deps: every dependency, for the build ----------------------------------
 FROM ${NODE_IMAGE} AS deps
@@ -43,7 +44,9 @@ COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 3001
+# Liveness only (GET /livez checks no dependency): an orchestrator that restarts unhealthy containers must
+# not restart a healthy process because its database is down. Compose waits on readiness (/readyz) instead.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=40s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.FEEDBACK_API_PORT || '3001') + '/api/v1/status', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.FEEDBACK_API_PORT || '3001') + '/livez', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # A 4 MB young generation keeps idle memory near 133 MB instead of ~155 MB for a few percent of throughput (bench/).
 CMD ["node", "--max-semi-space-size=4", "dist/apps/feedback-export/src/main.js"]

@@ -1,6 +1,11 @@
+import { createServer } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig, type AppConfig } from '#libs/config';
 import { EmbeddedPostgres } from '#libs/database';
+import { ServiceIndex } from '../http/service-index.js';
+import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
+import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
+import { announceStart, describeDatabase, localUrl } from './start-block.js';
 
 export interface RunningService {
   app: INestApplication;
@@ -8,19 +13,45 @@ export interface RunningService {
   port: number;
 }
 
+export interface ServiceStarter {
+  name: string;
+  port: (config: AppConfig) => number;
+  /** The variable that sets the port, named when the port is taken. */
+  portVariable: 'TODO_API_PORT' | 'FEEDBACK_API_PORT';
+  create: (config: AppConfig, databaseUrl: string) => Promise<INestApplication>;
+}
+
 /** Connections the embedded server must accept: per app, its pool, the rate-limit pool (4), the LISTEN connection and headroom. */
 function embeddedConnectionBudget(config: AppConfig, apps: number): number {
   return (config.dbPoolSize + 8) * apps;
 }
 
+/** The one line a person needs when a port is taken (or may not be used). */
+export function portProblem(starter: ServiceStarter, config: AppConfig, error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return undefined;
+  const port = starter.port(config);
+  const problem = code === 'EADDRINUSE' ? 'is already in use' : 'may not be used by this user';
+  return `${starter.name}: port ${port} on ${config.host} ${problem}; set ${starter.portVariable} to a free port (e.g. ${starter.portVariable}=${port + 100}).`;
+}
+
+/** Resolves when the port can be bound now, rejects with the bind error (EADDRINUSE, EACCES) otherwise. */
+export function probePort(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ port, host }, () => probe.close(() => resolve()));
+  });
+}
+
 /**
  * Starts services in this process: DATABASE_URL when set, else the embedded database
- * under DATA_DIR. On SIGINT/SIGTERM it closes the apps (and their pools) first, then the
- * embedded server.
+ * under DATA_DIR. Taken ports are found before anything starts. On SIGINT/SIGTERM every app
+ * drains (readiness fails at once, in-flight requests finish within SHUTDOWN_GRACE_MS, event
+ * streams are told to reconnect elsewhere: see GracefulShutdown), then the apps close (their
+ * pools last), then the embedded server. A second signal during the drain ends the process at once.
  */
-export async function runServices(
-  starters: Array<{ name: string; port: (config: AppConfig) => number; create: (config: AppConfig, databaseUrl: string) => Promise<INestApplication> }>,
-): Promise<RunningService[]> {
+export async function runServices(starters: ServiceStarter[]): Promise<RunningService[]> {
   let config: AppConfig;
   try {
     config = loadConfig();
@@ -28,34 +59,72 @@ export async function runServices(
     console.error((error as Error).message);
     process.exit(1);
   }
+  for (const starter of starters) {
+    if (starter.port(config) === 0) continue;
+    try {
+      await probePort(starter.port(config), config.host);
+    } catch (error) {
+      console.error(portProblem(starter, config, error) ?? error);
+      process.exit(1);
+    }
+  }
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
+  const embeddedDataDir = `${config.dataDir}/pg`;
   if (!databaseUrl) {
-    embedded = await EmbeddedPostgres.start({ dataDir: `${config.dataDir}/pg`, maxConnections: embeddedConnectionBudget(config, starters.length) });
+    try {
+      embedded = await EmbeddedPostgres.start({ dataDir: embeddedDataDir, maxConnections: embeddedConnectionBudget(config, starters.length) });
+    } catch (error) {
+      // Its messages say what to do (another process owns the directory): no stack.
+      console.error((error as Error).message);
+      process.exit(1);
+    }
     databaseUrl = embedded.url;
   }
   const running: RunningService[] = [];
+  /** A lifecycle line in the configured log format (JSON for machines, plain text for a person). */
+  const say = (line: Record<string, unknown> & { msg: string }) => {
+    const { level: _level, msg, ...fields } = line;
+    const extra = Object.entries(fields).map(([key, value]) => `${key}=${String(value)}`).join(' ');
+    console.log(config.logFormat === 'json' ? JSON.stringify(line) : extra ? `${msg} (${extra})` : msg);
+  };
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(JSON.stringify({ level: 'info', msg: `Received ${signal}; shutting down` }));
+    say({ level: 'info', msg: `Received ${signal}; draining`, graceMs: config.shutdownGraceMs });
+    const reports = await Promise.all(running.map((service) => service.app.get(GracefulShutdown).drain(config.shutdownGraceMs)));
     for (const service of running) await service.app.close().catch(() => undefined);
     await embedded?.stop();
+    const cutRequests = reports.reduce((sum, report) => sum + report.cutRequests, 0);
+    say({ level: 'info', msg: 'Shut down', cutRequests, elapsedMs: Math.max(0, ...reports.map((report) => report.elapsedMs)) });
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+  let current: ServiceStarter | undefined;
   try {
     for (const starter of starters) {
+      current = starter;
       const app = await starter.create(config, databaseUrl);
       const port = starter.port(config);
       await app.listen(port, config.host);
       running.push({ app, name: starter.name, port });
-      console.log(JSON.stringify({ level: 'info', msg: `${starter.name} listening`, url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}` }));
+      const address = app.getHttpServer().address() as { port: number };
+      announceStart(
+        {
+          index: app.get(ServiceIndex),
+          url: localUrl(config.host, address.port),
+          database: describeDatabase(config.databaseUrl, embeddedDataDir),
+          logger: app.get<RequestLogging>(REQUEST_LOGGING).logger,
+          readySeconds: process.uptime(),
+        },
+        config.logFormat,
+      );
     }
   } catch (error) {
-    console.error(error);
+    const portLine = current && portProblem(current, config, error);
+    console.error(portLine ?? error);
     for (const service of running) await service.app.close().catch(() => undefined);
     await embedded?.stop();
     process.exit(1);

@@ -4,6 +4,14 @@ import type { Logger as PinoLogger } from 'pino';
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /**
+ * Nest's start-up chatter (a line per module and per route, ~70 per app) is written at debug:
+ * LOG_LEVEL=debug shows it. DataSourceNameRegistry warns about the second app's default data
+ * source although each app's lives in its own container: @nestjs/typeorm's registry is
+ * process-wide and cannot tell two apps in one process (`npm start`) from one app with two.
+ */
+const DEBUG_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication', 'DataSourceNameRegistry']);
+
+/**
  * Nest's logger interface over the app's pino logger, so framework and service logs are the
  * same JSON lines as the access log.
  *
@@ -39,10 +47,12 @@ export class NestPinoLogger implements LoggerService {
   }
 
   private write(level: Level, message: unknown, rest: unknown[]): void {
+    const params = [...rest];
+    const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
+    if (context !== undefined && (level === 'info' || level === 'warn') && DEBUG_CONTEXTS.has(context)) level = 'debug';
     if (!this.logger.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = {};
-    const params = [...rest];
-    if (params.length > 0 && typeof params[params.length - 1] === 'string') fields.context = params.pop();
+    if (context !== undefined) fields.context = context;
     if (message instanceof Error) {
       fields.err = message;
     } else if (message !== null && typeof message === 'object') {

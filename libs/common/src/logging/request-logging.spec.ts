@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { loadConfig } from '#libs/config';
 import { LogCapture } from '#libs/testing';
 import { NestPinoLogger } from './nest-pino-logger.js';
-import { createRequestLogging } from './request-logging.js';
+import { createRequestLogging, prettyLines } from './request-logging.js';
 
 interface Line {
   level: number;
@@ -63,40 +64,79 @@ describe('request logging', () => {
     expect(JSON.stringify(todo.lines())).not.toMatch(/secret-token-value|hidden-bearer/);
   });
 
-  it('hides share-link tokens in logged paths and leaves health checks out', async () => {
+  it('hides share-link tokens in logged paths and leaves health checks, probes and the metrics scrape out', async () => {
     await fetch(`${todo.base}/q/sharetoken123456`);
     await fetch(`${todo.base}/api/v1/share/sharetoken123456/answers`);
-    await fetch(`${todo.base}/api/v1/status`);
+    for (const path of ['/api/v1/status', '/livez', '/readyz', '/metrics']) await fetch(`${todo.base}${path}`);
     await settle();
     const urls = todo.lines().flatMap((line) => (line.req ? [line.req.url] : []));
     expect(urls).toEqual(expect.arrayContaining(['/q/[redacted]', '/api/v1/share/[redacted]/answers']));
-    expect(urls).not.toContain('/api/v1/status');
+    for (const path of ['/api/v1/status', '/livez', '/readyz', '/metrics']) expect(urls).not.toContain(path);
     expect(JSON.stringify(todo.lines())).not.toContain('sharetoken123456');
   });
 
   it('logs failures at error level even when the level hides ordinary lines, each app into its own destination', async () => {
     await fetch(`${feedback.base}/api/v1/export/feedback/200`);
+    await fetch(`${feedback.base}/api/v1/export/feedback/500`);
+    await fetch(`${feedback.base}/api/v1/export/feedback/502`);
+    await settle();
+    expect(feedback.lines()).toEqual([
+      expect.objectContaining({ level: 50, service: 'feedback-export', msg: 'request failed', res: { statusCode: 500 } }),
+      expect.objectContaining({ level: 50, service: 'feedback-export', msg: 'request failed', res: { statusCode: 502 } }),
+    ]);
+    expect(todo.lines().some((line) => line.service !== 'todo-api' || line.req?.url?.startsWith('/api/v1/export'))).toBe(false);
+  });
+
+  it('logs a 503 (a refusal: outage, full queue, drain) as an ordinary access line, not an error', async () => {
+    const before = todo.lines().length;
+    await fetch(`${todo.base}/api/v1/todos/503`);
     await fetch(`${feedback.base}/api/v1/export/feedback/503`);
     await settle();
-    expect(feedback.lines()).toEqual([expect.objectContaining({ level: 50, service: 'feedback-export', msg: 'request failed', res: { statusCode: 503 } })]);
-    expect(todo.lines().some((line) => line.service !== 'todo-api' || line.req?.url?.startsWith('/api/v1/export'))).toBe(false);
+    expect(todo.lines().slice(before)).toEqual([expect.objectContaining({ level: 30, msg: 'request refused', res: { statusCode: 503 } })]);
+    expect(feedback.lines().filter((line) => line.res?.statusCode === 503)).toEqual([]);
   });
 
   it('carries Nest logs into the same JSON lines: context, pino-style objects, errors with their stack', async () => {
     const before = todo.lines().length;
     const nest = new NestPinoLogger(todo.logging.logger);
     // Nest's Logger('Context') appends its context as the last argument when it calls the app's logger.
-    nest.log('Started', 'NestFactory');
+    nest.log('Started', 'TodoEventsService');
     nest.warn({ eventId: 'evt_1' }, 'Stripe event ignored', 'Billing');
     nest.error(new Error('boom'), 'Billing');
     nest.error('Unhandled', 'Error: Unhandled\n    at somewhere (file.js:1:1)', 'ExceptionsHandler');
     nest.debug('not at info level', 'Billing');
     const lines = todo.lines().slice(before);
     expect(lines).toEqual([
-      expect.objectContaining({ level: 30, context: 'NestFactory', msg: 'Started' }),
+      expect.objectContaining({ level: 30, context: 'TodoEventsService', msg: 'Started' }),
       expect.objectContaining({ level: 40, context: 'Billing', eventId: 'evt_1', msg: 'Stripe event ignored' }),
       expect.objectContaining({ level: 50, context: 'Billing', err: expect.objectContaining({ message: 'boom' }) }),
       expect.objectContaining({ level: 50, context: 'ExceptionsHandler', msg: 'Unhandled', err: expect.objectContaining({ stack: expect.stringContaining('at somewhere') }) }),
+    ]);
+  });
+
+  it("writes Nest's start-up lines (modules, routes) at debug, so a start at info shows none of them", () => {
+    const capture = new LogCapture();
+    const quiet = new NestPinoLogger(createRequestLogging(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info' }), 'todo-api', capture).logger);
+    const chatty = new LogCapture();
+    const verbose = new NestPinoLogger(createRequestLogging(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'debug' }), 'todo-api', chatty).logger);
+    for (const nest of [quiet, verbose]) {
+      nest.log('Mapped {/api/v1/todos, GET} route', 'RouterExplorer');
+      nest.log('TodosModule dependencies initialized', 'InstanceLoader');
+      nest.warn('A data source with the default name is already registered.', 'DataSourceNameRegistry');
+      nest.log('Lifetime beta access granted', 'BetaAccessService');
+    }
+    expect(capture.lines.map((line) => JSON.parse(line).msg)).toEqual(['Lifetime beta access granted']);
+    expect(chatty.lines.map((line) => JSON.parse(line).level)).toEqual([20, 20, 20, 30]);
+  });
+
+  it('LOG_FORMAT=pretty writes one readable line per entry: time, level, service, context, message; access lines as method, path, status, time', () => {
+    const capture = new LogCapture();
+    const logger = pino({ base: { service: 'todo-api' } }, prettyLines(capture));
+    logger.info({ context: 'BetaAccessService', userId: 'u-1' }, 'Lifetime beta access granted');
+    logger.info({ req: { id: 'req-1', method: 'GET', url: '/nope' }, res: { statusCode: 404 }, responseTime: 4 }, 'request completed');
+    expect(capture.lines).toEqual([
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: todo-api BetaAccessService: Lifetime beta access granted \{"userId":"u-1"\}$/),
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: todo-api: request completed GET \/nope 404 in 4 ms, request req-1$/),
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { AppConfig } from '#libs/config';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -26,6 +27,9 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+/** Probes and the metrics scrape: asked every few seconds, left out of the access log. */
+const UNLOGGED_PATHS = new Set(['/api/v1/status', '/livez', '/readyz', '/metrics']);
+
 /** Paths whose next segment is a credential (question share links): logged as [redacted]. */
 const SECRET_PATH_SEGMENT = /^(\/(?:q|api\/v1\/share)\/)[^/]+/;
 
@@ -41,27 +45,44 @@ export interface RequestLogging {
 }
 
 /**
+ * Standard output for LOG_FORMAT=pretty: one readable line per entry (time, level, service,
+ * context, message, then the other fields; an access line as method, path, status, time and request
+ * id), written synchronously so it keeps its order with the start block.
+ */
+export function prettyLines(destination: DestinationStream | number = 1): DestinationStream {
+  return pinoPretty({
+    destination,
+    sync: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service,context,req,res,responseTime',
+    messageFormat: '{service}{if context} {context}{end}: {msg}{if req} {req.method} {req.url} {res.statusCode} in {responseTime} ms, request {req.id}{end}',
+  });
+}
+
+/**
  * One JSON access-log line per request (method, path, status, time, request id) and the
  * app's pino logger, owned by the app: two apps in one process keep their own `service`
  * field and destination.
  *
  * Written here rather than with pino-http, which builds a child logger per request (the
  * request serialised and redacted up front, whether or not a line is ever written); this
- * serialises the few fields of the line at the end, only when the line is written. Nothing binds the
- * services' loggers to the request through AsyncLocalStorage either: on Node 20 that hooks
- * every promise, which cost a tenth of the throughput of a cached read. The access-log line
- * and unexpected errors (AllExceptionsFilter) carry the request id.
+ * serialises the few fields of the line at the end, only when the line is written. Nothing binds
+ * the request to the services' lines implicitly: the access-log line and unexpected errors
+ * (AllExceptionsFilter) carry the request id. Tests pass a destination and always get JSON lines.
  */
 export function createRequestLogging(config: AppConfig, service: string, destination?: DestinationStream): RequestLogging {
   const options = { level: config.logLevel, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  const logger = destination ? pino(options, destination) : pino(options);
+  const stream = destination ?? (config.logFormat === 'pretty' ? prettyLines() : undefined);
+  const logger = stream ? pino(options, stream) : pino(options);
   const middleware = ((request: IncomingMessage & { id?: string }, response: ServerResponse, next: () => void) => {
     const id = requestIdFor(request, response);
     request.id = id;
-    if (request.url !== '/api/v1/status') {
+    if (!UNLOGGED_PATHS.has(request.url ?? '')) {
       const started = Date.now();
       response.once('close', () => {
-        const failed = response.statusCode >= 500;
+        // A 503 is a refusal (a dependency outage, a full queue, a drain), logged as an event elsewhere, not an error.
+        const failed = response.statusCode >= 500 && response.statusCode !== 503;
         const level = failed ? 'error' : 'info';
         if (!logger.isLevelEnabled(level)) return;
         const line = {
@@ -69,7 +90,8 @@ export function createRequestLogging(config: AppConfig, service: string, destina
           res: { statusCode: response.statusCode },
           responseTime: Date.now() - started,
         };
-        logger[level](line, !response.writableFinished ? 'request aborted' : failed ? 'request failed' : 'request completed');
+        const outcome = !response.writableFinished ? 'request aborted' : failed ? 'request failed' : response.statusCode === 503 ? 'request refused' : 'request completed';
+        logger[level](line, outcome);
       });
     }
     next();
