@@ -334,7 +334,7 @@ describe(`database outage under load (${REAL_CLUSTER ? 'real PostgreSQL stopped 
           unexpected.push({ status: result.status, body: result.body, transportError: result.transportError });
         }
         // The widget allows 20 per minute per client IP; 250 addresses per worker would run out.
-        if (!toTodo && seq % 200 === 199) await todo.dataSource.query(`DELETE FROM rate_limit_counters WHERE key LIKE 'widget-feedback:%'`).catch(() => undefined);
+        if (!toTodo && seq % 200 === 199) await todo.rateLimits.clear('widget-feedback:').catch(() => undefined);
       }
     }
 

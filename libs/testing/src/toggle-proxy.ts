@@ -1,38 +1,59 @@
 import net from 'node:net';
 
+type ProxyMode = 'up' | 'cut' | 'frozen';
+
+interface Pair {
+  client: net.Socket;
+  upstream?: net.Socket;
+  close(): void;
+}
+
 /**
- * A TCP proxy in front of the database that a test can cut and restore: cutting closes
- * every open connection and refuses new ones, as a stopped server would.
+ * A TCP proxy in front of the database that a test can cut, freeze and restore:
+ * - `cut()` closes every open connection and refuses new ones, as a stopped server would;
+ * - `freeze()` stops forwarding in both directions but keeps every connection open and
+ *   accepts new ones without answering, as a hung server or a silent network would;
+ * - `restore()` forwards again (frozen connections resume with what was held back).
  */
 export class ToggleProxy {
-  private readonly sockets = new Set<net.Socket>();
+  private readonly pairs = new Set<Pair>();
   private server?: net.Server;
-  private up = true;
+  private mode: ProxyMode = 'up';
   port = 0;
 
   constructor(private readonly targetHost: string, private readonly targetPort: number) {}
 
   async start(): Promise<void> {
     this.server = net.createServer((client) => {
-      if (!this.up) {
+      if (this.mode === 'cut') {
         client.destroy();
         return;
       }
-      const upstream = net.connect(this.targetPort, this.targetHost);
-      this.sockets.add(client);
-      this.sockets.add(upstream);
-      const close = () => {
-        client.destroy();
-        upstream.destroy();
-        this.sockets.delete(client);
-        this.sockets.delete(upstream);
+      const pair: Pair = {
+        client,
+        close: () => {
+          client.destroy();
+          pair.upstream?.destroy();
+          this.pairs.delete(pair);
+        },
       };
-      client.on('error', close).on('close', close);
-      upstream.on('error', close).on('close', close);
-      client.pipe(upstream).pipe(client);
+      this.pairs.add(pair);
+      client.on('error', pair.close).on('close', pair.close);
+      if (this.mode === 'frozen') {
+        client.pause();
+        return;
+      }
+      this.connectUpstream(pair);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server!.address() as net.AddressInfo).port;
+  }
+
+  private connectUpstream(pair: Pair): void {
+    const upstream = net.connect(this.targetPort, this.targetHost);
+    pair.upstream = upstream;
+    upstream.on('error', pair.close).on('close', pair.close);
+    pair.client.pipe(upstream).pipe(pair.client);
   }
 
   /** The database URL rewritten to go through this proxy. */
@@ -44,13 +65,34 @@ export class ToggleProxy {
   }
 
   cut(): void {
-    this.up = false;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
+    this.mode = 'cut';
+    for (const pair of this.pairs) {
+      pair.client.destroy();
+      pair.upstream?.destroy();
+    }
+    this.pairs.clear();
+  }
+
+  /** Connections stay open but nothing passes, either way; new connections are accepted and left hanging. */
+  freeze(): void {
+    this.mode = 'frozen';
+    for (const { client, upstream } of this.pairs) {
+      if (!upstream) continue;
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
   }
 
   restore(): void {
-    this.up = true;
+    const wasFrozen = this.mode === 'frozen';
+    this.mode = 'up';
+    if (!wasFrozen) return;
+    for (const pair of this.pairs) {
+      if (pair.upstream) pair.client.pipe(pair.upstream).pipe(pair.client);
+      else this.connectUpstream(pair);
+    }
   }
 
   async stop(): Promise<void> {

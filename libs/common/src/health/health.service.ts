@@ -2,43 +2,34 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { pendingMigrations } from '#libs/database';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
-import { HealthStatusDto } from './health.dto.js';
+import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
+import { DATABASE_DEPENDENCY, DependencyChecks, type CheckResult } from './dependency-checks.js';
+import { HealthStatusDto, LivenessDto, ReadinessDto } from './health.dto.js';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
 export const SERVICE_VERSION = '1.0.0';
 
-/** How long the probe waits for the database: a hung database must not hang the probe. */
-const DB_CHECK_TIMEOUT_MS = 1000;
-
 @Injectable()
 export class HealthService {
+  /** Migrations never become unapplied: once every one is seen applied, the check stops asking. */
+  private migrationsApplied = false;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(SERVICE_NAME) private readonly serviceName: string,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  private async checkDatabase(): Promise<'ok' | 'error'> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'error'>((resolve) => {
-      timer = setTimeout(() => resolve('error'), DB_CHECK_TIMEOUT_MS);
-    });
-    const query = this.dataSource
-      .query('SELECT 1')
-      .then(() => 'ok' as const)
-      .catch(() => 'error' as const);
-    try {
-      return await Promise.race([query, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    private readonly checks: DependencyChecks,
+    private readonly shutdown: GracefulShutdown,
+  ) {
+    checks.add({ name: DATABASE_DEPENDENCY, check: () => this.dataSource.query('SELECT 1') });
   }
 
-  /** The health data; throws SERVICE_DEGRADED (503) carrying the same data when a check fails. */
+  /** The health data of /api/v1/status; throws SERVICE_DEGRADED (503) carrying the same data when a check fails. */
   async status(): Promise<HealthStatusDto> {
-    const db = await this.checkDatabase();
+    const db = await this.checks.run(DATABASE_DEPENDENCY);
     const health: HealthStatusDto = {
       status: db === 'ok' ? 'ok' : 'degraded',
       service: this.serviceName,
@@ -49,5 +40,30 @@ export class HealthService {
     };
     if (health.status !== 'ok') throw new AppException(ErrorCode.SERVICE_DEGRADED, 'A health check failed', health);
     return health;
+  }
+
+  /** The process answers: nothing else is checked, so a database outage never gets a healthy process restarted. */
+  liveness(): LivenessDto {
+    return { status: 'alive', uptimeSeconds: Math.floor(process.uptime()) };
+  }
+
+  /** Whether this replica should get traffic; throws SERVICE_DEGRADED (503) with the same data when not. */
+  async readiness(): Promise<ReadinessDto> {
+    const draining = this.shutdown.isDraining;
+    const checks: Record<string, CheckResult> = draining ? {} : { ...(await this.checks.runAll()), migrations: await this.checkMigrations() };
+    const ready = !draining && Object.values(checks).every((result) => result === 'ok');
+    const readiness: ReadinessDto = { status: ready ? 'ready' : 'not_ready', draining, checks };
+    if (!ready) throw new AppException(ErrorCode.SERVICE_DEGRADED, draining ? 'The service is shutting down' : 'A readiness check failed', readiness);
+    return readiness;
+  }
+
+  private async checkMigrations(): Promise<CheckResult> {
+    if (this.migrationsApplied) return 'ok';
+    try {
+      this.migrationsApplied = (await pendingMigrations(this.dataSource)).length === 0;
+      return this.migrationsApplied ? 'ok' : 'error';
+    } catch {
+      return 'error';
+    }
   }
 }

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+
+/** How long one check may take: a hung dependency must not hang the probe. */
+export const DEPENDENCY_CHECK_TIMEOUT_MS = 1000;
+
+/** The name of the database in readiness checks, outage logs and metrics. */
+export const DATABASE_DEPENDENCY = 'database';
+
+export type CheckResult = 'ok' | 'error';
+
+/** Something this replica needs to serve traffic, and how to tell whether it answers. */
+export interface DependencyCheck {
+  /** Short lowercase name, shown in /readyz and in outage log lines (`database`, `redis`). */
+  name: string;
+  /** Resolves when the dependency answers; rejects when it does not. */
+  check(): Promise<unknown>;
+}
+
+/**
+ * The checks behind GET /readyz, and the probes that tell DependencyOutages when a dependency
+ * is back. A module that brings a new dependency adds its check once at start (a Redis store:
+ * `checks.add({ name: 'redis', check: () => client.ping() })`); readiness and outage logging
+ * then cover it with no other change.
+ */
+@Injectable()
+export class DependencyChecks {
+  private readonly checks = new Map<string, DependencyCheck>();
+
+  add(check: DependencyCheck): void {
+    if (this.checks.has(check.name)) throw new Error(`Dependency check ${check.name} is registered twice`);
+    this.checks.set(check.name, check);
+  }
+
+  names(): string[] {
+    return [...this.checks.keys()];
+  }
+
+  /** One check, bounded by DEPENDENCY_CHECK_TIMEOUT_MS; unknown names are 'error'. */
+  async run(name: string): Promise<CheckResult> {
+    const check = this.checks.get(name);
+    if (!check) return 'error';
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'error'>((resolve) => {
+      timer = setTimeout(() => resolve('error'), DEPENDENCY_CHECK_TIMEOUT_MS);
+    });
+    const answer = Promise.resolve()
+      .then(() => check.check())
+      .then(
+        () => 'ok' as const,
+        () => 'error' as const,
+      );
+    try {
+      return await Promise.race([answer, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Every check, in parallel. */
+  async runAll(): Promise<Record<string, CheckResult>> {
+    const names = this.names();
+    const results = await Promise.all(names.map((name) => this.run(name)));
+    return Object.fromEntries(names.map((name, index) => [name, results[index]]));
+  }
+}
