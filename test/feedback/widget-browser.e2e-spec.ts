@@ -1,11 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '#libs/testing';
+import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, type TestSite } from './feedback-fixtures.js';
-
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 
 /** A customer's page on another origin that embeds the widget, submitted through the real UI in Chromium. */
 describe('widget in a browser', () => {
@@ -19,7 +21,7 @@ describe('widget in a browser', () => {
     t = await startWithDatabase('feedback-export', { CORS_ORIGINS: 'https://dashboard.example.com' });
     site = await createSite(t, await createOwner(t), 'Customer shop');
     pageServer = createServer((request, response) => {
-      const html = `<!doctype html><html><head><title>Shop</title></head><body>
+      const html = `<!doctype html><html><head><title>Shop</title><meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
         <h1>Checkout</h1>
         <script src="${t.baseUrl}/widget.js" data-site-key="${site.siteKey}" async></script>
       </body></html>`;
@@ -27,7 +29,8 @@ describe('widget in a browser', () => {
     });
     await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
     pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
+    mkdirSync(SCREENSHOTS_DIR, { recursive: true });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -49,9 +52,9 @@ describe('widget in a browser', () => {
     await expect(page.locator('[data-fw=status]').textContent()).resolves.toBe('Please write a message.');
 
     const message = 'Coupon field <script>alert(1)</script> rejects valid codes';
-    await page.selectOption('[data-fw=type]', 'bug');
+    await page.click('[data-fw=type-bug]');
     await page.fill('[data-fw=message]', message);
-    await page.selectOption('[data-fw=rating]', '2');
+    await page.click('[data-fw=rating-2]');
     await page.click('[data-fw=send]');
     await page.waitForFunction(
       // Runs in the page, where `document` exists (this file is compiled without the DOM types).
@@ -65,4 +68,81 @@ describe('widget in a browser', () => {
     const exported = (await t.http.get('/api/v1/export/feedback').set(bearer(site.readToken)).expect(200)).body.data.feedback;
     expect(exported).toEqual([expect.objectContaining({ type: 'bug', message, rating: 2, pageUrl, status: 'new', siteId: site.id })]);
   }, 60_000);
+
+  /** Runs in the page: a property of the widget's shadow root (this file is compiled without the DOM types). */
+  const inWidget = <T>(page: Page, read: (root: any) => T) =>
+    page.evaluate(`(${read.toString()})(document.querySelector('[data-feedback-widget]').shadowRoot)`) as Promise<T>;
+
+  it('is a finished panel at desktop width: heading, dialog, keyboard only from the pill to the thank-you, Escape closes', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${pageOrigin}/checkout?step=3`);
+    await page.locator('[data-fw=open]').waitFor();
+
+    // Keyboard: focus the pill, open it with Enter; focus lands in the panel.
+    await page.locator('[data-fw=open]').focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Send feedback' });
+    await dialog.waitFor();
+    expect(await page.locator('[data-fw=open]').getAttribute('aria-expanded')).toBe('true');
+    expect(await inWidget(page, (root) => root.activeElement?.getAttribute('name'))).toBe('type');
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/widget-desktop-open.png` });
+
+    // Escape closes and gives focus back to the pill.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await inWidget(page, (root) => root.activeElement?.getAttribute('data-fw'))).toBe('open');
+
+    // Arrow keys choose the type (radio group), Tab reaches the message and the stars, Enter sends.
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Keyboard only: the size chart is missing');
+    await page.keyboard.press('Tab');
+    // Focus is on the first star, none chosen: two steps right choose the third.
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    expect(await inWidget(page, (root) => root.querySelectorAll('.stars label.on').length)).toBe(3);
+    await page.keyboard.press('Tab');
+    expect(await inWidget(page, (root) => root.activeElement?.getAttribute('data-fw'))).toBe('send');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Thank you!' }).waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/widget-desktop-sent.png` });
+    expect(errors).toEqual([]);
+    await page.close();
+
+    const exported = (await t.http.get('/api/v1/export/feedback').set(bearer(site.readToken)).expect(200)).body.data.feedback;
+    expect(exported).toContainEqual(expect.objectContaining({ type: 'bug', message: 'Keyboard only: the size chart is missing', rating: 3, pageUrl: `${pageOrigin}/checkout?step=3` }));
+  }, 60_000);
+
+  it('fits a phone screen: the open panel stays inside the viewport', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    await page.goto(`${pageOrigin}/checkout`);
+    await page.locator('[data-fw=open]').tap();
+    await page.getByRole('dialog', { name: 'Send feedback' }).waitFor();
+    const box = (await page.locator('[data-fw=panel]').boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(375);
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(667);
+    expect(box.width).toBeGreaterThan(340);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.locator('[data-fw=rating-5]').tap();
+    await page.locator('[data-fw=message]').fill('From a phone');
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/widget-phone-open.png` });
+    await page.locator('[data-fw=close]').tap();
+    await page.getByRole('dialog', { name: 'Send feedback' }).waitFor({ state: 'hidden' });
+    await context.close();
+  }, 60_000);
+
+  it('stays small: one dependency-free file under 12 KB, 5 KB gzipped', async () => {
+    const script = (await t.http.get('/widget.js').expect(200)).text;
+    expect(script).not.toMatch(/\bimport\b|\brequire\(/);
+    expect(Buffer.byteLength(script)).toBeLessThan(12 * 1024);
+    expect(gzipSync(script).length).toBeLessThan(5 * 1024);
+  });
 });

@@ -2,9 +2,10 @@ import { escape } from 'html-escaper';
 import { PAGE_CSP, PAGE_HEADERS, renderPage } from '../share/share-page.js';
 
 /**
- * The owner dashboard: a static page whose script signs in against the account service
- * (todo-api's POST /api/v1/auth/login at PUBLIC_BASE_URL: one account system, one JWT) and then
- * calls this service's owner routes. The CSP allows exactly that one other origin to be fetched.
+ * The owner dashboard: a static page whose script (public/dashboard.js) signs in against the
+ * account service (todo-api's POST /api/v1/auth/login at PUBLIC_BASE_URL: one account system,
+ * one JWT) and then calls this service's owner routes. The CSP allows exactly that one other
+ * origin to be fetched.
  */
 export function dashboardHeaders(authBaseUrl: string): Record<string, string> {
   const authOrigin = new URL(authBaseUrl).origin;
@@ -12,13 +13,13 @@ export function dashboardHeaders(authBaseUrl: string): Record<string, string> {
 }
 
 export function renderDashboardPage(authBaseUrl: string): string {
-  const body = `<main id="main">
+  const body = `<main id="main" class="wide">
 <div class="topbar">
-  <h1>Feedback dashboard</h1>
+  <h1><img src="/favicon.svg" alt="" width="28" height="28" class="logo"> Feedback dashboard</h1>
   <div id="account" class="row" hidden><span id="who" class="muted"></span><button type="button" id="sign-out" class="secondary">Sign out</button></div>
 </div>
 <p id="notice" class="status-line" role="status" aria-live="polite"></p>
-<section id="sign-in" class="card" aria-labelledby="sign-in-title" hidden>
+<section id="sign-in" class="card narrow" aria-labelledby="sign-in-title" hidden>
   <h2 id="sign-in-title">Sign in</h2>
   <form id="sign-in-form">
     <label for="email">E-mail</label>
@@ -32,22 +33,63 @@ export function renderDashboardPage(authBaseUrl: string): string {
 </section>
 <section id="app" hidden>
   <section class="card" aria-labelledby="sites-title">
-    <h2 id="sites-title">Sites</h2>
+    <div class="section-head">
+      <h2 id="sites-title">Sites</h2>
+      <button type="button" id="new-site-toggle" class="secondary" aria-expanded="false" aria-controls="new-site-form">New site</button>
+    </div>
+    <form id="new-site-form" class="inset" hidden>
+      <div class="fields">
+        <div><label for="new-site-name">Site name</label><input id="new-site-name" type="text" maxlength="100" required placeholder="Marketing site"></div>
+        <div><label for="new-site-slug">Slug <span class="muted">(optional, permanent)</span></label><input id="new-site-slug" type="text" maxlength="64" pattern="[a-z0-9]+(-[a-z0-9]+)*" placeholder="marketing-site"></div>
+      </div>
+      <div class="row"><button type="submit" id="create-site">Create site</button><button type="button" id="cancel-site" class="secondary">Cancel</button></div>
+      <p id="new-site-error" class="error" role="alert"></p>
+    </form>
     <div id="sites"><p class="muted">Loading…</p></div>
   </section>
   <section id="site-view" class="card" aria-labelledby="site-title" hidden>
-    <h2 id="site-title"></h2>
+    <h2 id="site-title" tabindex="-1"></h2>
     <div class="tabs" role="tablist">
       <button type="button" role="tab" id="tab-feedback" aria-selected="true" aria-controls="panel-feedback">Feedback</button>
       <button type="button" role="tab" id="tab-batches" aria-selected="false" aria-controls="panel-batches">Question batches</button>
     </div>
     <div id="panel-feedback" role="tabpanel" aria-labelledby="tab-feedback">
+      <form id="feedback-filters" class="row filters">
+        <label for="filter-type">Type</label>
+        <select id="filter-type"><option value="">All types</option><option value="feedback">Feedback</option><option value="feature_request">Feature request</option><option value="bug">Bug</option></select>
+        <label for="filter-status">Status</label>
+        <select id="filter-status"><option value="">All statuses</option><option value="new">New</option><option value="triaged">Triaged</option><option value="resolved">Resolved</option></select>
+      </form>
       <div id="feedback-list"></div>
       <div class="row"><button type="button" id="more-feedback" class="secondary" hidden>Load more</button></div>
     </div>
     <div id="panel-batches" role="tabpanel" aria-labelledby="tab-batches" hidden>
+      <div class="row"><button type="button" id="new-batch">New question batch</button></div>
+      <form id="batch-editor" class="inset" aria-labelledby="batch-editor-title" hidden>
+        <h3 id="batch-editor-title">New question batch</h3>
+        <label for="batch-title">Title</label>
+        <input id="batch-title" type="text" maxlength="200" required placeholder="Homepage review">
+        <label for="batch-intro">Introduction <span class="muted">(HTML, optional)</span></label>
+        <textarea id="batch-intro" rows="3" maxlength="20000" placeholder="&lt;p&gt;Thanks for taking a look.&lt;/p&gt;"></textarea>
+        <label for="batch-notify">Notify on answers <span class="muted">(address; default: yours)</span></label>
+        <input id="batch-notify" type="email" maxlength="254" autocomplete="off">
+        <fieldset id="batch-questions"><legend>Questions</legend></fieldset>
+        <div class="row"><button type="button" id="add-question" class="secondary">Add question</button><button type="button" id="preview-batch" class="secondary">Preview</button></div>
+        <section id="batch-preview" class="preview" aria-labelledby="batch-preview-title" hidden>
+          <h4 id="batch-preview-title">Preview <span class="muted">(as the recipient sees it, after the server’s sanitising)</span></h4>
+          <div id="batch-preview-body"></div>
+        </section>
+        <p id="batch-error" class="error" role="alert"></p>
+        <div class="row"><button type="submit" id="save-draft" class="secondary">Save as draft</button><button type="button" id="create-and-send">Create and send</button><button type="button" id="cancel-batch" class="secondary">Cancel</button></div>
+      </form>
       <div id="batch-list"></div>
     </div>
+  </section>
+  <section class="card" aria-labelledby="portfolio-title">
+    <h2 id="portfolio-title">Portfolio token</h2>
+    <p class="muted">One read-only token (<code>ok_…</code>) for the feedback of all your sites, for an export job or an agent.</p>
+    <div class="row" id="portfolio-actions"></div>
+    <div id="portfolio-secret"></div>
   </section>
 </section>
 </main>`;

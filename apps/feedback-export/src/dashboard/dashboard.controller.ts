@@ -1,12 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { Body, Controller, Get, Header, Inject, Param, Put, Query, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, Public, RawResponse, UseAuth, UUID_PARAM } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ExportQueryDto, FeedbackDataDto, FeedbackPageDto, UpdateFeedbackStatusDto } from '../feedback/dto/feedback.dto.js';
-import { DASHBOARD_SCRIPT } from './dashboard-script.js';
 import { dashboardHeaders, renderDashboardPage } from './dashboard-page.js';
 import { OwnerFeedbackService } from './owner-feedback.service.js';
+
+/** A real browser script beside this file (the build copies it verbatim: `--copy-files --extensions .ts`). */
+const DASHBOARD_SCRIPT = readFileSync(new URL('./public/dashboard.js', import.meta.url), 'utf8');
 
 /** The owner dashboard page and its script. */
 @ApiTags('Dashboard')
@@ -29,7 +32,11 @@ export class DashboardController {
     description: 'Signs in with the shared account (POST /api/v1/auth/login of the todo service at PUBLIC_BASE_URL) and calls the owner routes with the JWT.',
   })
   @ApiProduces('text/html')
-  @ApiResponse({ status: 200, description: 'HTML page', schema: { type: 'string' } })
+  @ApiResponse({
+    status: 200,
+    description: 'HTML page',
+    content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en"><head><title>Feedback dashboard</title>…</html>' } },
+  })
   page(@Res() response: Response): void {
     response.set(this.headers).status(200).send(this.html);
   }

@@ -42,5 +42,54 @@ th, td { text-align: left; padding: .45rem .4rem; border-bottom: 1px solid var(-
 .tabs button[aria-selected=false] { background: #fff; color: var(--accent); }
 .answer { background: #f7f9fc; border-left: 3px solid var(--accent); padding: .4rem .6rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-@media (max-width: 30rem) { main { padding: .75rem .6rem 3rem; } h1 { font-size: 1.35rem; } .row button { flex: 1 1 auto; } }
+main.wide { max-width: 68rem; }
+.narrow { max-width: 26rem; }
+h1 .logo { vertical-align: -5px; margin-right: .35rem; }
+h4, h5 { margin: .25rem 0; font-size: 1rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }
+.section-head { display: flex; justify-content: space-between; align-items: center; gap: .75rem; flex-wrap: wrap; margin-bottom: .5rem; }
+.section-head h2 { margin: 0; }
+.inset { background: #f7f9fc; border: 1px solid var(--line); border-radius: .6rem; padding: .75rem 1rem 1rem; margin: .5rem 0 1rem; }
+.fields { display: grid; grid-template-columns: 1fr 1fr; gap: 0 1rem; }
+fieldset { border: 0; padding: 0; margin: 1rem 0 0; }
+legend { font-weight: 700; padding: 0; }
+.question-editor { border-left: 3px solid var(--line); padding: 0 0 .5rem .75rem; margin: .5rem 0; }
+.preview { border: 1px dashed #9aa5b4; border-radius: .6rem; padding: .75rem 1rem; margin: 1rem 0 0; background: #fff; }
+.site, .batch { border: 1px solid var(--line); border-radius: .6rem; padding: .85rem 1rem; margin: 0 0 .75rem; background: #fff; }
+.site-head { display: flex; align-items: baseline; gap: .75rem; flex-wrap: wrap; }
+.site-head h3 { margin: 0; }
+.rename { margin: 0 0 .25rem; }
+.rename input { flex: 1 1 14rem; width: auto; }
+.small-text { font-size: .88rem; margin: .25rem 0; }
+button.small { min-height: 2rem; padding: .25rem .7rem; font-size: .9rem; }
+details.embed { margin: .35rem 0; }
+details.embed summary { cursor: pointer; color: var(--accent); font-size: .92rem; }
+.copy-row { display: flex; align-items: center; gap: .5rem; margin: .35rem 0; min-width: 0; }
+.copy-row code, .copy-row a { flex: 1 1 auto; min-width: 0; overflow-wrap: anywhere; }
+.snippet { display: block; background: #f1f4f8; border: 1px solid var(--line); border-radius: .4rem; padding: .45rem .6rem; }
+.secret-box { background: #fffbe6; border: 1px solid #f0d77a; border-radius: .6rem; padding: .5rem .75rem; margin: .6rem 0 0; }
+.secret-box p { margin: 0 0 .25rem; }
+.secret-box .secret { border: 0; padding: .25rem 0; background: transparent; }
+.filters { margin: 0 0 .75rem; }
+.filters label { margin: 0; }
+.filters select { width: auto; min-width: 10rem; }
+select.triage { min-width: 8.5rem; width: auto; }
+table.feedback td.message { width: 50%; overflow-wrap: anywhere; }
+table.feedback td:first-child { white-space: nowrap; font-variant-numeric: tabular-nums; }
+.stars { color: #c98a00; letter-spacing: .05em; white-space: nowrap; }
+.badge.type-bug { background: #fdecea; color: var(--err); }
+.badge.type-feature_request { background: #efe8fb; color: #5b36a8; }
+@media (max-width: 40rem) {
+  .fields { grid-template-columns: 1fr; }
+  table.feedback thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.feedback, table.feedback tbody, table.feedback tr, table.feedback td { display: block; width: 100%; }
+  table.feedback tr { border: 1px solid var(--line); border-radius: .6rem; padding: .4rem .75rem; margin: 0 0 .75rem; background: #fff; }
+  table.feedback td { border: 0; padding: .2rem 0; display: flex; gap: .75rem; align-items: baseline; }
+  table.feedback td::before { content: attr(data-label); flex: 0 0 4.5rem; color: var(--muted); font-size: .85rem; }
+  table.feedback td.message { width: 100%; display: block; }
+  table.feedback td.message::before { display: block; }
+  table.feedback select.triage { flex: 1 1 auto; }
+  .filters select { flex: 1 1 8rem; min-width: 0; }
+}
+@media (max-width: 30rem) { main { padding: .75rem .6rem 3rem; } h1 { font-size: 1.35rem; } .row button { flex: 1 1 auto; } .card { padding: .85rem; } }
 `;

@@ -34,6 +34,7 @@ function layout(title: string, body: string, script?: string, bodyAttributes = '
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escape(title)}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
 ${script ? `<script src="${script}" defer></script>` : ''}
 </head>

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiEnvelope, ApiErrors, AppException, ErrorCode, PositiveIntPipe, Public, RateLimit, RawResponse } from '#libs/common';
+import { ApiEnvelope, ApiErrors, AppException, ErrorCode, PositiveIntPipe, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
 import { SavedAnswerDto, SaveAnswerDto, SharedBatchDataDto, SubmittedDto } from '../questions/dto/share.dto.js';
 import { QuestionsService } from '../questions/questions.service.js';
 import { APP_CSS } from './page-style.js';
@@ -9,7 +10,8 @@ import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './share-page.
 import { SHARE_SCRIPT } from './share-script.js';
 
 /** Per client IP over every share route: roomy for a person typing (autosave), tight for scripts guessing tokens. */
-export const SHARE_RATE_LIMIT = { bucket: 'question-share', limit: 300, windowSeconds: 60 };
+/** Per client IP; fails open (the 256-bit token is the access control, the limit only caps load). */
+export const SHARE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-share', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
 
 const SHARE_TOKEN_PARAM = { name: 'shareToken', description: 'The share token from the share URL (43 characters)' };
 
@@ -26,8 +28,16 @@ export class ShareController {
   @ApiOperation({ operationId: 'getSharePage', summary: 'The recipient’s answer page (HTML). Its script fetches the batch, which marks the first view (sent -> opened). Unknown or draft: a 404 page.' })
   @ApiParam(SHARE_TOKEN_PARAM)
   @ApiProduces('text/html')
-  @ApiResponse({ status: 200, description: 'HTML page', schema: { type: 'string' } })
-  @ApiResponse({ status: 404, description: 'HTML page: no such (sent) batch', schema: { type: 'string' } })
+  @ApiResponse({
+    status: 200,
+    description: 'HTML page',
+    content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en"><head><title>Homepage review</title>…</html>' } },
+  })
+  @ApiResponse({
+    status: 404,
+    description: 'HTML page: no such (sent) batch',
+    content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en"><head><title>Not found</title>…</html>' } },
+  })
   async page(@Param('shareToken') shareToken: string, @Res() response: Response): Promise<void> {
     response.set(PAGE_HEADERS);
     try {
@@ -79,6 +89,9 @@ export class ShareController {
   }
 }
 
+const FAVICON_SVG = readFileSync(new URL('./public/favicon.svg', import.meta.url), 'utf8');
+const FAVICON_ICO = readFileSync(new URL('./public/favicon.ico', import.meta.url));
+
 /** Static assets of the share page and the dashboard. */
 @Public()
 @Controller('assets')
@@ -99,5 +112,27 @@ export class PageAssetsController {
   @ApiExcludeEndpoint()
   shareScript(): string {
     return SHARE_SCRIPT;
+  }
+}
+
+/** The icon of every page here (browsers ask for /favicon.ico on their own; the pages link the SVG). */
+@Public()
+@Controller()
+export class FaviconController {
+  @Get('favicon.ico')
+  @RawResponse()
+  @ApiExcludeEndpoint()
+  ico(@Res() response: Response): void {
+    // Written as is: Express would add a charset to a binary body sent through Nest.
+    response.set({ 'Content-Type': 'image/x-icon', 'Cache-Control': 'public, max-age=86400' }).end(FAVICON_ICO);
+  }
+
+  @Get('favicon.svg')
+  @RawResponse()
+  @Header('Content-Type', 'image/svg+xml')
+  @Header('Cache-Control', 'public, max-age=86400')
+  @ApiExcludeEndpoint()
+  svg(): string {
+    return FAVICON_SVG;
   }
 }

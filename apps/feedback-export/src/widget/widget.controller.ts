@@ -1,12 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { Body, Controller, Get, Header, Post } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, ErrorCode, Public, RateLimit, RawResponse } from '#libs/common';
+import { ApiEnvelope, ApiErrors, ErrorCode, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
 import { SubmitFeedbackDto, SubmittedFeedbackDto } from './dto/widget.dto.js';
-import { WIDGET_SCRIPT } from './widget-script.js';
 import { WidgetService } from './widget.service.js';
 
+/**
+ * The embeddable widget, a real browser script beside this file (copied verbatim into dist by the
+ * build). The same bytes for every site: no server value is interpolated.
+ */
+export const WIDGET_SCRIPT = readFileSync(new URL('./public/widget.js', import.meta.url), 'utf8');
+
 /** Per client IP: generous for people, tight for scripts. */
-export const WIDGET_RATE_LIMIT = { bucket: 'widget-feedback', limit: 20, windowSeconds: 60 };
+/** Per client IP; fails open: losing customers' feedback during a Redis outage costs more than the spam it lets in. */
+export const WIDGET_RATE_LIMIT: RateLimitOptions = { bucket: 'widget-feedback', limit: 20, windowSeconds: 60, storeOutage: 'fail-open' };
 
 /** The public widget: its script and the endpoint it posts to (CORS-open, see OPEN_CORS_PATHS). */
 @ApiTags('Widget')
@@ -22,10 +29,16 @@ export class WidgetController {
   @ApiOperation({
     operationId: 'getWidgetScript',
     summary: 'The embeddable widget script',
-    description: 'Embed with `<script src="{feedback_base_url}/widget.js" data-site-key="site_…" async></script>`.',
+    description:
+      'Embed it with a script element whose `src` is `{feedback_base_url}/widget.js`, with the attribute `data-site-key="site_…"` and `async`. ' +
+      'Dependency-free; renders in a shadow root.',
   })
   @ApiProduces('text/javascript')
-  @ApiResponse({ status: 200, description: 'JavaScript', schema: { type: 'string' } })
+  @ApiResponse({
+    status: 200,
+    description: 'JavaScript (dependency-free, one file)',
+    content: { 'text/javascript': { schema: { type: 'string' }, example: "(function () { 'use strict'; /* the feedback widget */ })();" } },
+  })
   script(): string {
     return WIDGET_SCRIPT;
   }

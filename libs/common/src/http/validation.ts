@@ -1,4 +1,4 @@
-import { ValidateIf } from 'class-validator';
+import { getMetadataStorage, ValidateIf } from 'class-validator';
 import { ArgumentMetadata, Injectable, ParseUUIDPipe, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
@@ -8,16 +8,84 @@ export interface FieldError {
   messages: string[];
 }
 
+/** Constraints that say the value has the wrong type: when one fails, range and length messages about it are noise. */
+const TYPE_CONSTRAINTS = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
+
+/** class-validator's default wording, in words a person reads; constraints not listed keep their (DTO's) message. */
+const MESSAGES: Record<string, (field: string) => string> = {
+  isInt: (field) => `${field} must be a whole number`,
+  isNumber: (field) => `${field} must be a number`,
+  isString: (field) => `${field} must be text (a JSON string)`,
+  isBoolean: (field) => `${field} must be true or false`,
+  isArray: (field) => `${field} must be a list (a JSON array)`,
+  isObject: (field) => `${field} must be an object`,
+  nestedValidation: (field) => `${field} must be an object`,
+  isNotEmpty: (field) => `${field} must not be empty`,
+  isEmail: (field) => `${field} must be an e-mail address`,
+  isUuid: (field) => `${field} must be a UUID`,
+  isDateString: (field) => `${field} must be a date and time in ISO 8601 form, e.g. 2026-03-14T09:26:53Z`,
+  isIso8601: (field) => `${field} must be a date and time in ISO 8601 form, e.g. 2026-03-14T09:26:53Z`,
+};
+
+function messagesOf(error: ValidationError, field: string): string[] {
+  const constraints = error.constraints ?? {};
+  const names = Object.keys(constraints);
+  // A property that is absent or null fails every rule on it; the only thing worth saying is that it is needed.
+  if (error.value === undefined && names.length > 0 && !names.includes('whitelistValidation')) return [`${field} is required`];
+  if (error.value === null && names.length > 0) return [`${field} must not be null`];
+  const typeFailures = names.filter((name) => TYPE_CONSTRAINTS.has(name));
+  const shown = typeFailures.length > 0 ? typeFailures : names;
+  return shown.map((name) => {
+    if (name === 'whitelistValidation') return `${field} is not a known property here`;
+    return MESSAGES[name]?.(field) ?? constraints[name].replace(new RegExp(`^${error.property}\\b`), field);
+  });
+}
+
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = error.constraints ? [{ field, messages: Object.values(error.constraints) }] : [];
+    const own = error.constraints ? [{ field, messages: messagesOf(error, field) }] : [];
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }
 
-export function validationException(fields: FieldError[], message = 'The request is invalid'): AppException {
+/** Spellings of "the next page" that clients bring from other APIs: a route that pages names its own. */
+const PAGING_NAMES = ['since', 'cursor', 'after', 'page', 'offset', 'next', 'nextCursor', 'pageToken', 'startingAfter'];
+
+/** The properties a DTO class declares (its validation rules). */
+function knownProperties(metatype: ArgumentMetadata['metatype']): string[] {
+  if (!metatype) return [];
+  return [...new Set(getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false).map((rule) => rule.propertyName))];
+}
+
+/** Turns "not a known property" into a hint when the route has a property for what the client meant (paging). */
+function withHints(fields: FieldError[], metadata: ArgumentMetadata): FieldError[] {
+  const known = knownProperties(metadata.metatype);
+  const paging = known.find((name) => PAGING_NAMES.includes(name));
+  const where = metadata.type === 'query' ? 'query parameter' : 'property';
+  return fields.map((entry) => {
+    if (!entry.messages.some((message) => message.endsWith('is not a known property here'))) return entry;
+    const hint =
+      paging && PAGING_NAMES.includes(entry.field) && entry.field !== paging
+        ? `${entry.field} is not a ${where} of this route: it pages with ${paging} (pass the nextCursor of the previous page as ${paging})`
+        : `${entry.field} is not a ${where} of this route${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`;
+    return { field: entry.field, messages: [hint] };
+  });
+}
+
+/** The error's message: the one problem when there is one, else the fields in question. */
+function summaryOf(fields: FieldError[]): string {
+  if (fields.length === 1 && fields[0].messages.length === 1) return fields[0].messages[0];
+  if (fields.length === 0) return 'The request is invalid';
+  return `The request is invalid: ${fields.map((entry) => entry.field).join(', ')}`;
+}
+
+export function validationException(fields: FieldError[], message = summaryOf(fields)): AppException {
   return new AppException(ErrorCode.VALIDATION_ERROR, message, { fields });
+}
+
+function isFieldList(details: unknown): details is { fields: FieldError[] } {
+  return typeof details === 'object' && details !== null && Array.isArray((details as { fields?: unknown }).fields);
 }
 
 /**
@@ -34,6 +102,9 @@ class StrictParamValidationPipe extends ValidationPipe {
     try {
       return await super.transform(value, metadata);
     } catch (error) {
+      if (error instanceof AppException && error.code === ErrorCode.VALIDATION_ERROR && isFieldList(error.details)) {
+        throw validationException(withHints(error.details.fields, metadata));
+      }
       if (error instanceof URIError) {
         throw validationException([{ field: metadata.data ?? metadata.type, messages: ['must be well-formed Unicode text'] }], 'The request contains text that is not well-formed Unicode');
       }
@@ -50,14 +121,15 @@ export function createValidationPipe(): ValidationPipe {
     forbidUnknownValues: true,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
+    // The value is needed to tell "missing" from "wrong"; it never reaches the answer.
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => validationException(flatten(errors)),
   });
 }
 
 /** Path parameter that must be a UUID; anything else is 400 VALIDATION_ERROR. */
 export const UUID_PARAM = new ParseUUIDPipe({
-  exceptionFactory: () => validationException([{ field: 'id', messages: ['must be a UUID'] }], 'The path id must be a UUID'),
+  exceptionFactory: () => validationException([{ field: 'id', messages: ['id must be a UUID'] }], 'The path id must be a UUID'),
 });
 
 /** Path parameter that must be an integer >= 1 (and fit a Postgres integer). */
@@ -66,7 +138,8 @@ export class PositiveIntPipe implements PipeTransform<string, number> {
   transform(value: string, metadata: ArgumentMetadata): number {
     const parsed = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
     if (!Number.isInteger(parsed) || parsed < 1 || parsed > 2147483647) {
-      throw validationException([{ field: metadata.data ?? 'id', messages: ['must be an integer >= 1'] }], 'The path id must be an integer >= 1');
+      const field = metadata.data ?? 'id';
+      throw validationException([{ field, messages: [`${field} must be a whole number of at least 1`] }], `The path id ${field} must be a whole number of at least 1`);
     }
     return parsed;
   }

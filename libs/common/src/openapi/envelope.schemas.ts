@@ -1,6 +1,14 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath, type HeadersObject } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, ErrorCode, publicCodeOf } from '../errors/error-code.enum.js';
+
+export class FieldErrorDto {
+  @ApiProperty({ example: 'priority', description: 'The property (dotted path for nested ones, e.g. `questions.0.title`)' })
+  field: string;
+
+  @ApiProperty({ type: [String], example: ['priority is required'], description: 'What is wrong with it, in words a person can read' })
+  messages: string[];
+}
 
 export class ErrorDetailDto {
   @ApiProperty({ example: 'VALIDATION_ERROR', description: 'Stable machine-readable code' })
@@ -9,8 +17,14 @@ export class ErrorDetailDto {
   @ApiProperty({ example: 'The request is invalid', description: 'Human-readable explanation' })
   message: string;
 
-  @ApiPropertyOptional({ description: 'Extra data, e.g. `{fields: [{field, messages}]}` for VALIDATION_ERROR', type: 'object', additionalProperties: true })
-  details?: Record<string, unknown>;
+  @ApiProperty({
+    selfRequired: false,
+    description: 'Extra data: `fields` (one entry per invalid property) for VALIDATION_ERROR, other keys for other codes',
+    type: 'object',
+    properties: { fields: { type: 'array', items: { $ref: getSchemaPath(FieldErrorDto) } } },
+    additionalProperties: true,
+  })
+  details?: { fields?: FieldErrorDto[]; [key: string]: unknown };
 }
 
 export class ErrorEnvelopeDto {
@@ -21,36 +35,92 @@ export class ErrorEnvelopeDto {
   error: ErrorDetailDto;
 }
 
+export interface ApiEnvelopeOptions {
+  status?: number;
+  description?: string;
+  /** Headers the success answer carries beyond those every answer has (see openapi-finish.ts). */
+  headers?: HeadersObject;
+  /** `data` of the example answer; by default it is built from the model's property examples. */
+  example?: unknown;
+}
+
 /** A success envelope `{success: true, data: <model>}`, documented with the model's schema. */
-export function ApiEnvelope(model: Type<unknown> | null, options: { status?: number; description?: string } = {}) {
+export function ApiEnvelope(model: Type<unknown> | null, options: ApiEnvelopeOptions = {}) {
   const data = model ? { $ref: getSchemaPath(model) } : { type: 'object', nullable: true };
   return applyDecorators(
     ...(model ? [ApiExtraModels(model)] : []),
     ApiResponse({
       status: options.status ?? 200,
       description: options.description ?? 'Success',
-      schema: {
-        type: 'object',
-        required: ['success', 'data'],
-        properties: { success: { type: 'boolean', enum: [true] }, data },
+      headers: options.headers,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['success', 'data'],
+            properties: { success: { type: 'boolean', enum: [true] }, data },
+          },
+          ...(options.example === undefined ? {} : { example: { success: true, data: options.example } }),
+        },
       },
     }),
   );
 }
 
+/** A 503 that retrying can cure names when (the global filter adds it to every such 503). */
+const RETRY_AFTER_HEADER = {
+  'Retry-After': { description: 'Seconds to wait before retrying (the dependency is down, a queue is full, or the replica is draining)', schema: { type: 'integer' } },
+};
+
 /** Documents the error responses a route can give, grouped by status, with their codes. */
+
+/** What an example error of a code says; the real messages are more specific. */
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  [ErrorCode.VALIDATION_ERROR]: 'The request is invalid',
+  [ErrorCode.AUTH_REQUIRED]: 'A valid access token is required',
+  [ErrorCode.API_KEY_REQUIRED]: 'An API key is required (Authorization: Bearer tdk_… or X-API-Key)',
+  [ErrorCode.INVALID_API_KEY]: 'The API key is invalid, revoked or expired',
+  [ErrorCode.INVALID_TOKEN]: 'The token is invalid or expired',
+  [ErrorCode.NOT_FOUND]: 'Not found',
+  [ErrorCode.RATE_LIMITED]: 'Too many requests; retry in 42 s',
+  [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred',
+};
+
+function exampleMessage(code: ErrorCode): string {
+  const words = publicCodeOf(code).toLowerCase().replace(/_/g, ' ');
+  return EXAMPLE_MESSAGES[code] ?? words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The envelope of one error code, as an OpenAPI example. */
+export function errorExample(code: ErrorCode): { success: false; error: { code: string; message: string; details?: unknown } } {
+  const error: { code: string; message: string; details?: unknown } = { code: publicCodeOf(code), message: exampleMessage(code) };
+  if (code === ErrorCode.VALIDATION_ERROR) error.details = { fields: [{ field: 'name', messages: ['name is required'] }] };
+  return { success: false, error };
+}
+
+/** Documents the error responses a route can give, grouped by status, with their codes and an example of each. */
 export function ApiErrors(...codes: ErrorCode[]) {
-  const byStatus = new Map<number, string[]>();
+  const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...codes, ErrorCode.VALIDATION_ERROR, ErrorCode.INTERNAL_ERROR]) {
     const status = ERROR_CATALOGUE[code].status;
     const list = byStatus.get(status) ?? [];
-    if (!list.includes(publicCodeOf(code))) list.push(publicCodeOf(code));
+    if (!list.some((known) => publicCodeOf(known) === publicCodeOf(code))) list.push(code);
     byStatus.set(status, list);
   }
   return applyDecorators(
-    ApiExtraModels(ErrorEnvelopeDto, ErrorDetailDto),
+    ApiExtraModels(ErrorEnvelopeDto, ErrorDetailDto, FieldErrorDto),
     ...[...byStatus.entries()].map(([status, list]) =>
-      ApiResponse({ status, description: `Error: ${list.join(', ')}`, schema: { $ref: getSchemaPath(ErrorEnvelopeDto) } }),
+      ApiResponse({
+        status,
+        description: `Error: ${list.map(publicCodeOf).join(', ')}`,
+        content: {
+          'application/json': {
+            schema: { $ref: getSchemaPath(ErrorEnvelopeDto) },
+            examples: Object.fromEntries(list.map((code) => [publicCodeOf(code), { summary: publicCodeOf(code), value: errorExample(code) }])),
+          },
+        },
+        ...(status === 503 && list.some((code) => code !== ErrorCode.BILLING_UNAVAILABLE) ? { headers: RETRY_AFTER_HEADER } : {}),
+      }),
     ),
   );
 }

@@ -1,12 +1,22 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ErrorDetailDto, ErrorEnvelopeDto } from './envelope.schemas.js';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule, type TagObject } from '@nestjs/swagger';
+import { listRoutes } from '../auth/route-table.js';
+import { ErrorDetailDto, ErrorEnvelopeDto, FieldErrorDto } from './envelope.schemas.js';
+import { finishOpenApiDocument } from './openapi-finish.js';
 
 export interface OpenApiInfo {
   title: string;
   description: string;
   serverUrl: string;
+  /** Every tag the app's routes use, with what it groups (the document lists those in use). */
+  tags: TagObject[];
 }
+
+/** Tags of routes every app has (libs/common). */
+const SHARED_TAGS: TagObject[] = [
+  { name: 'Status', description: 'Health of the service and its database' },
+  { name: 'Contract', description: 'This OpenAPI document' },
+];
 
 export function buildOpenApiDocument(app: INestApplication, info: OpenApiInfo): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -15,14 +25,9 @@ export function buildOpenApiDocument(app: INestApplication, info: OpenApiInfo): 
     .setDescription(info.description)
     .setVersion('1.0.0')
     .addServer(info.serverUrl)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from signup, login or refresh' }, 'jwt')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key (tdk_...) as a bearer token' }, 'apiKey')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key (tdk_...) in its own header' }, 'apiKeyHeader')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Admin-API-Key', description: 'Administrator key' }, 'adminKey')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Site token: sk_ (read) or wk_ (read and write)' }, 'siteToken')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Account portfolio token (ok_)' }, 'portfolioToken')
     .build();
-  return SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelopeDto, ErrorDetailDto] });
+  const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelopeDto, ErrorDetailDto, FieldErrorDto] });
+  return finishOpenApiDocument(document, listRoutes(app), { tags: [...info.tags, ...SHARED_TAGS], publicBaseUrl: info.serverUrl });
 }
 
 /** Serves the raw document at /api/v1/openapi.json and Swagger UI at /api/docs. */

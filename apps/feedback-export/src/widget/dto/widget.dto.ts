@@ -3,7 +3,7 @@ import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min
 import { FEEDBACK_TYPES, type FeedbackType } from '../../feedback/feedback.entity.js';
 
 export class SubmitFeedbackDto {
-  @ApiProperty({ description: 'The public key of the site (data-site-key of the widget script)' })
+  @ApiProperty({ example: 'site_Qm9vZ2xlLXNpdGUta2V5LTAx', description: 'The public key of the site (data-site-key of the widget script)' })
   @IsString()
   @Length(1, 100)
   siteKey: string;
@@ -12,13 +12,13 @@ export class SubmitFeedbackDto {
   @IsIn(FEEDBACK_TYPES)
   type: FeedbackType;
 
-  @ApiProperty({ minLength: 1, maxLength: 5000 })
+  @ApiProperty({ example: 'The pricing table is hard to read on a phone', minLength: 1, maxLength: 5000 })
   @IsString()
   @Length(1, 5000)
   @Matches(/\S/, { message: 'message must not be blank' })
   message: string;
 
-  @ApiProperty({ required: false, type: 'integer', nullable: true, minimum: 1, maximum: 5 })
+  @ApiProperty({ example: 4, required: false, type: 'integer', nullable: true, minimum: 1, maximum: 5 })
   @IsOptional()
   @IsInt()
   @Min(1)

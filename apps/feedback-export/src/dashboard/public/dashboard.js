@@ -1,0 +1,522 @@
+/*
+ * The owner dashboard (served as /assets/dashboard.js; plain browser JavaScript, no build step).
+ * Everything is built with DOM calls and textContent; the only HTML inserted is question and
+ * intro HTML that the server has sanitised (stored batches, or the preview route), and the
+ * page's CSP forbids inline script besides.
+ */
+(function () {
+  'use strict';
+  const AUTH_BASE = document.body.getAttribute('data-auth-base');
+  const STORE = 'feedback-dashboard-session';
+  let session = null;
+  let currentSite = null;
+  let feedbackCursor = null;
+
+  const $ = (id) => document.getElementById(id);
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === 'text') node.textContent = value;
+      else if (key === 'className') node.className = value;
+      else if (key.slice(0, 2) === 'on') node.addEventListener(key.slice(2), value);
+      else if (value !== false && value != null) node.setAttribute(key, value === true ? '' : value);
+    }
+    for (const child of children || []) if (child != null) node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+    return node;
+  }
+  const clear = (node) => { while (node.firstChild) node.removeChild(node.firstChild); return node; };
+  const when = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+  function notice(text, isError) { const n = $('notice'); n.textContent = text || ''; n.className = 'status-line' + (isError ? ' error' : ''); }
+
+  /** The server's words for an error, with each invalid field (details.fields). */
+  function describe(error) {
+    const fields = (error.details && error.details.fields) || [];
+    const extra = fields.flatMap((f) => f.messages).filter((m) => m !== error.message);
+    return [error.message].concat(extra).join(' · ');
+  }
+
+  async function request(url, method, body, token) {
+    const headers = { Accept: 'application/json' };
+    if (token) headers.Authorization = 'Bearer ' + token;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(url, { method: method || 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await res.json().catch(() => null);
+    if (!res.ok || !json || !json.success) {
+      const error = new Error(json && json.error ? json.error.message : 'The server answered ' + res.status);
+      error.status = res.status;
+      error.code = json && json.error ? json.error.code : undefined;
+      error.details = json && json.error ? json.error.details : undefined;
+      throw error;
+    }
+    return json.data;
+  }
+
+  function saveSession(data) {
+    session = data;
+    if (data) sessionStorage.setItem(STORE, JSON.stringify(data)); else sessionStorage.removeItem(STORE);
+  }
+
+  async function refresh() {
+    if (!session || !session.refreshToken) throw new Error('Signed out');
+    const data = await request(AUTH_BASE + '/api/v1/auth/refresh', 'POST', { refreshToken: session.refreshToken });
+    saveSession({ token: data.token, refreshToken: data.refreshToken, email: session.email });
+  }
+
+  /** An owner call; an expired access token is refreshed once, then the owner signs in again. */
+  async function api(method, path, body) {
+    if (!session) throw new Error('Signed out');
+    try {
+      return await request(path, method, body, session.token);
+    } catch (error) {
+      if (error.status !== 401) throw error;
+      try { await refresh(); } catch (_) { signOut('Your session ended; please sign in again.'); throw error; }
+      return request(path, method, body, session.token);
+    }
+  }
+
+  /** A button that copies `value`; says so for a moment (and for screen readers). */
+  function copyButton(value, what) {
+    const button = el('button', { type: 'button', className: 'secondary small', 'data-copy': what, text: 'Copy' });
+    button.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(value);
+        button.textContent = 'Copied';
+      } catch (_) {
+        button.textContent = 'Select and copy';
+      }
+      setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+    });
+    return button;
+  }
+
+  /** A secret shown once, with its copy button. */
+  function secretBox(label, value, kind) {
+    return el('div', { className: 'secret-box', role: 'status' }, [
+      el('p', { text: label }),
+      el('div', { className: 'copy-row' }, [el('code', { className: 'secret', 'data-secret': kind, text: value }), copyButton(value, kind)]),
+    ]);
+  }
+
+  /** A button that asks once more before it acts (no window.confirm: it blocks and cannot be styled). */
+  function confirmButton(label, confirmLabel, attrs, action) {
+    let armed = false;
+    const button = el('button', Object.assign({ type: 'button', className: 'secondary', text: label }, attrs));
+    const reset = () => { armed = false; button.className = 'secondary'; button.textContent = label; };
+    button.addEventListener('click', async () => {
+      if (!armed) {
+        armed = true;
+        button.className = 'danger';
+        button.textContent = confirmLabel;
+        return;
+      }
+      button.disabled = true;
+      try { await action(); } finally { button.disabled = false; reset(); }
+    });
+    button.addEventListener('blur', () => { if (armed && !button.disabled) setTimeout(reset, 200); });
+    return button;
+  }
+
+  // ---- sign-in ----
+  function showSignedIn() {
+    $('sign-in').hidden = true;
+    $('app').hidden = false;
+    $('account').hidden = false;
+    $('who').textContent = 'Signed in as ' + (session.email || 'owner');
+    renderPortfolio();
+    loadSites();
+  }
+
+  function signOut(message) {
+    if (session) request(AUTH_BASE + '/api/v1/auth/logout', 'POST', {}, session.token).catch(() => {});
+    saveSession(null);
+    currentSite = null;
+    $('app').hidden = true;
+    $('account').hidden = true;
+    $('site-view').hidden = true;
+    $('sign-in').hidden = false;
+    notice(message || '');
+    $('email').focus();
+  }
+
+  $('sign-in-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const button = $('sign-in-button');
+    button.disabled = true;
+    $('sign-in-error').textContent = '';
+    const email = $('email').value.trim();
+    try {
+      const data = await request(AUTH_BASE + '/api/v1/auth/login', 'POST', { email, password: $('password').value });
+      $('password').value = '';
+      saveSession({ token: data.token, refreshToken: data.refreshToken, email: (data.user && data.user.email) || email });
+      notice('');
+      showSignedIn();
+    } catch (error) {
+      $('sign-in-error').textContent = error.code === 'INVALID_CREDENTIALS' ? 'Wrong e-mail or password.' : describe(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  $('sign-out').addEventListener('click', () => signOut('Signed out.'));
+
+  // ---- sites ----
+  async function loadSites() {
+    try {
+      const data = await api('GET', '/api/v1/sites');
+      const box = clear($('sites'));
+      if (data.sites.length === 0) box.appendChild(el('p', { className: 'muted', 'data-empty': 'sites', text: 'No sites yet. Create one with “New site”: you get the widget snippet and its tokens here.' }));
+      for (const site of data.sites) box.appendChild(siteCard(site));
+    } catch (error) { notice('Could not load your sites: ' + describe(error), true); }
+  }
+
+  function toggleNewSite(open) {
+    $('new-site-form').hidden = !open;
+    $('new-site-toggle').setAttribute('aria-expanded', String(open));
+    $('new-site-error').textContent = '';
+    if (open) $('new-site-name').focus();
+  }
+  $('new-site-toggle').addEventListener('click', () => toggleNewSite($('new-site-form').hidden));
+  $('cancel-site').addEventListener('click', () => toggleNewSite(false));
+  $('new-site-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const body = { name: $('new-site-name').value.trim() };
+    const slug = $('new-site-slug').value.trim();
+    if (slug) body.slug = slug;
+    $('create-site').disabled = true;
+    try {
+      const data = await api('POST', '/api/v1/sites', body);
+      $('new-site-form').reset();
+      toggleNewSite(false);
+      notice('Site “' + data.site.name + '” created. Embed the widget with the snippet on its card.');
+      await loadSites();
+      const card = document.querySelector('[data-site="' + data.site.id + '"]');
+      if (card) card.querySelector('details.embed').open = true;
+    } catch (error) {
+      $('new-site-error').textContent = describe(error);
+    } finally { $('create-site').disabled = false; }
+  });
+
+  function tokenState(site) {
+    return 'read token ' + (site.readTokenCreatedAt ? 'issued ' + when(site.readTokenCreatedAt) : 'not issued') + ' · write token ' + (site.writeTokenCreatedAt ? 'issued ' + when(site.writeTokenCreatedAt) : 'not issued');
+  }
+
+  function siteCard(site) {
+    const output = el('div', { className: 'secret-slot' });
+    const heading = el('h3', { text: site.name });
+    const snippet = '<script src="' + location.origin + '/widget.js" data-site-key="' + site.siteKey + '" async></script>';
+    const card = el('article', { className: 'site', 'data-site': site.id }, [
+      el('div', { className: 'site-head' }, [heading, el('span', { className: 'muted', text: site.slug })]),
+      el('p', { className: 'muted small-text', 'data-tokens': site.id, text: tokenState(site) }),
+      el('details', { className: 'embed' }, [
+        el('summary', { text: 'Widget snippet' }),
+        el('div', { className: 'copy-row' }, [el('code', { className: 'snippet', text: snippet }), copyButton(snippet, 'snippet')]),
+      ]),
+      el('div', { className: 'row actions' }, [
+        el('button', { type: 'button', 'data-open': site.id, text: 'Open ' + site.name, onclick: () => openSite(site) }),
+        rotateButton(site, 'read', output),
+        rotateButton(site, 'write', output),
+        el('button', { type: 'button', className: 'secondary', 'data-rename': site.id, text: 'Rename', onclick: () => renameSite(site, card, heading) }),
+        confirmButton('Delete', 'Confirm: delete ' + site.name + ' and its feedback', { 'data-delete': site.id }, async () => {
+          try {
+            await api('DELETE', '/api/v1/sites/' + site.id);
+            if (currentSite && currentSite.id === site.id) { currentSite = null; $('site-view').hidden = true; }
+            notice('Site “' + site.name + '” deleted.');
+            await loadSites();
+          } catch (error) { notice('Could not delete the site: ' + describe(error), true); }
+        }),
+      ]),
+      output,
+    ]);
+    return card;
+  }
+
+  function renameSite(site, card, heading) {
+    const input = el('input', { type: 'text', maxlength: '100', value: site.name, 'aria-label': 'New name of ' + site.name });
+    const error = el('p', { className: 'error', role: 'alert' });
+    const form = el('form', { className: 'row rename' }, [input, el('button', { type: 'submit', text: 'Save name' }), el('button', { type: 'button', className: 'secondary', text: 'Cancel', onclick: () => form.replaceWith(heading) }), error]);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      try {
+        const data = await api('PATCH', '/api/v1/sites/' + site.id, { name: input.value.trim() });
+        notice('Renamed to “' + data.site.name + '”.');
+        await loadSites();
+      } catch (err) { error.textContent = describe(err); }
+    });
+    heading.replaceWith(form);
+    input.focus();
+    input.select();
+  }
+
+  function rotateButton(site, kind, output) {
+    return confirmButton('Rotate ' + kind + ' token', 'Confirm: replace the ' + kind + ' token', { 'data-rotate': kind }, async () => {
+      try {
+        const data = await api('POST', '/api/v1/sites/' + site.id + '/tokens/' + kind + '/rotate');
+        clear(output).appendChild(secretBox('New ' + kind + ' token for ' + site.name + '. It is shown only this once: copy it now. The previous ' + kind + ' token has stopped working.', data.token, kind));
+        const state = document.querySelector('[data-tokens="' + site.id + '"]');
+        if (kind === 'read') site.readTokenCreatedAt = new Date().toISOString(); else site.writeTokenCreatedAt = new Date().toISOString();
+        if (state) state.textContent = tokenState(site);
+      } catch (error) { notice('Rotation failed: ' + describe(error), true); }
+    });
+  }
+
+  function renderPortfolio() {
+    const actions = clear($('portfolio-actions'));
+    actions.appendChild(confirmButton('Rotate portfolio token', 'Confirm: replace the portfolio token', { 'data-rotate': 'portfolio' }, async () => {
+      try {
+        const data = await api('POST', '/api/v1/portfolio-token/rotate');
+        clear($('portfolio-secret')).appendChild(secretBox('New portfolio token. It is shown only this once: copy it now. The previous one has stopped working.', data.token, 'portfolio'));
+      } catch (error) { notice('Rotation failed: ' + describe(error), true); }
+    }));
+  }
+
+  // ---- one site: feedback and batches ----
+  function openSite(site) {
+    currentSite = site;
+    $('site-view').hidden = false;
+    $('site-title').textContent = site.name;
+    selectTab('feedback');
+    closeEditor();
+    reloadFeedback();
+    loadBatches();
+    $('site-view').scrollIntoView();
+    $('site-title').focus({ preventScroll: true });
+  }
+
+  function selectTab(which) {
+    for (const name of ['feedback', 'batches']) {
+      $('tab-' + name).setAttribute('aria-selected', String(name === which));
+      $('tab-' + name).tabIndex = name === which ? 0 : -1;
+      $('panel-' + name).hidden = name !== which;
+    }
+  }
+  $('tab-feedback').addEventListener('click', () => selectTab('feedback'));
+  $('tab-batches').addEventListener('click', () => selectTab('batches'));
+  $('tab-feedback').parentNode.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+    const next = $('tab-feedback').getAttribute('aria-selected') === 'true' ? 'batches' : 'feedback';
+    selectTab(next);
+    $('tab-' + next).focus();
+  });
+
+  function reloadFeedback() {
+    feedbackCursor = null;
+    clear($('feedback-list'));
+    loadFeedback();
+  }
+  $('filter-type').addEventListener('change', reloadFeedback);
+  $('filter-status').addEventListener('change', reloadFeedback);
+  $('feedback-filters').addEventListener('submit', (event) => event.preventDefault());
+
+  async function loadFeedback() {
+    const site = currentSite;
+    const params = new URLSearchParams({ limit: '50' });
+    if (feedbackCursor) params.set('since', feedbackCursor);
+    if ($('filter-type').value) params.set('type', $('filter-type').value);
+    if ($('filter-status').value) params.set('status', $('filter-status').value);
+    try {
+      const data = await api('GET', '/api/v1/sites/' + site.id + '/feedback?' + params);
+      if (site !== currentSite) return;
+      const list = $('feedback-list');
+      let table = list.querySelector('table');
+      if (!table) {
+        if (data.feedback.length === 0) list.appendChild(el('p', { className: 'muted', text: params.has('type') || params.has('status') ? 'No feedback matches these filters.' : 'No feedback yet.' }));
+        else {
+          table = el('table', { className: 'feedback' }, [el('thead', {}, [el('tr', {}, ['When', 'Type', 'Rating', 'Message', 'Status'].map((h) => el('th', { scope: 'col', text: h })))]), el('tbody')]);
+          list.appendChild(table);
+        }
+      }
+      for (const item of data.feedback) table.tBodies[0].appendChild(feedbackRow(item));
+      feedbackCursor = data.nextCursor;
+      $('more-feedback').hidden = !data.hasMore;
+    } catch (error) { notice('Could not load feedback: ' + describe(error), true); }
+  }
+  $('more-feedback').addEventListener('click', loadFeedback);
+
+  const TYPE_LABELS = { feedback: 'Feedback', feature_request: 'Feature request', bug: 'Bug' };
+
+  function feedbackRow(item) {
+    const select = el('select', { className: 'triage', 'aria-label': 'Status of feedback from ' + item.createdAt, 'data-feedback': item.id }, ['new', 'triaged', 'resolved'].map((s) =>
+      el('option', { value: s, text: s.charAt(0).toUpperCase() + s.slice(1), disabled: s === 'new' && item.status !== 'new', selected: s === item.status })));
+    select.addEventListener('change', async () => {
+      select.disabled = true;
+      try {
+        const data = await api('PUT', '/api/v1/sites/' + currentSite.id + '/feedback/' + item.id, { status: select.value });
+        item.status = data.feedback.status;
+        select.querySelector('option[value=new]').disabled = true;
+        notice('Feedback marked ' + item.status + '.');
+      } catch (error) {
+        select.value = item.status;
+        notice('Could not change the status: ' + describe(error), true);
+      } finally { select.disabled = false; }
+    });
+    const page = el('a', { href: /^https?:/.test(item.pageUrl) ? item.pageUrl : null, rel: 'noopener noreferrer', target: '_blank', text: item.pageUrl });
+    const stars = item.rating == null ? '—' : '★'.repeat(item.rating) + '☆'.repeat(5 - item.rating);
+    return el('tr', { 'data-row': item.id }, [
+      el('td', { 'data-label': 'When', text: item.createdAt }),
+      el('td', { 'data-label': 'Type' }, [el('span', { className: 'badge type-' + item.type, text: TYPE_LABELS[item.type] || item.type })]),
+      el('td', { 'data-label': 'Rating' }, [el('span', { className: 'stars', 'aria-label': item.rating == null ? 'no rating' : item.rating + ' of 5', text: stars })]),
+      el('td', { 'data-label': 'Message', className: 'message' }, [el('div', { text: item.message }), el('div', { className: 'muted small-text' }, [page])]),
+      el('td', { 'data-label': 'Status' }, [select]),
+    ]);
+  }
+
+  // ---- question batches ----
+  async function loadBatches() {
+    const site = currentSite;
+    try {
+      const data = await api('GET', '/api/v1/sites/' + site.id + '/questions');
+      if (site !== currentSite) return;
+      const box = clear($('batch-list'));
+      if (data.batches.length === 0) box.appendChild(el('p', { className: 'muted', text: 'No question batches yet. “New question batch” writes one; send it when it reads right.' }));
+      for (const batch of data.batches.slice().reverse()) box.appendChild(batchCard(batch));
+    } catch (error) { notice('Could not load question batches: ' + describe(error), true); }
+  }
+
+  function questionEditor(index) {
+    const n = index + 1;
+    const box = el('div', { className: 'question-editor', 'data-question': String(n) }, [
+      el('label', { for: 'q-title-' + n, text: 'Question ' + n }),
+      el('input', { id: 'q-title-' + n, type: 'text', maxlength: '200', className: 'q-title', placeholder: 'Which pages need new copy?' }),
+      el('label', { for: 'q-html-' + n, text: 'Details for question ' + n }),
+      el('textarea', { id: 'q-html-' + n, rows: '3', maxlength: '20000', className: 'q-html', placeholder: '<p>Optional: context, a list, a link.</p>' }),
+    ]);
+    if (index > 0) box.appendChild(el('div', { className: 'row' }, [el('button', { type: 'button', className: 'secondary small', text: 'Remove question ' + n, onclick: () => { box.remove(); renumber(); } })]));
+    return box;
+  }
+  function renumber() {
+    const editors = Array.from(document.querySelectorAll('#batch-questions .question-editor'));
+    const values = editors.map((box) => [box.querySelector('.q-title').value, box.querySelector('.q-html').value]);
+    for (const box of editors) box.remove();
+    for (const [title, html] of values) addQuestion(title, html);
+  }
+  function addQuestion(title, html) {
+    const count = document.querySelectorAll('#batch-questions .question-editor').length;
+    const box = questionEditor(count);
+    box.querySelector('.q-title').value = title || '';
+    box.querySelector('.q-html').value = html || '';
+    $('batch-questions').appendChild(box);
+    return box;
+  }
+  function openEditor() {
+    $('batch-editor').reset();
+    for (const box of Array.from(document.querySelectorAll('#batch-questions .question-editor'))) box.remove();
+    addQuestion();
+    $('batch-preview').hidden = true;
+    $('batch-error').textContent = '';
+    $('batch-editor').hidden = false;
+    $('new-batch').hidden = true;
+    $('batch-title').focus();
+  }
+  function closeEditor() {
+    $('batch-editor').hidden = true;
+    $('new-batch').hidden = false;
+  }
+  function batchInput() {
+    const questions = Array.from(document.querySelectorAll('#batch-questions .question-editor')).map((box, i) => ({
+      n: i + 1, title: box.querySelector('.q-title').value.trim(), html: box.querySelector('.q-html').value,
+    }));
+    const input = { title: $('batch-title').value.trim(), questions };
+    if ($('batch-intro').value.trim()) input.introHtml = $('batch-intro').value;
+    if ($('batch-notify').value.trim()) input.notifyEmail = $('batch-notify').value.trim();
+    return input;
+  }
+  $('new-batch').addEventListener('click', openEditor);
+  $('cancel-batch').addEventListener('click', closeEditor);
+  $('add-question').addEventListener('click', () => addQuestion().querySelector('.q-title').focus());
+
+  $('preview-batch').addEventListener('click', async () => {
+    const input = batchInput();
+    $('batch-error').textContent = '';
+    try {
+      const data = await api('POST', '/api/v1/sites/' + currentSite.id + '/questions/preview', { introHtml: input.introHtml, questions: input.questions });
+      const body = clear($('batch-preview-body'));
+      if (data.introHtml) { const intro = el('div', { className: 'intro' }); intro.innerHTML = data.introHtml; body.appendChild(intro); }
+      for (const q of data.questions) {
+        const html = el('div', { className: 'question-body' });
+        html.innerHTML = q.html;
+        body.appendChild(el('div', { className: 'question' }, [el('h5', { text: q.n + '. ' + q.title }), html]));
+      }
+      $('batch-preview').hidden = false;
+    } catch (error) { $('batch-error').textContent = describe(error); }
+  });
+
+  async function createBatch(sendNow) {
+    const input = batchInput();
+    input.sendNow = sendNow;
+    $('batch-error').textContent = '';
+    for (const id of ['save-draft', 'create-and-send']) $(id).disabled = true;
+    try {
+      const data = await api('POST', '/api/v1/sites/' + currentSite.id + '/questions', input);
+      closeEditor();
+      notice(sendNow ? 'Sent. Give the recipient this link: ' + data.shareUrl : 'Draft “' + input.title + '” saved. Send it from its card when it reads right.');
+      await loadBatches();
+    } catch (error) {
+      $('batch-error').textContent = describe(error);
+    } finally { for (const id of ['save-draft', 'create-and-send']) $(id).disabled = false; }
+  }
+  $('batch-editor').addEventListener('submit', (event) => { event.preventDefault(); createBatch(false); });
+  $('create-and-send').addEventListener('click', () => createBatch(true));
+
+  function batchCard(batch) {
+    const details = el('div', { className: 'batch-details' });
+    const linkBox = el('div', { className: 'batch-link' });
+    const base = '/api/v1/sites/' + currentSite.id + '/questions/' + batch.id;
+    const buttons = [el('button', { type: 'button', className: 'secondary', 'aria-expanded': 'false', text: 'Show questions and answers', onclick: (event) => toggleBatch(base, details, event.currentTarget) })];
+    if (batch.status === 'draft') {
+      buttons.push(el('button', { type: 'button', 'data-send': batch.id, text: 'Send “' + batch.title + '”', onclick: async (event) => {
+        const button = event.currentTarget;
+        button.disabled = true;
+        try {
+          const data = await api('POST', base + '/send');
+          notice('Sent. Give the recipient this link: ' + data.shareUrl);
+          await loadBatches();
+        } catch (error) { button.disabled = false; notice('Could not send: ' + describe(error), true); }
+      } }));
+    } else {
+      buttons.push(el('button', { type: 'button', className: 'secondary', text: 'Show share link', onclick: async () => {
+        try {
+          const data = await api('GET', base + '/link');
+          clear(linkBox).appendChild(el('div', { className: 'copy-row' }, [el('a', { href: data.shareUrl, target: '_blank', rel: 'noopener noreferrer', 'data-share-link': batch.id, text: data.shareUrl }), copyButton(data.shareUrl, 'share-link')]));
+        } catch (error) { notice('Could not fetch the link: ' + describe(error), true); }
+      } }));
+    }
+    return el('article', { className: 'batch', 'data-batch': batch.id }, [
+      el('h3', {}, [batch.title + ' ', el('span', { className: 'badge ' + batch.status, 'data-status': batch.status, text: batch.status })]),
+      el('p', { className: 'muted small-text', text: batch.answerCount + ' of ' + batch.questionCount + ' answered · created ' + when(batch.createdAt) + (batch.sentAt ? ' · sent ' + when(batch.sentAt) : '') + (batch.openedAt ? ' · opened ' + when(batch.openedAt) : '') + (batch.answeredAt ? ' · answered ' + when(batch.answeredAt) : '') }),
+      el('div', { className: 'row' }, buttons),
+      linkBox,
+      details,
+    ]);
+  }
+
+  async function toggleBatch(path, box, button) {
+    if (button.getAttribute('aria-expanded') === 'true') {
+      clear(box);
+      button.setAttribute('aria-expanded', 'false');
+      button.textContent = 'Show questions and answers';
+      return;
+    }
+    try {
+      const { batch } = await api('GET', path);
+      clear(box);
+      if (batch.introHtml) { const intro = el('div', { className: 'intro' }); intro.innerHTML = batch.introHtml; box.appendChild(intro); }
+      box.appendChild(el('p', { className: 'muted small-text', text: 'Notifications go to ' + batch.notifyEmail }));
+      for (const q of batch.questions) {
+        const body = el('div', { className: 'question-body' });
+        body.innerHTML = q.html;
+        box.appendChild(el('div', { className: 'question', 'data-question': String(q.n) }, [
+          el('h4', { text: q.n + '. ' + q.title }),
+          body,
+          q.answer
+            ? el('div', {}, [el('div', { className: 'answer', 'data-answer': String(q.n), text: q.answer.text }), el('p', { className: 'muted small-text', text: 'Updated ' + when(q.answer.updatedAt) })])
+            : el('p', { className: 'muted', text: 'No answer yet' }),
+        ]));
+      }
+      button.setAttribute('aria-expanded', 'true');
+      button.textContent = 'Hide questions and answers';
+    } catch (error) { notice('Could not load the batch: ' + describe(error), true); }
+  }
+
+  try { session = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (_) { session = null; }
+  if (session && session.token) showSignedIn(); else signOut('');
+  document.body.setAttribute('data-ready', 'true');
+})();

@@ -1,0 +1,220 @@
+import type {
+  HeadersObject,
+  MediaTypeObject,
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+  SecurityRequirementObject,
+  SecuritySchemeObject,
+  TagObject,
+} from '@nestjs/swagger';
+import { getSchemaPath } from '@nestjs/swagger';
+import type { AuthScheme } from '../auth/auth-scheme.decorator.js';
+import type { RouteEntry } from '../auth/route-table.js';
+import { ErrorCode } from '../errors/error-code.enum.js';
+import { ErrorEnvelopeDto, errorExample } from './envelope.schemas.js';
+
+/**
+ * Everything the document says that follows from the route table rather than from one
+ * route's decorators: security (from @UseAuth), 429 answers and RateLimit headers (from
+ * @RateLimit), the headers every answer carries, examples built from the schemas, and the
+ * contract route itself (served by SwaggerModule, not a Nest route).
+ */
+
+/** Every scheme either service can use; a document keeps only those its routes use. */
+const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
+  jwt: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Access token (HS256 JWT, 15 minutes) from signup, login or refresh of the todo service; the same token works on both services',
+  },
+  apiKey: { type: 'http', scheme: 'bearer', description: 'API key (`tdk_…`, opaque) as a bearer token' },
+  apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key (`tdk_…`, opaque) in its own header, instead of the bearer form' },
+  adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-API-Key', description: 'Administrator key (ADMIN_API_KEY)' },
+  siteToken: { type: 'http', scheme: 'bearer', description: 'Site token (opaque): `sk_…` (read) or `wk_…` (read and write)' },
+  siteWriteToken: { type: 'http', scheme: 'bearer', description: 'Site write token (opaque): `wk_…` only; a read token is 401 INVALID_TOKEN' },
+  portfolioToken: { type: 'http', scheme: 'bearer', description: 'Account portfolio token (opaque): `ok_…`, read-only, across every site of the account' },
+};
+
+/** Any one requirement of the list is enough (OpenAPI's "or"). */
+const SECURITY_OF: Record<AuthScheme, SecurityRequirementObject[]> = {
+  public: [],
+  jwt: [{ jwt: [] }],
+  'api-key': [{ apiKey: [] }, { apiKeyHeader: [] }],
+  'jwt-or-api-key': [{ jwt: [] }, { apiKey: [] }, { apiKeyHeader: [] }],
+  'admin-key': [{ adminKey: [] }],
+  'site-read': [{ siteToken: [] }],
+  'site-write': [{ siteWriteToken: [] }],
+  portfolio: [{ portfolioToken: [] }],
+  'feedback-token': [{ siteToken: [] }, { portfolioToken: [] }],
+  // GET /metrics is for the operators' scraper and left out of the document (@ApiExcludeController).
+  'metrics-token': [],
+};
+
+const HEADERS: HeadersObject = {
+  'X-Request-Id': {
+    description: 'Id of this request (the gateway’s when well-formed, else a new one); quote it when reporting a problem',
+    schema: { type: 'string', example: '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f' },
+  },
+  'RateLimit-Limit': { description: 'Requests allowed in the current window', schema: { type: 'integer', example: 60 } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer', example: 59 } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer', example: 42 } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', example: 42 } },
+};
+
+const ref = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export interface OpenApiFinishing {
+  tags: TagObject[];
+  /** Base URL of the service: the document's server and the base of its licence link. */
+  publicBaseUrl: string;
+}
+
+/** `/api/v1/sites/:siteId` as OpenAPI writes it: `/api/v1/sites/{siteId}`. */
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function operationsOf(document: OpenAPIObject): OperationObject[] {
+  return Object.values(document.paths).flatMap((item) => METHODS.map((method) => item[method]).filter((op): op is OperationObject => op !== undefined));
+}
+
+export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntry[], finishing: OpenApiFinishing): OpenAPIObject {
+  const rateLimited = new Map<OperationObject, RouteEntry['rateLimit']>();
+  for (const route of routes) {
+    const operation = document.paths[openApiPath(route.path)]?.[route.method.toLowerCase() as (typeof METHODS)[number]];
+    if (!operation || route.scheme === 'NONE') continue; // excluded from the document (@ApiExcludeEndpoint)
+    operation.security = SECURITY_OF[route.scheme];
+    if (route.rateLimit) rateLimited.set(operation, route.rateLimit);
+  }
+  addContractRoute(document);
+
+  for (const operation of operationsOf(document)) {
+    const limit = rateLimited.get(operation);
+    if (limit) {
+      const existing = operation.responses['429'] as ResponseObject | undefined;
+      const rule = `more than ${limit.limit} requests per ${limit.windowSeconds} s`;
+      operation.responses['429'] = {
+        ...existing,
+        description: existing ? `${existing.description} (${rule})` : `Error: RATE_LIMITED (${rule})`,
+        content: existing?.content ?? { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeDto) }, example: errorExample(ErrorCode.RATE_LIMITED) } },
+      };
+    }
+    for (const [status, response] of Object.entries(operation.responses) as Array<[string, ResponseObject]>) {
+      const headers: HeadersObject = { ...response.headers, 'X-Request-Id': ref('X-Request-Id') };
+      if (status === '429') {
+        headers['Retry-After'] = ref('Retry-After');
+        for (const name of RATE_LIMIT_HEADERS) headers[name] = ref(name);
+      } else if (limit && status.startsWith('2')) {
+        for (const name of RATE_LIMIT_HEADERS) headers[name] = ref(name);
+      }
+      response.headers = headers;
+      if (status.startsWith('2')) addExamples(response.content, document);
+    }
+    const body = operation.requestBody as { content?: Record<string, MediaTypeObject> } | undefined;
+    addExamples(body?.content, document);
+    for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
+      if (parameter.in === 'path' && parameter.example === undefined && parameter.schema) parameter.example = exampleOf(parameter.schema, document);
+    }
+  }
+
+  const used = new Set(operationsOf(document).flatMap((operation) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))));
+  document.components = {
+    ...document.components,
+    securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name))),
+    headers: HEADERS,
+  };
+  const tagged = new Set(operationsOf(document).flatMap((operation) => operation.tags ?? []));
+  document.tags = finishing.tags.filter((tag) => tagged.has(tag.name));
+  document.info.license = { name: 'Proprietary: use under the operator’s terms', url: `${finishing.publicBaseUrl}/api/docs` };
+  return document;
+}
+
+/** GET /api/v1/openapi.json is served by SwaggerModule, outside Nest's routes: described here. */
+function addContractRoute(document: OpenAPIObject): void {
+  document.paths['/api/v1/openapi.json'] = {
+    get: {
+      operationId: 'getOpenApiDocument',
+      summary: 'This document (OpenAPI 3.0.3), not wrapped in the envelope',
+      tags: ['Contract'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'The OpenAPI document',
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } } },
+              example: { openapi: '3.0.3', info: { title: document.info.title, version: document.info.version }, paths: {} },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+function addExamples(content: Record<string, MediaTypeObject> | undefined, document: OpenAPIObject): void {
+  for (const [type, media] of Object.entries(content ?? {})) {
+    if (media.example !== undefined || media.examples !== undefined || !media.schema) continue;
+    if (type === 'application/json') media.example = exampleOf(media.schema, document);
+  }
+}
+
+const FORMAT_EXAMPLES: Record<string, string> = {
+  uuid: '3b241101-e2bb-4255-8caf-4136c566a962',
+  'date-time': '2026-03-14T09:26:53.000Z',
+  email: 'ada@example.com',
+  uri: 'https://example.com/page',
+  password: 'correct horse battery staple',
+};
+
+/** An example value for a schema: its own `example`, else one built from its parts. */
+export function exampleOf(schema: SchemaObject | ReferenceObject, document: OpenAPIObject, depth = 0): unknown {
+  if (depth > 12) return undefined;
+  if ('$ref' in schema) {
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    const target = document.components?.schemas?.[name];
+    return target ? exampleOf(target, document, depth + 1) : undefined;
+  }
+  if (schema.example !== undefined) return schema.example;
+  // A nullable value without its own example is shown as null (what most records have there) where
+  // OpenAPI 3.0.3 lets null through: only beside an explicit type.
+  if (schema.nullable && schema.type && !schema.allOf) return null;
+  if (schema.oneOf?.length) return exampleOf(schema.oneOf[0], document, depth + 1);
+  if (schema.anyOf?.length) return exampleOf(schema.anyOf[0], document, depth + 1);
+  if (schema.allOf?.length) {
+    const parts = schema.allOf.map((part) => exampleOf(part, document, depth + 1));
+    return parts.every((part) => part !== null && typeof part === 'object' && !Array.isArray(part)) ? Object.assign({}, ...parts) : parts[0];
+  }
+  if (schema.enum?.length) return schema.enum[0];
+  if (schema.default !== undefined) return schema.default;
+  switch (schema.type) {
+    case 'object': {
+      const example: Record<string, unknown> = {};
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        const value = exampleOf(property, document, depth + 1);
+        if (value !== undefined) example[name] = value;
+      }
+      return example;
+    }
+    case 'array':
+      return schema.items ? [exampleOf(schema.items, document, depth + 1)] : [];
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 1;
+    case 'boolean':
+      return true;
+    case 'string': {
+      const text = (schema.format && FORMAT_EXAMPLES[schema.format]) ?? 'text';
+      return text.padEnd(schema.minLength ?? 0, 'x');
+    }
+    default:
+      return schema.properties ? exampleOf({ ...schema, type: 'object' }, document, depth + 1) : undefined;
+  }
+}

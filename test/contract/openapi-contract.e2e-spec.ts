@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createTestDatabase, type TestDatabase } from '#libs/testing';
+import { startApp, type TestApp } from '../support/test-apps.js';
+
+/**
+ * The two OpenAPI documents as a front-end team meets them:
+ * - each equals its reviewed snapshot (test/contract/openapi/*.json), so every contract change shows in
+ *   review. After a deliberate change: `UPDATE_OPENAPI_SNAPSHOTS=1 npm test -- test/contract`, then
+ *   read the diff of the snapshot before committing it;
+ * - each lints clean under redocly (redocly.yaml: `recommended` plus stricter example checks);
+ * - openapi-typescript generates types from the live documents and a strict openapi-fetch client
+ *   (client/journeys.ts) compiles against them and runs its journeys against both apps.
+ */
+
+const run = promisify(execFile);
+const OUT = join(process.cwd(), 'test-results', 'contract');
+const SNAPSHOTS = join(process.cwd(), 'test', 'contract', 'openapi');
+const ADMIN_KEY = 'contract-admin-key-0123456789';
+const SERVICES = ['todo-api', 'feedback-export'] as const;
+type Service = (typeof SERVICES)[number];
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+// Public URLs as in production (redocly refuses localhost servers); the apps still listen on 127.0.0.1.
+const ENV = {
+  ADMIN_API_KEY: ADMIN_KEY,
+  PUBLIC_BASE_URL: 'https://todo.contract.test',
+  FEEDBACK_PUBLIC_BASE_URL: 'https://feedback.contract.test',
+};
+
+function operations(document: any): Array<{ key: string; operation: any }> {
+  return Object.entries<any>(document.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ key: `${method.toUpperCase()} ${path}`, operation: item[method] })),
+  );
+}
+
+/** client/journeys.ts as seen from here (its own types come from the generated files). */
+interface Journeys {
+  todoJourney(baseUrl: string, adminKey: string, email: string): Promise<{ accessToken: string; apiKeyPrefix: string; listed: string[]; replayed: string | null; errors: Record<string, string> }>;
+  feedbackJourney(baseUrl: string, accessToken: string): Promise<{ feedbackIds: string[]; caughtUp: boolean; mcpTools: string[]; errors: Record<string, string> }>;
+}
+
+describe('OpenAPI contract', () => {
+  let database: TestDatabase;
+  const apps = {} as Record<Service, TestApp>;
+  const documents = {} as Record<Service, any>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    apps['todo-api'] = await startApp('todo-api', database.url, ENV);
+    apps['feedback-export'] = await startApp('feedback-export', database.url, ENV);
+    mkdirSync(join(OUT, 'types'), { recursive: true });
+    for (const service of SERVICES) {
+      documents[service] = (await apps[service].http.get('/api/v1/openapi.json').expect(200)).body;
+      writeFileSync(join(OUT, `${service}.openapi.json`), JSON.stringify(documents[service], null, 2));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const app of Object.values(apps)) await app?.close();
+    await database?.drop();
+  });
+
+  it.each(SERVICES)('%s: the document equals its reviewed snapshot', (service) => {
+    const file = join(SNAPSHOTS, `${service}.json`);
+    if (process.env.UPDATE_OPENAPI_SNAPSHOTS === '1') writeFileSync(file, `${JSON.stringify(documents[service], null, 2)}\n`);
+    expect(existsSync(file)).toBe(true);
+    // On a failure: the diff below is the contract change. If it is meant, update the snapshot (see above).
+    expect(documents[service]).toEqual(JSON.parse(readFileSync(file, 'utf8')));
+  });
+
+  it.each(SERVICES)('%s: redocly lint finds no problem', async (service) => {
+    const result = await run(
+      process.execPath,
+      ['node_modules/@redocly/cli/bin/cli.js', 'lint', join(OUT, `${service}.openapi.json`), '--config', 'redocly.yaml', '--format', 'json'],
+      { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }, maxBuffer: 16 * 1024 * 1024 },
+    ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as { problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }> };
+    expect(report.problems.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`)).toEqual([]);
+  }, 60_000);
+
+  it.each(SERVICES)('%s: every operation has its security, examples, error schemas and request id', (service) => {
+    const gaps: string[] = [];
+    for (const { key, operation } of operations(documents[service])) {
+      if (!Array.isArray(operation.security)) gaps.push(`${key}: no security (public routes say security: [])`);
+      for (const [type, media] of Object.entries<any>(operation.requestBody?.content ?? {})) {
+        if (media.example === undefined && media.examples === undefined) gaps.push(`${key}: request ${type} has no example`);
+      }
+      const statuses = Object.keys(operation.responses);
+      const json = statuses.some((status) => operation.responses[status].content?.['application/json']);
+      if (json && key !== 'GET /api/v1/openapi.json' && !statuses.some((status) => status.startsWith('4'))) gaps.push(`${key}: no 4xx answer`);
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        if (!response.headers?.['X-Request-Id']) gaps.push(`${key} ${status}: X-Request-Id not documented`);
+        if (status === '429' && !response.headers?.['Retry-After']) gaps.push(`${key} 429: Retry-After not documented`);
+        const contents = Object.entries<any>(response.content ?? {});
+        if (Number(status) >= 400 && contents.length === 0) gaps.push(`${key} ${status}: error without a schema`);
+        for (const [type, media] of contents) {
+          if (!media.schema || (type === 'application/json' && media.schema.type === 'object' && !media.schema.properties && !media.schema.$ref)) {
+            gaps.push(`${key} ${status}: ${type} is a free-form object`);
+          }
+          if (status.startsWith('2') && media.example === undefined && media.examples === undefined) gaps.push(`${key} ${status}: ${type} has no example`);
+        }
+      }
+    }
+    expect(gaps).toEqual([]);
+  });
+
+  it('both documents declare only the schemes they use, opaque tokens without a JWT format', () => {
+    const schemes = Object.fromEntries(SERVICES.map((service) => [service, documents[service].components.securitySchemes]));
+    expect(Object.keys(schemes['todo-api']).sort()).toEqual(['adminKey', 'apiKey', 'apiKeyHeader', 'jwt']);
+    expect(Object.keys(schemes['feedback-export']).sort()).toEqual(['jwt', 'portfolioToken', 'siteToken', 'siteWriteToken']);
+    for (const service of SERVICES) {
+      for (const [name, scheme] of Object.entries<any>(schemes[service])) expect({ name, jwtFormat: scheme.bearerFormat === 'JWT' }).toEqual({ name, jwtFormat: name === 'jwt' });
+      for (const { key, operation } of operations(documents[service])) {
+        const names = (operation.security as Array<Record<string, unknown>>).flatMap((requirement) => Object.keys(requirement));
+        expect({ key, duplicates: names.length - new Set(names).size }).toEqual({ key, duplicates: 0 });
+      }
+    }
+    expect(documents['todo-api'].paths['/api/v1/openapi.json'].get.security).toEqual([]);
+    expect(documents['feedback-export'].paths['/api/v1/widget/feedback'].post.security).toEqual([]);
+    expect(documents['todo-api'].info.license.url).toBe('https://todo.contract.test/api/docs');
+    expect(documents['feedback-export'].servers).toEqual([{ url: 'https://feedback.contract.test' }]);
+  });
+
+  it('a strict openapi-fetch client generated from the live documents compiles and runs both journeys', async () => {
+    for (const service of SERVICES) {
+      await run(process.execPath, ['node_modules/openapi-typescript/bin/cli.js', join(OUT, `${service}.openapi.json`), '--output', join(OUT, 'types', `${service}.ts`)]);
+    }
+    // Compiled as the front-end would: a type error here is a contract change that breaks generated clients.
+    const compiled = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'test/contract/client/tsconfig.json']).catch(
+      (error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stdout ?? ''}${error.stderr ?? ''}`, failed: true }),
+    );
+    expect(compiled.stdout).toBe('');
+
+    // Loaded by path: the journeys compile against the generated types, which `npm run typecheck` does not have.
+    const journeys = './client/journeys.js';
+    const { todoJourney, feedbackJourney } = (await import(journeys)) as Journeys;
+    const todo = await todoJourney(apps['todo-api'].baseUrl, ADMIN_KEY, `contract-${Date.now()}@example.com`);
+    expect(todo.apiKeyPrefix).toMatch(/^tdk_/);
+    expect(todo.listed).toEqual(['Renew the passport']);
+    expect(todo.replayed).toBe('true');
+    expect(todo.errors.signup).toMatch(/^VALIDATION_ERROR: /);
+    expect(todo.errors.signup).toContain('email: email must be an e-mail address');
+    expect(todo.errors.missingPriority).toContain('priority: priority is required');
+    expect(todo.errors.missingPriority).not.toContain('must not be greater than');
+    expect(todo.errors.jwtOnTodos).toMatch(/^INVALID_API_KEY: .*API key/);
+    expect(todo.errors.jwtOnTodos).toContain('access token');
+    expect(todo.errors.betaBoth).toMatch(/^VALIDATION_ERROR: /);
+    expect(todo.errors.missingTodo).toMatch(/^NOT_FOUND: /);
+
+    const feedback = await feedbackJourney(apps['feedback-export'].baseUrl, todo.accessToken);
+    expect(feedback.feedbackIds).toHaveLength(1);
+    expect(feedback.caughtUp).toBe(true);
+    expect(feedback.mcpTools).toEqual(expect.arrayContaining(['list_feedback', 'list_question_batches']));
+    expect(feedback.errors.cursor).toMatch(/^VALIDATION_ERROR: .*since/);
+    expect(feedback.errors.triageWithRead).toMatch(/^INVALID_TOKEN: /);
+    expect(feedback.errors.siteWithoutName).toContain('name: name is required');
+  }, 120_000);
+});
