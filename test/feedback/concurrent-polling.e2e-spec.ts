@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { usingRealPostgres } from '#libs/testing';
 import { FeedbackRepository, type NewFeedback } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
 import { FeedbackService } from '../../apps/feedback-export/src/feedback/feedback.service.js';
 import type { PortfolioPrincipal, SitePrincipal } from '../../apps/feedback-export/src/sites/feedback-token.authenticator.js';
@@ -6,46 +7,50 @@ import { FeedbackTokenAuthenticator } from '../../apps/feedback-export/src/sites
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { createOwner, createSite, type TestOwner, type TestSite } from './feedback-fixtures.js';
 
-const WRITERS = 4;
-const ROWS_PER_WRITER = 5000;
 const BATCH = 100;
 
+interface Tenant {
+  owner: TestOwner;
+  sites: TestSite[];
+}
+
 /**
- * Exactly-once under concurrent writers: 4 writers insert 20,000 rows in overlapping
- * transactions (each opens its transaction, reads, yields, then inserts, so transactions that
- * start earlier often commit later) while pollers follow nextCursor. Polling goes through the
- * service the REST route calls (HTTP would hit the 60/min token limit long before 20,000 rows).
+ * Exactly-once under concurrent writers: writers insert in overlapping transactions (each opens
+ * its transaction, reads, yields, then inserts, so transactions that start earlier often commit
+ * later) while pollers of every site and every portfolio follow nextCursor. Polling goes through
+ * the service the REST route calls (HTTP would hit the 60/min token limit long before).
  */
 describe('cursor polling under concurrent writers', () => {
   let t: TestApp;
-  let owner: TestOwner;
-  let sites: TestSite[];
 
   beforeAll(async () => {
     t = await startWithDatabase('feedback-export', { DB_POOL_SIZE: '8' });
-    owner = await createOwner(t);
-    sites = [await createSite(t, owner, 'One'), await createSite(t, owner, 'Two')];
   });
   afterAll(async () => {
     await t?.close();
   });
 
-  it('hands every one of 20,000 concurrently written rows to each poller exactly once', async () => {
+  async function tenant(name: string, siteCount: number): Promise<Tenant> {
+    const owner = await createOwner(t);
+    const sites: TestSite[] = [];
+    for (let i = 0; i < siteCount; i++) sites.push(await createSite(t, owner, `${name} ${i + 1}`));
+    return { owner, sites };
+  }
+
+  /** Writer w writes for tenants[w % tenants.length], cycling over that tenant's sites; every poller must see exactly its rows. */
+  async function writeWhilePolling(tenants: Tenant[], writers: number, rowsPerWriter: number): Promise<number> {
     const repository = t.app.get(FeedbackRepository);
     const service = t.app.get(FeedbackService);
     const authenticator = t.app.get(FeedbackTokenAuthenticator);
-    const sitePrincipals = (await Promise.all(sites.map((s) => authenticator.authenticate(s.readToken, ['read'])))) as SitePrincipal[];
-    const portfolioPrincipal = (await authenticator.authenticate(owner.portfolioToken, ['portfolio'])) as PortfolioPrincipal;
-
-    const written: string[][] = Array.from({ length: WRITERS }, () => []);
+    const writtenPerSite = new Map<string, string[]>();
     let writing = true;
 
     async function writer(w: number): Promise<void> {
-      const site = sites[w % sites.length];
-      for (let start = 0; start < ROWS_PER_WRITER; start += BATCH) {
+      const { owner, sites } = tenants[w % tenants.length];
+      for (let start = 0, round = 0; start < rowsPerWriter; start += BATCH, round++) {
+        const site = sites[(Math.floor(w / tenants.length) + round) % sites.length];
         const rows: NewFeedback[] = Array.from({ length: BATCH }, (_, i) => ({
           siteId: site.id,
-          ownerId: owner.id,
           type: 'feedback',
           message: `w${w}-${start + i}`,
           rating: null,
@@ -54,9 +59,11 @@ describe('cursor polling under concurrent writers', () => {
         const ids = await t.dataSource.transaction(async (manager) => {
           await manager.query('SELECT count(*) FROM sites WHERE owner_id = $1', [owner.id]);
           await new Promise((resolve) => setImmediate(resolve));
-          return repository.insertMany(rows, manager);
+          return repository.insertMany(owner.id, rows, manager);
         });
-        written[w].push(...ids);
+        const list = writtenPerSite.get(site.id) ?? [];
+        list.push(...ids);
+        writtenPerSite.set(site.id, list);
       }
     }
 
@@ -76,27 +83,74 @@ describe('cursor polling under concurrent writers', () => {
       throw new Error('poller did not finish');
     }
 
-    const pollers = Promise.all([
-      ...sitePrincipals.map((principal) => poll((since) => service.pageOfSite(principal, { since, limit: 200 }))),
-      poll((since) => service.pageOfPortfolio(portfolioPrincipal, { since, limit: 200 })),
-    ]);
-    await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+    const expectations: Array<{ seen: Promise<string[]>; expected: () => Set<string> }> = [];
+    for (const { owner, sites } of tenants) {
+      for (const site of sites) {
+        const principal = (await authenticator.authenticate(site.readToken, ['read'])) as SitePrincipal;
+        expectations.push({ seen: poll((since) => service.pageOfSite(principal, { since, limit: 200 })), expected: () => new Set(writtenPerSite.get(site.id)) });
+      }
+      const portfolio = (await authenticator.authenticate(owner.portfolioToken, ['portfolio'])) as PortfolioPrincipal;
+      expectations.push({
+        seen: poll((since) => service.pageOfPortfolio(portfolio, { since, limit: 200 })),
+        expected: () => new Set(sites.flatMap((s) => writtenPerSite.get(s.id) ?? [])),
+      });
+    }
+    await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
     writing = false;
-    const [seenOne, seenTwo, seenPortfolio] = await pollers;
 
-    const all = written.flat();
-    expect(all).toHaveLength(WRITERS * ROWS_PER_WRITER);
-    const perSite = [new Set([...written[0], ...written[2]]), new Set([...written[1], ...written[3]])];
-
-    for (const [seen, expected] of [
-      [seenOne, perSite[0]],
-      [seenTwo, perSite[1]],
-      [seenPortfolio, new Set(all)],
-    ] as const) {
+    let total = 0;
+    for (const { seen: pending, expected: expectedOf } of expectations) {
+      const seen = await pending;
+      const expected = expectedOf();
       expect(seen.length).toBe(expected.size);
       expect(new Set(seen).size).toBe(seen.length);
       expect(seen.every((id) => expected.has(id))).toBe(true);
+      total += seen.length;
     }
-    expect(seenPortfolio).toHaveLength(20_000);
+    return total;
+  }
+
+  it('hands every one of 20,000 concurrently written rows to each poller exactly once', async () => {
+    const one = await tenant('One', 2);
+    const seen = await writeWhilePolling([one], 4, 5000);
+    // Two site pollers and the portfolio poller, each seeing its share once.
+    expect(seen).toBe(2 * 20_000);
   }, 240_000);
+
+  it('keeps exactly-once per owner while two owners write at the same time', async () => {
+    const tenants = [await tenant('Alpha', 2), await tenant('Beta', 2)];
+    const seen = await writeWhilePolling(tenants, 4, 2500);
+    expect(seen).toBe(2 * 10_000);
+  }, 240_000);
+
+  // PGlite serves every connection from one session, so two open transactions cannot interleave there.
+  (usingRealPostgres() ? it : it.skip)('lets another owner commit while one owner\'s insert is still open, and queues the same owner (real Postgres only)', async () => {
+    const repository = t.app.get(FeedbackRepository);
+    const [holder, other] = [await tenant('Holder', 1), await tenant('Other', 1)];
+    const row = (site: TestSite): NewFeedback => ({ siteId: site.id, type: 'bug', message: 'm', rating: null, pageUrl: 'https://example.com/' });
+    const settledWithin = (promise: Promise<unknown>, ms: number) =>
+      Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const holding = new Promise<void>((resolve) => (inserted = resolve));
+    const open = t.dataSource.transaction(async (manager) => {
+      await repository.insertMany(holder.owner.id, [row(holder.sites[0])], manager);
+      inserted();
+      await held; // keeps the holder's clock row locked until released
+    });
+    await holding;
+
+    const otherOwner = repository.insertMany(other.owner.id, [row(other.sites[0])]);
+    const sameOwner = repository.insertMany(holder.owner.id, [row(holder.sites[0])]);
+    const otherDone = await settledWithin(otherOwner, 2000);
+    const sameDone = await settledWithin(sameOwner, 300);
+    release();
+    await open;
+    await sameOwner;
+
+    expect(otherDone).toBe(true);
+    expect(sameDone).toBe(false);
+  }, 30_000);
 });

@@ -55,7 +55,7 @@ describe('two replicas of each app on one database', () => {
     expect(Number(blockedB.headers['retry-after'])).toBeGreaterThan(0);
 
     // Per IP: 98 failures already counted (preloaded in the shared counter), one on each replica reaches 100.
-    await todoA.dataSource.query(`UPDATE rate_limit_counters SET hits = 98 WHERE key = 'login-fail-ip:127.0.0.1'`);
+    await todoA.rateLimits.set('login-fail-ip:ip:127.0.0.1', 98);
     const other = await insertUser(todoA.dataSource);
     const third = await insertUser(todoA.dataSource);
     check(await login(todoA, other.email, 'wrong-password-1'), 401, 'INVALID_CREDENTIALS');
@@ -64,7 +64,7 @@ describe('two replicas of each app on one database', () => {
     check(perIp, 429, 'RATE_LIMITED');
     expect(perIp.headers['ratelimit-limit']).toBe('100');
     check(await login(todoA, third.email, third.password), 429, 'RATE_LIMITED');
-    await todoA.dataSource.query(`DELETE FROM rate_limit_counters WHERE key LIKE 'login-fail%'`);
+    await todoA.rateLimits.clear('login-fail');
     check(await login(todoA, third.email, third.password), 200);
     figures.loginLimitsHeld = 2;
   });
@@ -76,7 +76,7 @@ describe('two replicas of each app on one database', () => {
     const first = await todoA.http.get('/api/v1/todos').set('X-API-Key', key).expect(200);
     expect(first.headers['ratelimit-remaining']).toBe('599');
     // Spend 597 more in the shared counter instead of sending them.
-    await todoA.dataSource.query(`UPDATE rate_limit_counters SET hits = hits + 597 WHERE key = $1`, [`todos:api-key:${id}`]);
+    await todoA.rateLimits.add(`todos:api-key:${id}`, 597);
     const onB = await todoB.http.get('/api/v1/todos').set('X-API-Key', key);
     check(onB, 200);
     expect(onB.headers['ratelimit-remaining']).toBe('1');
@@ -100,14 +100,12 @@ describe('two replicas of each app on one database', () => {
 
   it('export token limit (60 a minute) and widget per-IP limit (20 a minute) hold over both feedback replicas', async () => {
     const owner = await ownerWithSite();
-    const keysBefore = new Set((await todoA.dataSource.query(`SELECT key FROM rate_limit_counters`)).map((r: { key: string }) => r.key));
+    const keysBefore = new Set(await todoA.rateLimits.keys());
     const first = await feedbackC.http.get('/api/v1/export/feedback').set(bearer(owner.readToken)).expect(200);
     expect(first.headers['ratelimit-remaining']).toBe('59');
-    const tokenKeys = (await todoA.dataSource.query(`SELECT key FROM rate_limit_counters WHERE key LIKE 'feedback-export-token:%'`))
-      .map((r: { key: string }) => r.key)
-      .filter((key: string) => !keysBefore.has(key));
+    const tokenKeys = (await todoA.rateLimits.keys('feedback-export-token:')).filter((key) => !keysBefore.has(key));
     expect(tokenKeys).toHaveLength(1);
-    await todoA.dataSource.query(`UPDATE rate_limit_counters SET hits = hits + 57 WHERE key = $1`, [tokenKeys[0]]);
+    await todoA.rateLimits.add(tokenKeys[0], 57);
     const onD = await feedbackD.http.get('/api/v1/export/feedback').set(bearer(owner.readToken));
     check(onD, 200);
     expect(onD.headers['ratelimit-remaining']).toBe('1');

@@ -4,9 +4,9 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { PreparedQueries } from '#libs/database';
 import type { FeedbackStatus, FeedbackType } from './feedback.entity.js';
 
+/** A feedback row to insert; its owner is passed beside the rows (all rows of one call share it). */
 export interface NewFeedback {
   siteId: string;
-  ownerId: string;
   type: FeedbackType;
   message: string;
   rating: number | null;
@@ -55,36 +55,38 @@ export class FeedbackRepository {
   ) {}
 
   /**
-   * Inserts rows with a commit-ordered created_at, so that a poller that has passed a
+   * Inserts one owner's rows with a commit-ordered created_at, so that a poller that has passed a
    * position never later finds a row before it.
    *
    * The hazard: with created_at = now() (transaction start), a transaction that starts
    * earlier but commits later makes a row appear *behind* a cursor that already moved on.
-   * Here created_at comes from a one-row clock, updated in the same statement as the
+   * Here created_at comes from the owner's clock row, upserted in the same statement as the
    * insert: the row lock on the clock is held until this transaction ends, and Postgres
-   * releases locks only after the commit is visible. So the next writer reads the clock only
-   * after this commit is visible and gets a strictly later value (GREATEST with last + 1 µs,
+   * releases locks only after the commit is visible. So the owner's next writer reads the clock
+   * only after this commit is visible and gets a strictly later value (GREATEST with last + 1 µs,
    * so even a clock stepping back cannot reorder). Hence every snapshot that sees a row sees
-   * every row with an earlier created_at, and keyset paging on (created_at, id) is
-   * exactly-once. Writers serialise only for the insert and commit, not for whole requests.
-   * Call it as the last statement of a transaction (or alone, in autocommit).
+   * every earlier row of the same owner, and keyset paging on (created_at, id) is exactly-once
+   * for every poller, all of which read within one owner (a site, or one owner's portfolio).
+   * Writers of one owner serialise only for the insert and commit; other owners' writers do not
+   * wait at all. Call it as the last statement of a transaction (or alone, in autocommit).
    */
-  async insertMany(rows: NewFeedback[], manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+  async insertMany(ownerId: string, rows: NewFeedback[], manager: EntityManager = this.dataSource.manager): Promise<string[]> {
     if (rows.length === 0) return [];
     const result: Array<{ id: string }> = await manager.query(
       `WITH clock AS (
-         UPDATE feedback_commit_clock SET last_at = GREATEST(clock_timestamp(), last_at + interval '1 microsecond')
-         WHERE id = 1 RETURNING last_at
+         INSERT INTO feedback_owner_clock AS c (owner_id, last_at) VALUES ($1, clock_timestamp())
+         ON CONFLICT (owner_id) DO UPDATE SET last_at = GREATEST(clock_timestamp(), c.last_at + interval '1 microsecond')
+         RETURNING last_at
        )
        INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
-       SELECT r.site_id, r.owner_id, r.type, r.message, r.rating, r.page_url, clock.last_at
-       FROM clock, unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[]) WITH ORDINALITY
-            AS r(site_id, owner_id, type, message, rating, page_url, n)
+       SELECT r.site_id, $1, r.type, r.message, r.rating, r.page_url, clock.last_at
+       FROM clock, unnest($2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[]) WITH ORDINALITY
+            AS r(site_id, type, message, rating, page_url, n)
        ORDER BY r.n
        RETURNING id`,
       [
+        ownerId,
         rows.map((r) => r.siteId),
-        rows.map((r) => r.ownerId),
         rows.map((r) => r.type),
         rows.map((r) => r.message),
         rows.map((r) => r.rating),

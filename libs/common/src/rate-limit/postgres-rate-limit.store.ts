@@ -1,22 +1,12 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import type { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { PreparedQueries } from '#libs/database';
-
-export interface RateLimitHit {
-  /** Hits in the current window, this one included. */
-  hits: number;
-  /** Seconds until the window resets (at least 1). */
-  resetSeconds: number;
-}
-
-export interface CountedLookup {
-  sql: string;
-  params: unknown[];
-  counterKey: string;
-  countIf: string;
-}
+import type { DataSource } from 'typeorm';
+import { CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, FailFastClient, PreparedQueries, queryTimeouts } from '#libs/database';
+import type { DependencyOutages } from '../health/dependency-outages.js';
+import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
+import type { RateLimitOptions } from './rate-limit.constants.js';
+import { counterKeySql, rateLimitCounterKey } from './rate-limit.keys.js';
+import { RateLimitStore, type CountedLookup, type RateLimitHit } from './rate-limit.store.js';
 
 /**
  * One hit as an upsert over `source` (e.g. `FROM found WHERE ...`; empty: one row): a window
@@ -35,27 +25,46 @@ function toHit(row: { hits: number | string; reset_ms: string }): RateLimitHit {
   return { hits: Number(row.hits), resetSeconds: Math.max(1, Math.ceil(Number(row.reset_ms) / 1000)) };
 }
 
+/** `value` with LIKE's wildcards escaped (backslash is the default escape). */
+function likeLiteral(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 /** Connections of the counter pool; a hit is one short statement. */
 const COUNTER_POOL_SIZE = 4;
+/** A hit is one short statement: it gets at most this long, less when DB_QUERY_TIMEOUT_MS is shorter. */
+const COUNTER_QUERY_TIMEOUT_MS = 6000;
 
 /**
- * Fixed-window counters in Postgres: one atomic upsert per hit, so a limit holds across
- * every replica that shares the database.
+ * Fixed-window counters in PostgreSQL (table rate_limit_counters): one atomic upsert per
+ * hit, so a limit holds across every replica that shares the database. The default store:
+ * it needs nothing besides the database.
  *
  * The counters live on their own small pool with `synchronous_commit=off`: a hit is a write
  * on every limited request, and waiting for its WAL flush doubled the cost of a cached read.
  * A crash can lose the last few milliseconds of counts, which only undercounts a window.
  */
-@Injectable()
-export class PostgresRateLimitStore implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(PostgresRateLimitStore.name);
+export class PostgresRateLimitStore extends RateLimitStore implements OnModuleInit, OnModuleDestroy {
+  readonly storage = 'postgres';
   private sweeper?: NodeJS.Timeout;
   private pool?: pg.Pool;
   private readonly prepared = new PreparedQueries(() => this.getPool());
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outages: DependencyOutages,
+  ) {
+    super();
+  }
+
+  /** The counter pool, once a first hit opened it (for the pool metrics). */
+  get connectionPool(): pg.Pool | undefined {
+    return this.pool;
+  }
 
   onModuleInit(): void {
+    // Nest may call this once per module that sees the provider: one sweeper.
+    if (this.sweeper) return;
     this.sweeper = setInterval(() => {
       this.query(`DELETE FROM rate_limit_counters WHERE window_ends_at < now() - interval '1 hour'`).catch(() => undefined);
     }, 10 * 60_000);
@@ -73,48 +82,54 @@ export class PostgresRateLimitStore implements OnModuleInit, OnModuleDestroy {
 
   private getPool(): pg.Pool {
     if (!this.pool) {
-      const options = this.dataSource.options as { url?: string; extra?: { connectionTimeoutMillis?: number } };
+      const options = this.dataSource.options as { url?: string; extra?: { connectionTimeoutMillis?: number; query_timeout?: number } };
       this.pool = new pg.Pool({
         connectionString: options.url,
         max: COUNTER_POOL_SIZE,
-        options: '-c synchronous_commit=off -c statement_timeout=5000',
-        connectionTimeoutMillis: options.extra?.connectionTimeoutMillis ?? 3000,
+        Client: FailFastClient,
+        options: '-c synchronous_commit=off',
+        ...queryTimeouts(Math.min(options.extra?.query_timeout ?? DEFAULT_QUERY_TIMEOUT_MS, COUNTER_QUERY_TIMEOUT_MS)),
+        connectionTimeoutMillis: options.extra?.connectionTimeoutMillis ?? CONNECT_TIMEOUT_MS,
         idleTimeoutMillis: 30_000,
         application_name: 'rate-limit',
       });
       // An idle client dying (database restart) must not crash the process; the pool replaces it.
-      this.pool.on('error', (error) => this.logger.warn({ err: error.message }, 'Rate-limit pool connection lost'));
+      // It hints at an outage, which the database check confirms (one log line per outage, not per connection).
+      this.pool.on('error', (error) => this.outages.suspect(DATABASE_DEPENDENCY, error));
     }
     return this.pool;
   }
 
-  /** Counts one hit against `key` in a window of `windowMs`. */
   async hit(key: string, windowMs: number): Promise<RateLimitHit> {
     const rows: Array<{ hits: number; reset_ms: string }> = await this.query(upsertHit({ keyExpression: '$1', windowParameter: '$2' }), [key, windowMs]);
     return toHit(rows[0]);
   }
 
   /**
-   * Looks a credential up and counts a hit against it in the same round trip, so a limited
-   * route costs one statement for auth and limit together. `sql` selects at most one row
-   * (parameters `$1..$n`); when `countIf` (SQL over that row, aliased `found`) holds, the
-   * counter `counterKey` (SQL over `found`) gets one hit in a window of `windowMs`.
-   * Runs on the counter pool: the read sees every committed write like any other statement.
+   * The lookup and its hit in one round trip, so a limited route costs one statement for
+   * auth and limit together. Runs on the counter pool: the read sees every committed write
+   * like any other statement.
    */
-  async lookupAndHit<T extends object>(lookup: CountedLookup, windowMs: number): Promise<{ row: T; hit?: RateLimitHit } | undefined> {
-    const windowParameter = `$${lookup.params.length + 1}`;
+  override async lookupAndHit<T extends object>(lookup: CountedLookup, limit: RateLimitOptions): Promise<{ row: T; hit?: RateLimitHit } | undefined> {
+    const params = [...lookup.params];
+    const parameter = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const keyExpression = counterKeySql(parameter(rateLimitCounterKey(limit.bucket, '')), lookup.tracker.kindSql, lookup.tracker.idSql);
+    const countIf = lookup.countIf(parameter);
+    const windowParameter = parameter(limit.windowSeconds * 1000);
     const rows: Array<T & { __hits: number | null; __reset_ms: string | null }> = await this.query(
       `WITH found AS (${lookup.sql}),
-       hit AS (${upsertHit({ keyExpression: lookup.counterKey, windowParameter, source: `FROM found WHERE ${lookup.countIf}` })})
+       hit AS (${upsertHit({ keyExpression, windowParameter, source: `FROM found WHERE ${countIf}` })})
        SELECT found.*, hit.hits AS __hits, hit.reset_ms AS __reset_ms FROM found LEFT JOIN hit ON true`,
-      [...lookup.params, windowMs],
+      params,
     );
     if (rows.length === 0) return undefined;
     const { __hits, __reset_ms, ...row } = rows[0];
     return { row: row as unknown as T, hit: __hits === null ? undefined : toHit({ hits: __hits, reset_ms: __reset_ms! }) };
   }
 
-  /** The current count without adding a hit. */
   async peek(key: string): Promise<RateLimitHit> {
     const rows: Array<{ hits: number; reset_ms: string }> = await this.query(
       `SELECT hits, (extract(epoch FROM (window_ends_at - now())) * 1000)::bigint AS reset_ms
@@ -125,12 +140,16 @@ export class PostgresRateLimitStore implements OnModuleInit, OnModuleDestroy {
     return toHit(rows[0]);
   }
 
-  /** Takes back one hit of the current window (an attempt that turned out not to count, e.g. a successful login). */
   async release(key: string): Promise<void> {
     await this.query(`UPDATE rate_limit_counters SET hits = hits - 1 WHERE key = $1 AND hits > 0 AND window_ends_at > now()`, [key]);
   }
 
   async reset(key: string): Promise<void> {
     await this.query(`DELETE FROM rate_limit_counters WHERE key = $1`, [key]);
+  }
+
+  async forgetTrackers(trackers: string[]): Promise<void> {
+    if (trackers.length === 0) return;
+    await this.query(`DELETE FROM rate_limit_counters WHERE key LIKE ANY($1::text[])`, [trackers.map((tracker) => `%:${likeLiteral(tracker)}`)]);
   }
 }

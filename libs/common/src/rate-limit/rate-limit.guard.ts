@@ -1,16 +1,20 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { getPrincipal } from '../auth/principal.js';
-import { AppException } from '../errors/app.exception.js';
-import { ErrorCode } from '../errors/error-code.enum.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.constants.js';
-import { PostgresRateLimitStore, type RateLimitHit } from './postgres-rate-limit.store.js';
-
-/** The counter of a credential or IP in a bucket (routes sharing a bucket share it). */
-export function rateLimitCounterKey(bucket: string, tracker: string): string {
-  return `${bucket}:${tracker}`;
-}
+import { rateLimitCounterKey, rateLimitTrackerOf } from './rate-limit.keys.js';
+import { RateLimitStore, RateLimitStoreUnavailableError, toThrottlerRecord, type RateLimitHit } from './rate-limit.store.js';
+import { RateLimitRejections } from './rate-limit-rejections.js';
+import { rateLimitHeaders } from './rate-limited.js';
+import {
+  InjectThrottlerOptions,
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+  type ThrottlerRequest,
+  type ThrottlerStorageRecord,
+} from './throttler.js';
 
 /** The route's @RateLimit, if any. */
 export function rateLimitOptionsFor(reflector: Reflector, context: ExecutionContext): RateLimitOptions | undefined {
@@ -18,14 +22,20 @@ export function rateLimitOptionsFor(reflector: Reflector, context: ExecutionCont
 }
 
 const COUNTED_HIT = Symbol('rate-limit-counted-hit');
+type WithCountedHit = Request & { [COUNTED_HIT]?: { bucket: string; hit: RateLimitHit } };
 
 /**
  * An auth guard that already counted this request's hit (in its credential lookup, see
- * PostgresRateLimitStore.lookupAndHit) records it here, and RateLimitGuard uses it
- * instead of counting again.
+ * RateLimitStore.lookupAndHit) records it here, and RateLimitGuard uses it instead of
+ * counting again.
  */
 export function recordCountedHit(request: Request, bucket: string, hit: RateLimitHit): void {
-  (request as Request & { [COUNTED_HIT]?: { bucket: string; hit: RateLimitHit } })[COUNTED_HIT] = { bucket, hit };
+  (request as WithCountedHit)[COUNTED_HIT] = { bucket, hit };
+}
+
+function countedHit(request: Request, bucket: string): RateLimitHit | undefined {
+  const counted = (request as WithCountedHit)[COUNTED_HIT];
+  return counted?.bucket === bucket ? counted.hit : undefined;
 }
 
 /** The request an auth guard authenticates, and its route's @RateLimit (if any) to count it against. */
@@ -35,9 +45,9 @@ export interface RateLimitCounting {
 }
 
 /**
- * A credential lookup for an auth guard: on a rate-limited route the counting variant (which
- * counts the hit in the lookup's own statement, see PostgresRateLimitStore.lookupAndHit), its
- * count handed to RateLimitGuard; elsewhere the plain lookup.
+ * A credential lookup for an auth guard: on a rate-limited route the counting variant (see
+ * RateLimitStore.lookupAndHit), its count, if it made one, handed to RateLimitGuard;
+ * elsewhere the plain lookup.
  */
 export async function lookUpCounting<T>(
   counting: RateLimitCounting | undefined,
@@ -50,62 +60,82 @@ export async function lookUpCounting<T>(
   return found?.row;
 }
 
-function countedHit(request: Request, bucket: string): RateLimitHit | undefined {
-  const counted = (request as Request & { [COUNTED_HIT]?: { bucket: string; hit: RateLimitHit } })[COUNTED_HIT];
-  return counted?.bucket === bucket ? counted.hit : undefined;
-}
-
-/** Counter-name prefixes of the credentials a request can count against (followed by the credential's id). */
-export const CREDENTIAL_TRACKER_PREFIX = { apiKey: 'api-key:', siteToken: 'site-token:', portfolioToken: 'portfolio-token:' } as const;
-
 /** Who a request counts against: the credential when there is one, else the client IP. */
 export function rateLimitTracker(request: Request): string {
   const principal = getPrincipal(request);
   switch (principal?.kind) {
     case 'api-key':
-      return CREDENTIAL_TRACKER_PREFIX.apiKey + principal.apiKeyId;
+      return rateLimitTrackerOf('api-key', principal.apiKeyId);
     case 'site':
-      return CREDENTIAL_TRACKER_PREFIX.siteToken + principal.tokenId;
+      return rateLimitTrackerOf('site', principal.tokenId);
     case 'portfolio':
-      return CREDENTIAL_TRACKER_PREFIX.portfolioToken + principal.tokenId;
+      return rateLimitTrackerOf('portfolio', principal.tokenId);
     case 'user':
-      return `user:${principal.userId}`;
+      return rateLimitTrackerOf('user', principal.userId);
     default:
-      return `ip:${request.ip ?? 'unknown'}`;
+      return rateLimitTrackerOf('ip', request.ip ?? 'unknown');
   }
 }
 
 /**
- * Enforces @RateLimit on a route with the shared Postgres store, sending `RateLimit-Limit`,
- * `RateLimit-Remaining`, `RateLimit-Reset` (and `Retry-After` on 429). Runs after the auth
- * guard, so the principal is known.
+ * @nestjs/throttler's guard for @RateLimit routes: throttler resolves the route's @Throttle
+ * limit and window, this class says who is counted (the credential, else the client IP), names
+ * the counter `<bucket>:<tracker>` in the shared RateLimitStore, and answers in the house's
+ * terms: `RateLimit-Limit/Remaining/Reset` (not X-RateLimit-*), and over the limit 429
+ * RATE_LIMITED in the envelope with Retry-After. Runs after the auth guard, so the principal is
+ * known; when the auth guard already counted the hit in its lookup, that count is used.
+ * While the store is unreachable, the route's `storeOutage` decides: 503, or unlimited.
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate {
+export class RateLimitGuard extends ThrottlerGuard {
   constructor(
-    private readonly reflector: Reflector,
-    private readonly store: PostgresRateLimitStore,
-  ) {}
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    store: RateLimitStore,
+    reflector: Reflector,
+    private readonly rejections: RateLimitRejections,
+  ) {
+    super(options, store, reflector);
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const options = rateLimitOptionsFor(this.reflector, context);
-    if (!options) return true;
-    const request = context.switchToHttp().getRequest<Request>();
-    const response = context.switchToHttp().getResponse<Response>();
-    const { hits, resetSeconds } =
-      countedHit(request, options.bucket) ?? (await this.store.hit(rateLimitCounterKey(options.bucket, rateLimitTracker(request)), options.windowSeconds * 1000));
-    const headers: Record<string, string> = {
-      'RateLimit-Limit': String(options.limit),
-      'RateLimit-Remaining': String(Math.max(0, options.limit - hits)),
-      'RateLimit-Reset': String(resetSeconds),
-    };
-    if (hits > options.limit) {
-      throw new AppException(ErrorCode.RATE_LIMITED, `Too many requests; retry in ${resetSeconds} s`, undefined, {
-        ...headers,
-        'Retry-After': String(resetSeconds),
-      });
+  /** Only routes with @RateLimit are limited: no global default budget. */
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return !rateLimitOptionsFor(this.reflector, context);
+  }
+
+  protected override async getTracker(request: Record<string, any>): Promise<string> {
+    return rateLimitTracker(request as Request);
+  }
+
+  protected override generateKey(context: ExecutionContext, tracker: string): string {
+    return rateLimitCounterKey(rateLimitOptionsFor(this.reflector, context)!.bucket, tracker);
+  }
+
+  protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+    const { req, res } = this.getRequestResponse(context);
+    const options = rateLimitOptionsFor(this.reflector, context)!;
+    const counted = countedHit(req as Request, options.bucket);
+    const tracker = counted ? '' : await getTracker(req, context);
+    const key = counted ? '' : generateKey(context, tracker, throttler.name!);
+    let record: ThrottlerStorageRecord;
+    try {
+      record = counted ? toThrottlerRecord(counted, limit) : await this.storageService.increment(key, ttl, limit, blockDuration, throttler.name!);
+    } catch (error) {
+      if (error instanceof RateLimitStoreUnavailableError && options.storeOutage === 'fail-open') return true;
+      throw error;
     }
-    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+    if (record.isBlocked) await this.throwThrottlingException(context, { ...record, limit, ttl, key, tracker });
+    const headers = rateLimitHeaders(limit, { hits: record.totalHits, resetSeconds: record.timeToExpire });
+    for (const [name, value] of Object.entries(headers)) (res as Response).setHeader(name, value);
     return true;
+  }
+
+  protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    const retryAfterSeconds = detail.timeToBlockExpire;
+    throw this.rejections.reject(
+      rateLimitOptionsFor(this.reflector, context)!.bucket,
+      retryAfterSeconds,
+      `Too many requests; retry in ${retryAfterSeconds} s`,
+      rateLimitHeaders(detail.limit, { hits: detail.totalHits, resetSeconds: detail.timeToExpire }),
+    );
   }
 }

@@ -1,11 +1,46 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Logger, Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { DependencyOutages } from '../health/dependency-outages.js';
 import { PostgresRateLimitStore } from './postgres-rate-limit.store.js';
+import { RATE_LIMIT_THROTTLER } from './rate-limit.decorator.js';
+import { RateLimitRejections } from './rate-limit-rejections.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
+import { RateLimitStore } from './rate-limit.store.js';
+import { RedisRateLimitStore } from './redis-rate-limit.store.js';
+import { ThrottlerModule } from './throttler.js';
 
-/** Shared-store rate limiting; the limits themselves are declared per route with @RateLimit. */
+function createStore(config: AppConfig, dataSource: DataSource, outages: DependencyOutages): RateLimitStore {
+  if (!config.redisUrl) return new PostgresRateLimitStore(dataSource, outages);
+  new Logger('RateLimitModule').log({ keyPrefix: config.redisKeyPrefix }, 'Rate-limit counters in Redis');
+  return new RedisRateLimitStore(config);
+}
+
+/** The counter store: Redis when REDIS_URL is set, else PostgreSQL. */
 @Global()
 @Module({
-  providers: [PostgresRateLimitStore, RateLimitGuard],
-  exports: [PostgresRateLimitStore, RateLimitGuard],
+  providers: [{ provide: RateLimitStore, useFactory: createStore, inject: [APP_CONFIG, getDataSourceToken(), DependencyOutages] }],
+  exports: [RateLimitStore],
+})
+class RateLimitStoreModule {}
+
+/**
+ * Rate limiting on @nestjs/throttler with the shared store; the limits themselves are declared
+ * per route with @RateLimit, custom counting injects RateLimitStore.
+ */
+@Global()
+@Module({
+  imports: [
+    RateLimitStoreModule,
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStoreModule],
+      inject: [RateLimitStore],
+      // One throttler; each route's @Throttle sets its budget (a route without @RateLimit is skipped).
+      useFactory: (store: RateLimitStore) => ({ throttlers: [{ name: RATE_LIMIT_THROTTLER, limit: 1, ttl: 1000 }], storage: store }),
+    }),
+  ],
+  providers: [RateLimitGuard, RateLimitRejections],
+  exports: [RateLimitStoreModule, RateLimitGuard, RateLimitRejections],
 })
 export class RateLimitModule {}

@@ -1,0 +1,95 @@
+// Feedback inserts from many owners at once: the service's insert path (FeedbackRepository.insertMany,
+// which takes the owner's commit-clock row) against the same single-row insert with created_at = now()
+// and no clock, 16 writers over 16 owners, alternating rounds, median of each. The old platform-wide
+// one-row clock is measured alongside as context (what every writer queued on before).
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { FeedbackRepository } from '../dist/apps/feedback-export/src/feedback/feedback.repository.js';
+import { generateSiteKey } from '../dist/apps/feedback-export/src/sites/feedback-token.format.js';
+
+const WRITERS = 16;
+const ROUNDS = 3;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const ROW = { type: 'feedback', message: 'bench insert', rating: 4, pageUrl: 'https://example.test/insert' };
+
+const PLAIN_INSERT = `INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, now()) RETURNING id`;
+
+const GLOBAL_CLOCK_INSERT = `WITH clock AS (
+    UPDATE bench_global_clock SET last_at = GREATEST(clock_timestamp(), last_at + interval '1 microsecond') WHERE id = 1 RETURNING last_at
+  )
+  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
+  SELECT $1, $2, $3, $4, $5, $6, clock.last_at FROM clock RETURNING id`;
+
+async function seedOwners(client, count) {
+  const owners = [];
+  for (let i = 0; i < count; i++) {
+    const { rows: user } = await client.query(
+      `INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, 'x') RETURNING id`,
+      [`usr_insert_${i}`, `insert_${i}`, `insert-${i}@example.test`],
+    );
+    const { rows: site } = await client.query(
+      `INSERT INTO sites (owner_id, name, slug, site_key) VALUES ($1, 'insert', 'insert', $2) RETURNING id`,
+      [user[0].id, generateSiteKey()],
+    );
+    owners.push({ ownerId: user[0].id, siteId: site[0].id });
+  }
+  return owners;
+}
+
+/** Rows per second with WRITERS connections, writer w inserting for owners[w] as fast as it can for `seconds`. */
+async function measure(pool, owners, seconds, insertOne) {
+  const clients = await Promise.all(owners.map(() => pool.connect()));
+  const until = performance.now() + seconds * 1000;
+  let rows = 0;
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (client, w) => {
+      while (performance.now() < until) {
+        await insertOne(client, owners[w]);
+        rows++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  for (const client of clients) client.release();
+  return rows / elapsed;
+}
+
+export async function feedbackInsertScenario({ databaseUrl, seconds, ratio }) {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  const owners = await seedOwners(admin, WRITERS);
+  await admin.query(`CREATE TABLE IF NOT EXISTS bench_global_clock (id smallint PRIMARY KEY, last_at timestamptz NOT NULL)`);
+  await admin.query(`INSERT INTO bench_global_clock VALUES (1, now()) ON CONFLICT (id) DO NOTHING`);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: WRITERS });
+  // The repository's own insertMany, on a pg client as its query executor: the exact SQL the widget route runs.
+  const repository = new FeedbackRepository(undefined, undefined);
+  const executorOf = (client) => ({ query: (text, params) => client.query(text, params).then((result) => result.rows) });
+  const values = ({ ownerId, siteId }) => [siteId, ownerId, ROW.type, ROW.message, ROW.rating, ROW.pageUrl];
+
+  const service = [];
+  const plain = [];
+  const globalClock = [];
+  const roundSeconds = Math.max(2, Math.round(seconds / 2));
+  for (let round = 0; round < ROUNDS; round++) {
+    service.push(await measure(pool, owners, roundSeconds, (client, o) => repository.insertMany(o.ownerId, [{ siteId: o.siteId, ...ROW }], executorOf(client))));
+    plain.push(await measure(pool, owners, roundSeconds, (client, o) => client.query(PLAIN_INSERT, values(o))));
+    globalClock.push(await measure(pool, owners, roundSeconds, (client, o) => client.query(GLOBAL_CLOCK_INSERT, values(o))));
+  }
+  await pool.end();
+  await admin.query('DROP TABLE bench_global_clock');
+  await admin.end();
+
+  const plainRate = Math.round(median(plain));
+  const serviceRate = Math.round(median(service));
+  const globalRate = Math.round(median(globalClock));
+  const insertRatio = ratio(serviceRate, plainRate);
+  return [
+    { scenario: `feedback: plain insert, ${WRITERS} writers / ${WRITERS} owners (rows/s)`, rps: plainRate },
+    { scenario: 'feedback: one platform-wide clock, before (rows/s, context)', rps: globalRate, ratio: ratio(globalRate, plainRate) },
+    { scenario: 'feedback: service insert, per-owner clock (rows/s)', rps: serviceRate, ratio: insertRatio, target: '>= 0.7', pass: insertRatio >= 0.7 },
+  ];
+}
