@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'bench/results/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,4 +13,6 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
+  // Scripts served to browsers as they are (no build step).
+  { files: ['apps/**/public/*.js'], languageOptions: { sourceType: 'script', globals: { URLSearchParams: 'readonly', HTMLElement: 'readonly', KeyboardEvent: 'readonly' } } },
 );

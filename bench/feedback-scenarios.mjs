@@ -104,17 +104,20 @@ async function drainRawSql(client, ownerId, siteId) {
   return { rows, seconds: (performance.now() - started) / 1000 };
 }
 
-export async function feedbackScenarios({ databaseUrl, feedbackUrl, ratio }) {
+export async function feedbackScenarios({ databaseUrl, feedbackUrl, ratio, resetRateLimits }) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const { rows: owner } = await client.query(`SELECT id FROM users ORDER BY date_joined LIMIT 1`);
   const ownerId = owner[0].id;
   const small = await seedSite(client, ownerId, 'bench-10k', 10_000);
   const large = await seedSite(client, ownerId, 'bench-1m', 1_000_000);
-  await client.query(`UPDATE feedback_commit_clock SET last_at = now()`);
+  await client.query(
+    `INSERT INTO feedback_owner_clock (owner_id, last_at) SELECT owner_id, max(created_at) FROM feedback GROUP BY owner_id
+     ON CONFLICT (owner_id) DO UPDATE SET last_at = excluded.last_at`,
+  );
   await client.query('ANALYZE feedback');
-  // The bench owns this database: reset the per-token budget (60/min) between phases.
-  const resetBudget = () => client.query('DELETE FROM rate_limit_counters');
+  // The bench owns this database (and its Redis key prefix): reset the per-token budget (60/min) between phases.
+  const resetBudget = () => Promise.all([client.query('DELETE FROM rate_limit_counters'), resetRateLimits?.()]);
 
   const out = [];
   await resetBudget();

@@ -8,10 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcrypt';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { generateApiKey } from '../dist/libs/accounts/src/api-key.format.js';
 import { prehashPassword } from '../dist/libs/accounts/src/password-hasher.js';
 import { createDatabase, freePort, load, loadWithCpu, rssMb, sleep, startProcess, waitForOk } from './lib.mjs';
+import { feedbackInsertScenario } from './feedback-insert.mjs';
 import { feedbackScenarios } from './feedback-scenarios.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -21,12 +23,15 @@ if (!adminUrl) {
   process.exit(1);
 }
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+// REDIS_URL: the services keep their rate-limit counters in Redis (under a key prefix of this run) instead of PostgreSQL.
+const REDIS_URL = process.env.REDIS_URL || undefined;
+const REDIS_KEY_PREFIX = `bench:${process.pid}:`;
 const USERS = 400;
 const TODOS_PER_USER = 50;
 const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
 const LOGIN_PASSWORD = 'bench-login-password';
 
-// BENCH_ONLY=reference,todos,mcp,login,feedback,startup runs a subset (for profiling one path).
+// BENCH_ONLY=reference,todos,mcp,login,feedback,feedback-insert,startup runs a subset (for profiling one path).
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const want = (group) => !only || only.has(group);
 const results = [];
@@ -49,7 +54,7 @@ async function seedTodoData(databaseUrl) {
   const loginHash = await bcrypt.hash(prehashPassword(LOGIN_PASSWORD), 12);
   for (let i = 0; i < USERS; i++) {
     const { rows } = await client.query(
-      `INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING id`,
+      `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $3, $4) RETURNING id`,
       [`usr_bench_${i}`, `bench_${i}`, `bench-${i}@example.test`, loginHash],
     );
     const userId = rows[0].id;
@@ -100,8 +105,14 @@ async function main() {
     LOG_LEVEL: 'warn',
     DB_POOL_SIZE: '10',
     BCRYPT_COST: '12',
+    ...(REDIS_URL ? { REDIS_URL, REDIS_KEY_PREFIX } : { REDIS_URL: '' }),
   };
-  console.log(`bench: ${DURATION} s per scenario, 20 connections, ${USERS} users x ${TODOS_PER_USER} todos, PostgreSQL at ${new URL(adminUrl).host}\n`);
+  const redis = REDIS_URL ? new Redis(REDIS_URL) : undefined;
+  const resetRateLimits = async () => {
+    if (!redis) return;
+    for await (const keys of redis.scanStream({ match: `${REDIS_KEY_PREFIX}*`, count: 1000 })) if (keys.length > 0) await redis.del(...keys);
+  };
+  console.log(`bench: ${DURATION} s per scenario, 20 connections, ${USERS} users x ${TODOS_PER_USER} todos, PostgreSQL at ${new URL(adminUrl).host}, rate-limit counters in ${REDIS_URL ? `Redis at ${new URL(REDIS_URL).host}` : 'PostgreSQL'}\n`);
   console.log(`${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50'.padStart(6)} ${'p99'.padStart(6)}  ${'ratio'.padStart(6)}  target         cpu µs/req service/postgres/loadgen`);
   try {
     const todo = await startService('todo-api', 'dist/apps/todo-api/src/main.js', appEnv);
@@ -193,7 +204,8 @@ async function main() {
     await waitForOk(`${feedback.url}/api/v1/status`);
     await sleep(2000);
     const feedbackIdleRss = rssMb(feedback.child.pid);
-    if (want('feedback')) for (const row of await feedbackScenarios({ databaseUrl: database.url, feedbackUrl: feedback.url, ratio })) record(row);
+    if (want('feedback')) for (const row of await feedbackScenarios({ databaseUrl: database.url, feedbackUrl: feedback.url, ratio, resetRateLimits })) record(row);
+    if (want('feedback-insert')) for (const row of await feedbackInsertScenario({ databaseUrl: database.url, seconds: DURATION, ratio })) record(row);
 
     // Memory per app: idle after start (the target), and after the load above (for reference).
     for (const [name, idleMb, service] of [['todo-api', todoIdleRss, todo], ['feedback-export', feedbackIdleRss, feedback]]) {
@@ -203,6 +215,8 @@ async function main() {
   } finally {
     for (const child of processes) await child.stop();
     await database.drop().catch(() => undefined);
+    await resetRateLimits().catch(() => undefined);
+    redis?.disconnect();
   }
 
   // Start to ready on a warm embedded data directory (both apps, one process).
@@ -230,7 +244,7 @@ async function main() {
   const outDir = join(root, 'bench/results');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, `${stamp}.json`);
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results }, null, 2));
+  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, rateLimitStorage: REDIS_URL ? "redis" : "postgres", results }, null, 2));
   const missed = results.filter((r) => r.pass === false).length;
   console.log(`\nbench: ${results.filter((r) => r.pass === true).length} targets met, ${missed} missed; results in ${file}`);
 }

@@ -43,14 +43,14 @@ export async function seedFeedback(t: TestApp, owner: TestOwner, site: TestSite,
   for (let start = 0; start < count; start += 100) {
     const batch: NewFeedback[] = [];
     for (let i = start; i < Math.min(count, start + 100); i++) {
-      batch.push({ siteId: site.id, ownerId: owner.id, type: 'feedback', message: `message ${i}`, rating: null, pageUrl: 'https://example.com/', ...make(i) });
+      batch.push({ siteId: site.id, type: 'feedback', message: `message ${i}`, rating: null, pageUrl: 'https://example.com/', ...make(i) });
     }
-    ids.push(...(await repository.insertMany(batch)));
+    ids.push(...(await repository.insertMany(owner.id, batch)));
   }
   return ids;
 }
 
 /** Forgets every rate-limit counter, for tests that page further than one token's minute allows. */
 export async function resetRateLimits(t: TestApp): Promise<void> {
-  await t.dataSource.query(`DELETE FROM rate_limit_counters`);
+  await t.rateLimits.clear();
 }

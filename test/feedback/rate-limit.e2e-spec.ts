@@ -52,6 +52,21 @@ describe('export rate limits: 60 per minute per token, across replicas', () => {
     expect(next.headers['ratelimit-remaining']).toBe('58');
   });
 
+  it('holds exactly under 100 concurrent requests spread over both replicas: 60 answered, 40 refused', async () => {
+    const concurrent = await createSite(t, owner, 'Concurrent');
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? t : replica).http.get('/api/v1/export/feedback').set(bearer(concurrent.readToken))),
+    );
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(60);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(40);
+    // Each answered request saw its own count: remaining 59 down to 0, once each.
+    const remaining = answers.filter((res) => res.status === 200).map((res) => Number(res.headers['ratelimit-remaining']));
+    expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    // RateLimit-* in the house's names, not throttler's X-RateLimit-* defaults.
+    expect(Object.keys(answers[0].headers).filter((name) => name.startsWith('x-ratelimit'))).toEqual([]);
+  });
+
   it('limits the portfolio token the same way', async () => {
     for (let i = 1; i <= 60; i++) {
       await (i % 2 === 0 ? t : replica).http.get('/api/v1/export/portfolio/feedback').set(bearer(owner.portfolioToken)).expect(200);

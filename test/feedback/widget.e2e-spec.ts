@@ -80,7 +80,7 @@ describe('feedback widget', () => {
     expect(unknown.body.error.code).toBe('NOT_FOUND');
     const [{ count: after }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM feedback`);
     expect(after).toBe(before);
-    await t.dataSource.query(`DELETE FROM rate_limit_counters`);
+    await t.rateLimits.clear();
   });
 
   it('limits submissions per client IP (429 with Retry-After)', async () => {

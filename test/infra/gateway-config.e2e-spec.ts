@@ -5,7 +5,7 @@
  * feedback-export.
  *
  * The nginx part needs /usr/sbin/nginx (or NGINX_BIN); without it that part
- * is skipped with a note. `.ci/run` and the GitHub workflow install nginx.
+ * is skipped with one line (fails under CI=true). `.ci/run` and the GitHub workflow install nginx.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -15,10 +15,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { freePort } from '#libs/testing';
+import { freePort, outsideProgramInstalled } from '#libs/testing';
 
 const NGINX_BIN = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
-const HAS_NGINX = existsSync(NGINX_BIN);
+const HAS_NGINX = outsideProgramInstalled('gateway-config', NGINX_BIN, 'install nginx (Debian: nginx-light) or set NGINX_BIN; the compose checks still run');
 const WAIT_MS = 10_000;
 
 function findRepoRoot(): string {
@@ -93,8 +93,17 @@ describe('docker/compose.yaml', () => {
     { name: 'feedback-export', port: '3001', portVar: 'FEEDBACK_API_PORT', entry: 'dist/apps/feedback-export/src/main.js' },
   ];
 
-  it('declares postgres, todo-api, feedback-export and gateway', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['feedback-export', 'gateway', 'postgres', 'todo-api']);
+  it('declares postgres, redis, todo-api, feedback-export and gateway', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['feedback-export', 'gateway', 'postgres', 'redis', 'todo-api']);
+  });
+
+  it('runs redis 7 with a ping healthcheck, nothing persisted, keys with an expiry evicted first', () => {
+    const redis = compose.services.redis;
+    expect(redis.image).toMatch(/^redis:7/);
+    expect(JSON.stringify(redis.healthcheck?.test)).toContain('ping');
+    const command = (redis.command as string[]).join(' ');
+    expect(command).toContain('--maxmemory-policy volatile-ttl');
+    expect(command).toContain('--appendonly no');
   });
 
   it('runs postgres 15 with a pg_isready healthcheck and a named volume', () => {
@@ -121,6 +130,9 @@ describe('docker/compose.yaml', () => {
 
       const dependsOn = service.depends_on as Record<string, { condition?: string }>;
       expect(dependsOn.postgres?.condition).toBe('service_healthy');
+      // Rate limits shared by every replica: through the redis service.
+      expect(env.get('REDIS_URL')).toBe('${REDIS_URL:-redis://redis:6379}');
+      expect(dependsOn.redis?.condition).toBe('service_healthy');
 
       // The Dockerfile the service builds exists and runs this app on this port.
       const context = join(ROOT, 'docker', service.build?.context ?? '.');
@@ -128,8 +140,11 @@ describe('docker/compose.yaml', () => {
       expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${app.port}$`, 'm'));
       expect(dockerfile).toContain(app.entry);
       expect(dockerfile).toMatch(/^USER node$/m);
+      // The image's own check is liveness (never restart a healthy process for a database outage);
+      // compose gates traffic on readiness.
       expect(dockerfile).toMatch(/^HEALTHCHECK /m);
-      expect(dockerfile).toContain('/api/v1/status');
+      expect(dockerfile).toMatch(/^ {2}CMD .*\/livez'/m);
+      expect(JSON.stringify(service.healthcheck?.test)).toContain(`127.0.0.1:${app.port}/readyz`);
     });
   }
 
@@ -326,13 +341,6 @@ function nginxTest(prefix: string, conf: string): { status: number | null; outpu
   } finally {
     closeSync(stdout);
   }
-}
-
-if (!HAS_NGINX) {
-  console.warn(
-    `[gateway-config] ${NGINX_BIN} not found: skipping the nginx gateway tests (install nginx, or set NGINX_BIN). ` +
-      'The compose checks still ran.',
-  );
 }
 
 const describeNginx = HAS_NGINX ? describe : describe.skip;
@@ -532,6 +540,23 @@ describeNginx('nginx gateway (docker/nginx)', () => {
     expect(viaHost.status).toBe(200);
     expect(viaHost.chunk).toContain('"service":"todo-api"');
     expect(viaHost.chunk).toContain('"path":"/api/v1/todos/events"');
+  });
+
+  it('never forwards /metrics (prefix or host routes): the scrape is for each replica’s own address', async () => {
+    for (const [path, headers] of [
+      ['/todo/metrics', {}],
+      ['/feedback/metrics', {}],
+      ['/metrics', { Host: 'todo.example.test' }],
+      ['/metrics/', { Host: 'feedback.example.test' }],
+      ['/todo/%6detrics', {}],
+    ] as const) {
+      const reply = await send(gatewayPort, path, { headers });
+      expect(reply.status).toBe(404);
+      expect(JSON.parse(reply.body)).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'No such resource' } });
+    }
+    // Probes and everything else still pass.
+    expect(echoOf(await send(gatewayPort, '/todo/readyz')).path).toBe('/readyz');
+    expect(echoOf(await send(gatewayPort, '/todo/api/v1/metrics-report')).path).toBe('/api/v1/metrics-report');
   });
 
   it('answers 502 in the JSON envelope when an app is down', async () => {

@@ -9,6 +9,8 @@ import { grantBetaAccess, insertApiKey, insertUser } from '#libs/testing';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 const run = promisify(execFile);
+/** The conformance tool's CLI, run on this process's Node (the pinned one), whatever `node` is first on PATH. */
+const CONFORMANCE_CLI = 'node_modules/@modelcontextprotocol/conformance/dist/index.js';
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
 
 async function connect(url: string, headers: Record<string, string>): Promise<Client> {
@@ -183,7 +185,7 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
     await grantBetaAccess(t.dataSource, user.id);
     const limited = await insertApiKey(t.dataSource, user.id);
     await t.http.get('/api/v1/todos').set('X-API-Key', limited.key).expect(200);
-    await t.dataSource.query(`UPDATE rate_limit_counters SET hits = 600 WHERE key = $1`, [`todos:api-key:${limited.id}`]);
+    await t.rateLimits.set(`todos:api-key:${limited.id}`, 600);
     const res = await t.http.post('/api/v1/mcp').set('X-API-Key', limited.key).set('Accept', 'application/json, text/event-stream').send(rpc('ping')).expect(429);
     expect(res.body.error.data.code).toBe('RATE_LIMITED');
     expect(res.headers['retry-after']).toBeDefined();
@@ -206,8 +208,7 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/v1/mcp`;
     try {
       for (const scenario of ['server-initialize', 'ping', 'tools-list']) {
-        const { stdout, stderr } = await run('node_modules/.bin/conformance', ['server', '--url', proxyUrl, '--scenario', scenario], {
-          env: { ...process.env, NODE_OPTIONS: '--import=./test/mcp/support/node20-fs-glob.mjs' },
+        const { stdout, stderr } = await run(process.execPath, [CONFORMANCE_CLI, 'server', '--url', proxyUrl, '--scenario', scenario], {
           timeout: 60_000,
         }).catch((error: { stdout?: string; stderr?: string }) => {
           throw new Error(`conformance ${scenario} failed:\n${error.stdout}\n${error.stderr}`);

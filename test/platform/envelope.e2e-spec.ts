@@ -67,7 +67,7 @@ describe.each(['todo-api', 'feedback-export'] as const)('platform behaviour of %
     expect(res.body.openapi).toBe('3.0.3');
     expect(res.body.info.version).toBe('1.0.0');
     expect(res.body.success).toBeUndefined();
-    expect(validateOpenApi(res.body)).toBe('valid');
+    expect(await validateOpenApi(res.body)).toBe('valid');
     expect(res.body.components.schemas.ErrorEnvelopeDto).toBeDefined();
     expect(res.body.paths['/api/v1/status'].get.responses['503']).toBeDefined();
   });

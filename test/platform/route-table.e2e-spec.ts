@@ -8,7 +8,12 @@ import { startApp, type TestApp } from '../support/test-apps.js';
  * shows up here in review: update this table deliberately, never by copying output.
  */
 const TODO_API_ROUTES = [
+  'GET / public',
   'GET /api/v1/status public',
+  // Orchestrator probes and the operators' scrape (METRICS_TOKEN), outside /api/v1.
+  'GET /livez public',
+  'GET /readyz public',
+  'GET /metrics metrics-token',
   'POST /api/v1/auth/signup public',
   'POST /api/v1/auth/login public',
   'GET /api/v1/auth/verify jwt',
@@ -45,7 +50,11 @@ const TODO_API_ROUTES = [
 ];
 
 const FEEDBACK_EXPORT_ROUTES = [
+  'GET / public',
   'GET /api/v1/status public',
+  'GET /livez public',
+  'GET /readyz public',
+  'GET /metrics metrics-token',
   'POST /api/v1/sites jwt',
   'GET /api/v1/sites jwt',
   'GET /api/v1/sites/:siteId jwt',
@@ -66,6 +75,8 @@ const FEEDBACK_EXPORT_ROUTES = [
   'GET /api/v1/export/questions/:id site-read',
   'GET /api/v1/export/questions/:id/link site-write',
   'GET /api/v1/sites/:siteId/questions jwt',
+  'POST /api/v1/sites/:siteId/questions jwt',
+  'POST /api/v1/sites/:siteId/questions/preview jwt',
   'GET /api/v1/sites/:siteId/questions/:batchId jwt',
   'GET /api/v1/sites/:siteId/questions/:batchId/link jwt',
   'POST /api/v1/sites/:siteId/questions/:batchId/send jwt',
@@ -75,6 +86,8 @@ const FEEDBACK_EXPORT_ROUTES = [
   'POST /api/v1/share/:shareToken/submit public',
   'GET /assets/app.css public',
   'GET /assets/share.js public',
+  'GET /favicon.ico public',
+  'GET /favicon.svg public',
   // Owner dashboard page and the owner-side feedback routes it uses.
   'GET /dashboard public',
   'GET /assets/dashboard.js public',

@@ -1,12 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createTestDatabase, insertUser, SmtpTestServer, type TestDatabase, type TestUser } from '#libs/testing';
+import type { Browser, Page } from 'playwright-core';
+import { createTestDatabase, insertUser, launchBrowser, SmtpTestServer, type TestDatabase, type TestUser } from '#libs/testing';
 import { FeedbackRepository } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { bearer, createSite, type TestOwner, type TestSite } from './questions-fixtures.js';
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 const SHOTS = `${process.cwd()}/test-results`;
 
 /** Everything that would show a script ran: dialogs, calls of a page-level hook, and uncaught errors. */
@@ -74,7 +73,7 @@ describe('share page and dashboard in Chromium', () => {
     const jwt = await t.accessTokenFor(user.id);
     owner = { id: user.id, jwt, portfolioToken: '' };
     site = await createSite(t, owner, 'Client portal');
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -227,7 +226,7 @@ describe('share page and dashboard in Chromium', () => {
 
   it('an owner signs in, rotates a token, triages feedback and sends a draft', async () => {
     const repo = t.app.get(FeedbackRepository);
-    const [feedbackId] = await repo.insertMany([{ siteId: site.id, ownerId: owner.id, type: 'bug', message: 'The contact form times out', rating: 2, pageUrl: 'https://client.example/contact' }]);
+    const [feedbackId] = await repo.insertMany(owner.id, [{ siteId: site.id, type: 'bug', message: 'The contact form times out', rating: 2, pageUrl: 'https://client.example/contact' }]);
     const draft = (await t.http.post('/api/v1/export/questions').set(bearer(site.writeToken)).send({ title: 'Draft for launch', questions: [{ n: 1, title: 'Ready?', html: '<p>Yes or no.</p>' }] }).expect(201))
       .body.data;
 

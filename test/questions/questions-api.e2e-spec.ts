@@ -164,6 +164,43 @@ describe('question batches API (site tokens, owner send, share routes)', () => {
     expect((await t.http.get(`/api/v1/export/questions/${sent.id}/link`).set(bearer(otherSite.writeToken)).expect(404)).body.error.code).toBe('NOT_FOUND');
   });
 
+  it('lets the owner create a batch on their site with the JWT (the dashboard editor), with the write token’s rules', async () => {
+    const path = `/api/v1/sites/${site.id}/questions`;
+    const draft = await t.http.post(path).set(bearer(owner.jwt)).send({ title: 'From the dashboard', introHtml: '<p>Hi<script>x()</script></p>', questions: sampleQuestions(2) }).expect(201);
+    expect(draft.body.data).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'draft' });
+    const stored = (await t.http.get(`${path}/${draft.body.data.id}`).set(bearer(owner.jwt)).expect(200)).body.data.batch;
+    expect(stored).toMatchObject({ title: 'From the dashboard', introHtml: '<p>Hi</p>', notifyEmail: ownerEmail, questions: [{ n: 1 }, { n: 2 }] });
+    const sent = await t.http.post(path).set(bearer(owner.jwt)).send({ title: 'Sent at once', sendNow: true, questions: sampleQuestions(1) }).expect(201);
+    expect(sent.body.data.shareUrl).toMatch(/^https:\/\/feedback\.example\.test\/q\/[A-Za-z0-9_-]{43}$/);
+
+    expect((await t.http.post(path).set(bearer(stranger.jwt)).send({ title: 'x', questions: sampleQuestions(1) }).expect(404)).body.error.code).toBe('NOT_FOUND');
+    expect((await t.http.post(path).set(bearer(site.writeToken)).send({ title: 'x', questions: sampleQuestions(1) }).expect(401)).body.error.code).toBe('AUTH_REQUIRED');
+    const duplicate = await t.http.post(path).set(bearer(owner.jwt)).send({ title: 'x', questions: [sampleQuestions(1)[0], sampleQuestions(1)[0]] }).expect(400);
+    expect(duplicate.body.error.details.fields).toEqual([{ field: 'questions.1.n', messages: ['n 1 is used by more than one question'] }]);
+    const missing = await t.http.post(path).set(bearer(owner.jwt)).send({ questions: sampleQuestions(1) }).expect(400);
+    expect(missing.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'title is required' });
+  });
+
+  it('previews question HTML sanitised by the server for the owner, storing nothing', async () => {
+    const path = `/api/v1/sites/${site.id}/questions/preview`;
+    const before = (await t.dataSource.query(`SELECT count(*)::int AS n FROM question_batches`))[0].n;
+    const res = await t.http
+      .post(path)
+      .set(bearer(owner.jwt))
+      .send({ introHtml: '<p onclick="x()">Intro</p><img src=x onerror=alert(1)>', questions: [{ n: 2, title: ' Second ', html: '<a href="javascript:alert(1)">js</a><b>kept</b>' }, { n: 1, title: 'First', html: '<script>alert(1)</script><ul><li>item</li></ul>' }] })
+      .expect(200);
+    expect(res.body.data).toEqual({
+      introHtml: '<p>Intro</p>',
+      questions: [
+        { n: 1, title: 'First', html: '<ul><li>item</li></ul>' },
+        { n: 2, title: 'Second', html: '<a rel="noopener noreferrer nofollow" target="_blank">js</a><b>kept</b>' },
+      ],
+    });
+    expect((await t.dataSource.query(`SELECT count(*)::int AS n FROM question_batches`))[0].n).toBe(before);
+    expect((await t.http.post(path).set(bearer(stranger.jwt)).send({ questions: sampleQuestions(1) }).expect(404)).body.error.code).toBe('NOT_FOUND');
+    expect((await t.http.post(path).send({ questions: sampleQuestions(1) }).expect(401)).body.error.code).toBe('AUTH_REQUIRED');
+  });
+
   it('lets the owner send a draft (JWT): draft -> sent with the live link; another account gets 404', async () => {
     const draft = (await create(site.writeToken, { title: 'To send', questions: sampleQuestions(2) }).expect(201)).body.data;
     const token = await shareTokenOf(t, draft.id);
@@ -321,7 +358,7 @@ describe('question batches API (site tokens, owner send, share routes)', () => {
 
   it('documents every question, share and dashboard route in a valid OpenAPI document', async () => {
     const doc = (await t.http.get('/api/v1/openapi.json').expect(200)).body;
-    expect(validateOpenApi(doc)).toBe('valid');
+    expect(await validateOpenApi(doc)).toBe('valid');
     const operations: Record<string, string> = {};
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) operations[`${method.toUpperCase()} ${path}`] = op.operationId;
@@ -353,7 +390,7 @@ describe('question batches API (site tokens, owner send, share routes)', () => {
     expect(page.text).toContain('data-auth-base="http://localhost:3000"');
     expect((await t.http.get('/assets/dashboard.js').expect(200)).headers['content-type']).toMatch(/javascript/);
 
-    const [id] = await t.app.get(FeedbackRepository).insertMany([{ siteId: site.id, ownerId: owner.id, type: 'bug', message: 'Broken link', rating: null, pageUrl: 'https://x.test/' }]);
+    const [id] = await t.app.get(FeedbackRepository).insertMany(owner.id, [{ siteId: site.id, type: 'bug', message: 'Broken link', rating: null, pageUrl: 'https://x.test/' }]);
     const path = `/api/v1/sites/${site.id}/feedback`;
     const list = (await t.http.get(path).query({ limit: '200' }).set(bearer(owner.jwt)).expect(200)).body.data;
     expect(list.feedback.map((f: { id: string }) => f.id)).toContain(id);

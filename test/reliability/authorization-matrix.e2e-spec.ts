@@ -28,7 +28,7 @@ type Credential = (typeof CREDENTIALS)[number];
 /** Credentials that are A's and valid: the only ones allowed to read or change A's resources. */
 const A_VALID: Credential[] = ['jwtA', 'keyA', 'skA', 'wkA', 'okA'];
 
-type Scheme = 'public' | 'jwt' | 'api-key' | 'jwt-or-api-key' | 'admin-key' | 'site-read' | 'site-write' | 'portfolio' | 'feedback-token';
+type Scheme = 'public' | 'metrics-token' | 'jwt' | 'api-key' | 'jwt-or-api-key' | 'admin-key' | 'site-read' | 'site-write' | 'portfolio' | 'feedback-token';
 type Service = 'todo' | 'feedback';
 
 interface Row {
@@ -136,6 +136,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
       STRIPE_PRICE_ID: 'price_matrix',
       STRIPE_API_BASE: stripe.url,
       SMTP_URL: smtp.url,
+      METRICS_TOKEN: `metrics-${randomBytes(12).toString('hex')}`,
     };
     todo = await startApp('todo-api', database.url, env);
     feedback = await startApp('feedback-export', database.url, env);
@@ -248,6 +249,9 @@ describe('authorization matrix, mass assignment and secrets', () => {
     switch (row.scheme) {
       case 'public':
         return ok;
+      case 'metrics-token':
+        // No credential of the matrix is the operators' metrics token.
+        return { status: 401, code: 'AUTH_REQUIRED' };
       case 'jwt':
         return credential === 'jwtA' ? ok : credential === 'jwtB' ? foreign : { status: 401, code: 'AUTH_REQUIRED' };
       case 'api-key':
@@ -274,7 +278,11 @@ describe('authorization matrix, mass assignment and secrets', () => {
 
   const ROWS: Row[] = [
     // ---- todo-api ------------------------------------------------------------------------
+    { service: 'todo', scheme: 'public', method: 'GET', route: '/', path: () => '/', ok: 200 },
     { service: 'todo', scheme: 'public', method: 'GET', route: '/api/v1/status', path: () => '/api/v1/status', ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'GET', route: '/livez', path: () => '/livez', ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'GET', route: '/readyz', path: () => '/readyz', ok: 200 },
+    { service: 'todo', scheme: 'metrics-token', method: 'GET', route: '/metrics', path: () => '/metrics', ok: 200 },
     { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/signup', path: () => '/api/v1/auth/signup', body: () => ({ email: 'not-an-email' }), ok: 400 },
     { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/login', path: () => '/api/v1/auth/login', body: (x) => ({ email: x.A.email }), ok: 400 },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/auth/verify', path: () => '/api/v1/auth/verify', ok: 200 },
@@ -317,7 +325,11 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account', path: () => '/api/v1/account', body: (x, c) => ({ password: x.A.password, confirmText: c === 'jwtA' ? 'delete' : 'DELETE' }), ok: 400, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
     { service: 'todo', scheme: 'api-key', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: (x) => rpc('get_todo', { id: x.todoA }), ok: 200 },
     // ---- feedback-export -----------------------------------------------------------------
+    { service: 'feedback', scheme: 'public', method: 'GET', route: '/', path: () => '/', ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/api/v1/status', path: () => '/api/v1/status', ok: 200 },
+    { service: 'feedback', scheme: 'public', method: 'GET', route: '/livez', path: () => '/livez', ok: 200 },
+    { service: 'feedback', scheme: 'public', method: 'GET', route: '/readyz', path: () => '/readyz', ok: 200 },
+    { service: 'feedback', scheme: 'metrics-token', method: 'GET', route: '/metrics', path: () => '/metrics', ok: 200 },
     { service: 'feedback', scheme: 'jwt', method: 'POST', route: '/api/v1/sites', path: () => '/api/v1/sites', body: () => ({ name: 'matrix site' }), ok: 201 },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites', path: () => '/api/v1/sites', ok: 200 },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId', path: (x) => `/api/v1/sites/${x.siteA.id}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
@@ -351,6 +363,14 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'feedback', scheme: 'site-read', method: 'GET', route: '/api/v1/export/questions/:id', path: (x) => `/api/v1/export/questions/${x.sentA}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'feedback', scheme: 'site-write', method: 'GET', route: '/api/v1/export/questions/:id/link', path: (x) => `/api/v1/export/questions/${x.sentA}/link`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId/questions', path: (x) => `/api/v1/sites/${x.siteA.id}/questions`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    {
+      service: 'feedback', scheme: 'jwt', method: 'POST', route: '/api/v1/sites/:siteId/questions', path: (x) => `/api/v1/sites/${x.siteA.id}/questions`,
+      body: () => ({ title: 'matrix owner batch', questions: [{ n: 1, title: 'Q', html: '' }] }), ok: 201, foreign: 404, foreignCode: 'NOT_FOUND',
+    },
+    {
+      service: 'feedback', scheme: 'jwt', method: 'POST', route: '/api/v1/sites/:siteId/questions/preview', path: (x) => `/api/v1/sites/${x.siteA.id}/questions/preview`,
+      body: () => ({ questions: [{ n: 1, title: 'Q', html: '<b>bold</b><script>x</script>' }] }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND',
+    },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId/questions/:batchId', path: (x) => `/api/v1/sites/${x.siteA.id}/questions/${x.sentA}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId/questions/:batchId/link', path: (x) => `/api/v1/sites/${x.siteA.id}/questions/${x.sentA}/link`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     {
@@ -365,6 +385,8 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/assets/app.css', path: () => '/assets/app.css', ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/assets/share.js', path: () => '/assets/share.js', ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/dashboard', path: () => '/dashboard', ok: 200 },
+    { service: 'feedback', scheme: 'public', method: 'GET', route: '/favicon.ico', path: () => '/favicon.ico', ok: 200 },
+    { service: 'feedback', scheme: 'public', method: 'GET', route: '/favicon.svg', path: () => '/favicon.svg', ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/assets/dashboard.js', path: () => '/assets/dashboard.js', ok: 200 },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId/feedback', path: (x) => `/api/v1/sites/${x.siteA.id}/feedback`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'feedback', scheme: 'jwt', method: 'PUT', route: '/api/v1/sites/:siteId/feedback/:id', path: (x) => `/api/v1/sites/${x.siteA.id}/feedback/${x.feedbackA}`, body: () => ({ status: 'resolved' }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
@@ -399,7 +421,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
 
   async function runCell(row: Row, credential: Credential, checkWrites: boolean): Promise<void> {
     // Every cell starts with fresh rate-limit budgets: the matrix tests who may call, not how often.
-    await todo.dataSource.query(`DELETE FROM rate_limit_counters`);
+    await todo.rateLimits.clear();
     const path = await row.path(w);
     const body = row.body ? await row.body(w, credential) : undefined;
     const headers = { ...(row.headers ?? {}), ...(await headersOf(credential)) };
@@ -513,7 +535,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
       for (const write of writes) {
         for (const field of FIELDS) {
           if (field in write.body) continue;
-          await todo.dataSource.query(`DELETE FROM rate_limit_counters`);
+          await todo.rateLimits.clear();
           const before = await globalFingerprint([victim.id, w.A.id]);
           const response = await call(write.service, write.method, write.path, await write.headers(), { ...write.body, [field]: HOSTILE[field] });
           figures.massAssignmentCases++;

@@ -328,7 +328,6 @@ describe('races across two replicas', () => {
       for (let batch = 0; batch < TX_BATCHES; batch++) {
         const rows: NewFeedback[] = Array.from({ length: TX_BATCH_SIZE }, (_, i) => ({
           siteId: sites[0].id,
-          ownerId: owner.userId,
           type: 'feedback',
           message: `tx ${batch}-${i}`,
           rating: null,
@@ -337,7 +336,7 @@ describe('races across two replicas', () => {
         const ids = await feedbackC.dataSource.transaction(async (manager) => {
           await manager.query('SELECT count(*) FROM sites WHERE owner_id = $1', [owner.userId]);
           await sleep(15);
-          return repository.insertMany(rows, manager);
+          return repository.insertMany(owner.userId, rows, manager);
         });
         for (const id of ids) written[0].add(id);
       }
@@ -352,7 +351,7 @@ describe('races across two replicas', () => {
         const page = await send(app.baseUrl, 'GET', `${path}${query}`, { headers: bearer(token) });
         if (page.status === 429 || Number(page.headers.get('ratelimit-remaining') ?? 60) < 5) {
           // A token's 60/minute budget is far below what this test polls: forget the counters and go on.
-          await todoA.dataSource.query(`DELETE FROM rate_limit_counters WHERE key LIKE 'feedback-export-token:%'`);
+          await todoA.rateLimits.clear('feedback-export-token:');
           counterResets++;
           if (page.status === 429) continue;
         }

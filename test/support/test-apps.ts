@@ -1,18 +1,32 @@
 import type { AddressInfo } from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { expect } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import supertest from 'supertest';
 import { DataSource } from 'typeorm';
 import { AccessTokenService } from '#libs/accounts';
 import { loadConfig, type AppConfig } from '#libs/config';
-import { createTestDatabase, insertSession, LogCapture, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, insertSession, LogCapture, RateLimitCounters, type TestDatabase } from '#libs/testing';
 import { createFeedbackExportApp } from '../../apps/feedback-export/src/feedback-export.app.js';
 import { createTodoApiApp } from '../../apps/todo-api/src/todo-api.app.js';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256-0123456789';
 
+/**
+ * With REDIS_URL set in the test run's environment (`npm run test:redis`), every app keeps its
+ * rate-limit counters there, each test file under its own key prefix (replicas of one file share it).
+ */
+export function redisTestEnv(): Record<string, string | undefined> {
+  if (!process.env.REDIS_URL) return {};
+  const file = basename(expect.getState().testPath ?? 'unknown').replace(/[^A-Za-z0-9._-]/g, '_');
+  return { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `test:${file}:${process.pid}:` };
+}
+
 /** The environment every test app starts from; a test overrides what it exercises. */
 export function testEnv(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   return {
+    ...redisTestEnv(),
     NODE_ENV: 'test',
     JWT_SECRET: TEST_JWT_SECRET,
     BCRYPT_COST: '4',
@@ -31,6 +45,8 @@ export interface TestApp {
   http: ReturnType<typeof supertest>;
   dataSource: DataSource;
   logs: LogCapture;
+  /** The rate-limit counters of the store this app uses (PostgreSQL or Redis). */
+  rateLimits: RateLimitCounters;
   /** An access token for a user, with a fresh live session. */
   accessTokenFor(userId: string): Promise<string>;
   close(): Promise<void>;
@@ -46,6 +62,7 @@ export async function startApp(kind: ServiceKind, databaseUrl: string, env: Reco
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const dataSource = app.get(DataSource);
+  const rateLimits = new RateLimitCounters(dataSource, config.redisUrl ? { url: config.redisUrl, keyPrefix: config.redisKeyPrefix } : undefined);
   return {
     app,
     config,
@@ -53,8 +70,12 @@ export async function startApp(kind: ServiceKind, databaseUrl: string, env: Reco
     http: supertest(app.getHttpServer()),
     dataSource,
     logs,
+    rateLimits,
     accessTokenFor: async (userId) => app.get(AccessTokenService).sign(userId, await insertSession(dataSource, userId)),
-    close: () => app.close(),
+    close: async () => {
+      rateLimits.close();
+      await app.close();
+    },
   };
 }
 
@@ -69,8 +90,24 @@ export async function startWithDatabase(
     ...testApp,
     database,
     close: async () => {
+      // With Redis storage no counter may land in PostgreSQL: checked for every test file, and
+      // the file's Redis keys are counted for scripts/test-redis.mjs.
+      const storage = testApp.config.redisUrl ? await recordCounterStorage(testApp) : undefined;
       await testApp.close();
       await database.drop();
+      if (storage && storage.postgresRows > 0) throw new Error(`REDIS_URL is set, yet ${storage.postgresRows} rate-limit counters were written to PostgreSQL`);
     },
   };
+}
+
+/** Where scripts/test-redis.mjs finds, per test file, the counters in PostgreSQL and in Redis. */
+export const COUNTER_STORAGE_DIR = join(process.cwd(), 'test-results', 'rate-limit-storage');
+
+async function recordCounterStorage(testApp: TestApp): Promise<{ postgresRows: number; redisKeys: number }> {
+  const rows: Array<{ n: number }> = await testApp.dataSource.query(`SELECT count(*)::int AS n FROM rate_limit_counters`);
+  const figures = { postgresRows: rows[0].n, redisKeys: (await testApp.rateLimits.keys()).length };
+  const file = basename(expect.getState().testPath ?? 'unknown');
+  mkdirSync(COUNTER_STORAGE_DIR, { recursive: true });
+  writeFileSync(join(COUNTER_STORAGE_DIR, `${file}.json`), `${JSON.stringify({ file, ...figures })}\n`);
+  return figures;
 }

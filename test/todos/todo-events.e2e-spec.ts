@@ -134,7 +134,7 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
   });
 
   it('sends a heartbeat comment at the configured interval (25 s by default)', async () => {
-    expect(new TodoEventsService(t.dataSource, undefined as never).heartbeatIntervalMs).toBe(25_000);
+    expect(new TodoEventsService(t.dataSource, undefined as never, undefined as never, undefined as never, undefined as never).heartbeatIntervalMs).toBe(25_000);
     const previous = events.heartbeatIntervalMs;
     events.heartbeatIntervalMs = 100;
     const controller = new AbortController();

@@ -307,7 +307,7 @@ describe('todos (API key)', () => {
     const first = await t.http.get('/api/v1/todos').set('X-API-Key', key).expect(200);
     expect(first.headers['ratelimit-remaining']).toBe('599');
     // Spend 598 more of the window in the shared counter instead of sending 598 requests.
-    await t.dataSource.query(`UPDATE rate_limit_counters SET hits = hits + 598 WHERE key = $1`, [`todos:api-key:${id}`]);
+    await t.rateLimits.add(`todos:api-key:${id}`, 598);
     const last = await t.http.post('/api/v1/todos').set('X-API-Key', key).send({ text: 'the 600th', priority: 1, category: 'x' }).expect(201);
     expect(last.headers['ratelimit-remaining']).toBe('0');
     const limited = await t.http.get('/api/v1/todos').set('X-API-Key', key).expect(429);
@@ -320,8 +320,7 @@ describe('todos (API key)', () => {
   });
 
   it('counts each accepted request once, and nothing for a request its key cannot make', async () => {
-    const counterOf = async (apiKeyId: string) =>
-      (await t.dataSource.query(`SELECT hits FROM rate_limit_counters WHERE key = $1`, [`todos:api-key:${apiKeyId}`]))[0]?.hits ?? 0;
+    const counterOf = (apiKeyId: string) => t.rateLimits.hits(`todos:api-key:${apiKeyId}`);
     const paid = await insertUser(t.dataSource);
     await grantBetaAccess(t.dataSource, paid.id);
     const live = await insertApiKey(t.dataSource, paid.id);

@@ -6,6 +6,7 @@ await runServices([
   {
     name: 'feedback-export',
     port: (config) => config.feedbackApiPort,
+    portVariable: 'FEEDBACK_API_PORT',
     create: (config, databaseUrl) => createFeedbackExportApp({ config, databaseUrl }),
   },
 ]);

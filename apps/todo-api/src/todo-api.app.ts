@@ -1,6 +1,17 @@
+import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createHttpApp } from '#libs/common';
+import { createHttpApp, displayPath } from '#libs/common';
+import type { AppConfig } from '#libs/config';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
+
+/** Optional features left unconfigured, said once at start. */
+function unsetFeatures(config: AppConfig): string[] {
+  return [
+    ...(config.adminApiKey ? [] : ['ADMIN_API_KEY is unset: the admin routes (lifetime beta grants) answer 401']),
+    ...(config.stripe ? [] : ['Stripe is not configured (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_ID): billing answers 503']),
+    ...(config.smtpUrl ? [] : [`SMTP_URL is unset: password-reset mail goes to the log and ${displayPath(join(config.dataDir, 'outbox'))}/`]),
+  ];
+}
 
 export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressApplication> {
   return createHttpApp(TodoApiModule.forRoot(options), options.config, {
@@ -10,6 +21,17 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
       description:
         'Accounts, sessions, billing, API keys, todos, account export and deletion, and an MCP endpoint. ' +
         'Every success is `{success: true, data}`; every error is `{success: false, error: {code, message, details?}}`.',
+      tags: [
+        { name: 'Auth', description: 'Signup, sign-in, token refresh, sign-out and password flows' },
+        { name: 'Sessions', description: 'The signed-in sessions of the account (one per sign-in)' },
+        { name: 'Billing', description: 'The API-access subscription: checkout, portal, cancel and reactivate, and the payment webhook' },
+        { name: 'Billing administration', description: 'Lifetime beta access, granted and revoked with the administrator key' },
+        { name: 'API keys', description: 'Keys for the todo routes and the MCP endpoint (need API access)' },
+        { name: 'Todos', description: 'The account’s todos, read and written with an API key, and their realtime event stream' },
+        { name: 'Account', description: 'Export every record of the account, or delete it' },
+        { name: 'MCP', description: 'The todos for AI agents: JSON-RPC 2.0 over stateless streamable HTTP' },
+      ],
     },
+    index: { service: 'todo-api', unsetFeatures: unsetFeatures(options.config) },
   });
 }

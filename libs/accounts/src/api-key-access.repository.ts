@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '#libs/database';
-import { CREDENTIAL_TRACKER_PREFIX, PostgresRateLimitStore, rateLimitCounterKey, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { RateLimitStore, type RateLimitHit, type RateLimitOptions } from '#libs/common';
 import { ACCESS_GRANTING_STATUSES, hasApiAccess } from './subscription-access.js';
 
 export interface ApiKeyAccessRow {
@@ -31,7 +31,7 @@ export class ApiKeyAccessRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly prepared: PreparedQueries,
-    private readonly counters: PostgresRateLimitStore,
+    private readonly counters: RateLimitStore,
   ) {}
 
   async findByHash(keyHash: string): Promise<ApiKeyAccessRow | undefined> {
@@ -41,19 +41,20 @@ export class ApiKeyAccessRepository {
 
   /**
    * The same lookup, counting the request against the key's rate limit in the same
-   * statement when the key is usable (live and its account has access), which saves the
-   * hot path a round trip.
+   * statement when the key is usable (live and its account has access) and the counters
+   * live in the database, which saves the hot path a round trip.
    */
-  async findByHashCountingHit(keyHash: string, limit: RateLimitOptions): Promise<{ row: ApiKeyAccessRow; hit?: RateLimitHit } | undefined> {
+  findByHashCountingHit(keyHash: string, limit: RateLimitOptions): Promise<{ row: ApiKeyAccessRow; hit?: RateLimitHit } | undefined> {
     return this.counters.lookupAndHit<ApiKeyAccessRow>(
       {
         sql: KEY_ACCESS_SQL,
-        params: [keyHash, rateLimitCounterKey(limit.bucket, CREDENTIAL_TRACKER_PREFIX.apiKey), ACCESS_GRANTING_STATUSES],
-        counterKey: `$2::text || found."apiKeyId"::text`,
-        countIf: `found."revokedAt" IS NULL AND (found."expiresAt" IS NULL OR found."expiresAt" > now())
-                  AND (found."isBetaLifetime" OR found."subscriptionStatus" = ANY($3::text[]))`,
+        params: [keyHash],
+        tracker: { kindSql: `'api-key'`, idSql: `found."apiKeyId"` },
+        countIf: (parameter) => `found."revokedAt" IS NULL AND (found."expiresAt" IS NULL OR found."expiresAt" > now())
+                  AND (found."isBetaLifetime" OR found."subscriptionStatus" = ANY(${parameter(ACCESS_GRANTING_STATUSES)}::text[]))`,
       },
-      limit.windowSeconds * 1000,
+      limit,
+      () => this.findByHash(keyHash),
     );
   }
 

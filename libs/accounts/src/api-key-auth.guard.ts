@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type RateLimitCounting } from '#libs/common';
-import { hashApiKey, isWellFormedApiKey } from './api-key.format.js';
+import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { hasApiAccess } from './subscription-access.js';
 
@@ -16,6 +16,11 @@ export function extractApiKey(request: Request): string | undefined {
     if (match) return match[1];
   }
   return undefined;
+}
+
+/** A JWT (three base64url parts, a JSON header): someone sent their access token to an API-key route. */
+function looksLikeJwt(credential: string): boolean {
+  return /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/.test(credential);
 }
 
 /**
@@ -43,7 +48,15 @@ export class ApiKeyAuthGuard implements CanActivate {
    * statement as the key lookup (RateLimitGuard then uses that count).
    */
   async authenticate(key: string, counting?: RateLimitCounting): Promise<{ kind: 'api-key'; userId: string; apiKeyId: string }> {
-    if (!isWellFormedApiKey(key)) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid');
+    if (!isWellFormedApiKey(key)) {
+      if (looksLikeJwt(key)) {
+        throw new AppException(
+          ErrorCode.INVALID_API_KEY,
+          'This route takes an API key (tdk_…), not an access token: create a key with POST /api/v1/auth/api-keys and send it as Authorization: Bearer <key> or X-API-Key',
+        );
+      }
+      throw new AppException(ErrorCode.INVALID_API_KEY, `The API key is malformed: API keys start with ${API_KEY_PREFIX} (Authorization: Bearer <key> or X-API-Key)`);
+    }
     const hash = hashApiKey(key);
     const row = await lookUpCounting(
       counting,

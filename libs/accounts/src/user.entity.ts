@@ -17,8 +17,13 @@ export class UserEntity {
   @Column({ type: 'text' })
   username: string;
 
+  /** As typed at signup: mail goes here. */
   @Column({ type: 'text' })
   email: string;
+
+  /** canonicalEmail(email): what identifies the account (unique). */
+  @Column({ name: 'email_canonical', type: 'text' })
+  emailCanonical: string;
 
   @Column({ name: 'password_hash', type: 'text' })
   passwordHash: string;

@@ -9,6 +9,8 @@ import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { createValidationPipe } from './http/validation.js';
 import { createRequestLogging, REQUEST_LOGGING } from './logging/request-logging.js';
+import { MetricsTokenGuard } from './metrics/metrics-token.guard.js';
+import { ObservabilityModule } from './observability.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 
 export interface CoreModuleOptions {
@@ -23,8 +25,8 @@ export interface CoreModuleOptions {
 }
 
 /**
- * What both apps share: configuration, logs, database, rate-limit store, health, and the
- * global filter / envelope / validation / deny-by-default auth guard.
+ * What both apps share: configuration, logs, database, rate-limit store, health, metrics and
+ * shutdown, and the global filter / envelope / validation / deny-by-default auth guard.
  */
 @Module({})
 export class CoreModule {
@@ -34,6 +36,7 @@ export class CoreModule {
       imports: [
         AppConfigModule.forRoot(options.config),
         DatabaseModule.forRoot(options.config, options.databaseUrl, options.service),
+        ObservabilityModule,
         RateLimitModule,
         HealthModule.forService(options.service),
       ],
@@ -42,7 +45,8 @@ export class CoreModule {
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        { provide: AUTH_SCHEME_GUARDS, useValue: options.authSchemes },
+        // Every app serves GET /metrics to the operators' scraper.
+        { provide: AUTH_SCHEME_GUARDS, useValue: { ...options.authSchemes, 'metrics-token': MetricsTokenGuard } },
         { provide: APP_GUARD, useClass: AuthSchemeGuard },
       ],
     };

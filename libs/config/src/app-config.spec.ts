@@ -15,6 +15,11 @@ describe('loadConfig', () => {
     expect(config.stripe).toBeUndefined();
     expect(config.adminApiKey).toBeUndefined();
     expect(config.trustProxy).toBe(false);
+    expect(config.metricsToken).toBeUndefined();
+    expect(config.shutdownGraceMs).toBe(10_000);
+    expect(config.dbQueryTimeoutMs).toBe(20_000);
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.redisKeyPrefix).toBe('ratelimit:');
   });
 
   it.each([
@@ -28,10 +33,28 @@ describe('loadConfig', () => {
     ['JWT_SECRET', 'short'],
     ['ADMIN_API_KEY', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'yaml'],
     ['TRUST_PROXY', 'yes please!'],
+    ['METRICS_TOKEN', 'short'],
+    ['SHUTDOWN_GRACE_MS', '-1'],
+    ['SHUTDOWN_GRACE_MS', '10s'],
+    ['SHUTDOWN_GRACE_MS', '600001'],
+    ['DB_QUERY_TIMEOUT_MS', '100'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['REDIS_KEY_PREFIX', 'rate*limit:'],
+    ['REDIS_KEY_PREFIX', 'x'.repeat(65)],
   ])('refuses a bad %s and names it', (variable, value) => {
     expect(() => loadConfig({ ...base, [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, [variable]: value })).toThrow(variable);
+  });
+
+  it('writes readable logs in development and JSON lines elsewhere unless LOG_FORMAT says otherwise', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    expect(loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir }).logFormat).toBe('pretty');
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }).logFormat).toBe('json');
+    expect(loadConfig(base).logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir, LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({ ...base, NODE_ENV: 'production', LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
   });
 
   it('requires JWT_SECRET in production', () => {

@@ -19,6 +19,8 @@ export interface AppConfig {
   dataDir: string;
   databaseUrl?: string;
   dbPoolSize: number;
+  /** How long the app waits for one database answer before giving up with 503 (DB_QUERY_TIMEOUT_MS). */
+  dbQueryTimeoutMs: number;
   jwtSecret: string;
   adminApiKey?: string;
   stripe?: StripeConfig;
@@ -28,7 +30,10 @@ export interface AppConfig {
   turnstileVerifyUrl: string;
   publicBaseUrl: string;
   feedbackPublicBaseUrl: string;
+  /** REDIS_URL: when set, rate-limit counters live in Redis instead of PostgreSQL. */
   redisUrl?: string;
+  /** Prefix of every rate-limit key in Redis (REDIS_KEY_PREFIX), so several deployments or test files can share one server. */
+  redisKeyPrefix: string;
   todoApiPort: number;
   feedbackApiPort: number;
   host: string;
@@ -36,8 +41,16 @@ export interface AppConfig {
   trustProxy: boolean | number | string;
   corsOrigins: string[] | '*';
   logLevel: string;
+  /** `pretty` (a readable start block and one line per entry) or `json` (JSON lines); LOG_FORMAT, else pretty in development only. */
+  logFormat: LogFormat;
   bcryptCost: number;
+  /** Bearer token for GET /metrics; unset: metrics are not served (METRICS_TOKEN). */
+  metricsToken?: string;
+  /** How long in-flight requests may take to finish after SIGTERM (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
 }
+
+export type LogFormat = 'json' | 'pretty';
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, problem: string) {
@@ -63,6 +76,13 @@ function readUrl(env: Env, name: string, protocols: string[]): string | undefine
     throw new ConfigError(name, 'must be a URL');
   }
   if (!protocols.includes(url.protocol)) throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  return value;
+}
+
+function readRedisKeyPrefix(env: Env): string {
+  const value = read(env, 'REDIS_KEY_PREFIX') ?? 'ratelimit:';
+  // Glob characters would turn the prefix into a pattern when counters are searched (SCAN MATCH).
+  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(value)) throw new ConfigError('REDIS_KEY_PREFIX', 'may hold only letters, digits, ":", ".", "_" and "-" (at most 64)');
   return value;
 }
 
@@ -138,13 +158,20 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
   }
 
+  const logFormat = read(env, 'LOG_FORMAT') ?? (nodeEnv === 'development' ? 'pretty' : 'json');
+  if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('LOG_FORMAT', 'must be json or pretty');
+
   const bcryptCost = readInt(env, 'BCRYPT_COST', 12, nodeEnv === 'production' ? 12 : 4, 15);
+
+  const metricsToken = read(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
 
   return {
     nodeEnv,
     dataDir,
     databaseUrl,
     dbPoolSize: readInt(env, 'DB_POOL_SIZE', 10, 1, 200),
+    dbQueryTimeoutMs: readInt(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 500, 600_000),
     jwtSecret: readJwtSecret(env, nodeEnv, dataDir),
     adminApiKey,
     stripe,
@@ -156,12 +183,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     publicBaseUrl: readUrl(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3000',
     feedbackPublicBaseUrl: readUrl(env, 'FEEDBACK_PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3001',
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: readRedisKeyPrefix(env),
     todoApiPort: readInt(env, 'TODO_API_PORT', 3000, 0, 65535),
     feedbackApiPort: readInt(env, 'FEEDBACK_API_PORT', 3001, 0, 65535),
     host: read(env, 'HOST') ?? '0.0.0.0',
     trustProxy: readTrustProxy(env),
     corsOrigins,
     logLevel,
+    logFormat,
     bcryptCost,
+    metricsToken,
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
 }

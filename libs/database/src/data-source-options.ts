@@ -1,17 +1,25 @@
 import type { DataSourceOptions } from 'typeorm';
+import { FailFastClient, queryTimeouts } from './fail-fast-client.js';
 import { migrations } from './migrations/index.js';
+
+/** How long opening a connection (or waiting for a free one in the pool) may take. */
+export const CONNECT_TIMEOUT_MS = 3000;
+/** The query budget when none is configured (DB_QUERY_TIMEOUT_MS). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 20_000;
 
 export interface DataSourceSettings {
   url: string;
   poolSize: number;
   applicationName: string;
+  /** Client-side bound on one query (DB_QUERY_TIMEOUT_MS); the server's statement_timeout is 3/4 of it. */
+  queryTimeoutMs?: number;
   entities?: DataSourceOptions['entities'];
 }
 
 /**
  * One definition of how we talk to Postgres, used by both apps, the TypeORM CLI and tests.
- * Short connect and statement timeouts make requests fail fast (503) when the database is
- * gone instead of hanging.
+ * Short connect and query timeouts make requests fail fast (503) when the database is gone
+ * or frozen instead of hanging; a query that times out drops its connection (FailFastClient).
  */
 export function dataSourceOptions(settings: DataSourceSettings): DataSourceOptions {
   return {
@@ -28,10 +36,10 @@ export function dataSourceOptions(settings: DataSourceSettings): DataSourceOptio
     applicationName: settings.applicationName,
     extra: {
       max: settings.poolSize,
-      connectionTimeoutMillis: 3000,
+      Client: FailFastClient,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       idleTimeoutMillis: 30000,
-      statement_timeout: 15000,
-      query_timeout: 20000,
+      ...queryTimeouts(settings.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS),
     },
   } as DataSourceOptions;
 }

@@ -16,7 +16,7 @@ export class DatabaseModule {
       exports: [PreparedQueries],
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName }),
+          ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName, queryTimeoutMs: config.dbQueryTimeoutMs }),
           autoLoadEntities: true,
           // Keep retrying at start for a short while (a DB container may still be booting).
           retryAttempts: 10,

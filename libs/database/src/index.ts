@@ -3,3 +3,4 @@ export * from './database.module.js';
 export * from './embedded-postgres.js';
 export * from './run-migrations.js';
 export * from './prepared-queries.js';
+export * from './fail-fast-client.js';

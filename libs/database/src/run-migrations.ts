@@ -19,3 +19,11 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
     await runner.release();
   }
 }
+
+/** The names of this build's migrations that the database has not recorded as applied. */
+export async function pendingMigrations(dataSource: DataSource): Promise<string[]> {
+  const rows: Array<{ name: string }> = await dataSource.query(`SELECT name FROM ${dataSource.options.migrationsTableName ?? 'migrations'}`);
+  const applied = new Set(rows.map((row) => row.name));
+  // TypeORM names a migration by its `name` property, else its class name.
+  return dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name).filter((name) => !applied.has(name));
+}

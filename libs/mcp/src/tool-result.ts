@@ -15,6 +15,11 @@ export function toolResult(data: Record<string, unknown>): CallToolResult {
  * same codes as a REST client. Unexpected errors give INTERNAL_ERROR and are logged, never shown.
  */
 export function toolError(error: unknown): CallToolResult {
+  return toolErrorWithCode(error).result;
+}
+
+/** The failed tool result and the public code it carries. */
+function toolErrorWithCode(error: unknown): { result: CallToolResult; code: string } {
   let code: string;
   let message: string;
   let details: unknown;
@@ -34,14 +39,21 @@ export function toolError(error: unknown): CallToolResult {
     }
   }
   const body = details === undefined ? { error: { code, message } } : { error: { code, message, details } };
-  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}\n${JSON.stringify(body)}` }] };
+  return { result: { isError: true, content: [{ type: 'text', text: `${code}: ${message}\n${JSON.stringify(body)}` }] }, code };
 }
 
+/** Told how each tool call ended: `ok`, or the public error code of its isError result. */
+export type ToolOutcomeListener = (outcome: string, error?: unknown) => void;
+
 /** Runs a tool body and turns its outcome into a tool result. */
-export async function runTool(body: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
+export async function runTool(body: () => Promise<Record<string, unknown>>, onOutcome?: ToolOutcomeListener): Promise<CallToolResult> {
   try {
-    return toolResult(await body());
+    const result = toolResult(await body());
+    onOutcome?.('ok');
+    return result;
   } catch (error) {
-    return toolError(error);
+    const { result, code } = toolErrorWithCode(error);
+    onOutcome?.(code, error);
+    return result;
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { DataSource } from 'typeorm';
-import { generateApiKey, prehashPassword } from '#libs/accounts';
+import { canonicalEmail, generateApiKey, prehashPassword } from '#libs/accounts';
 
 export interface TestUser {
   id: string;
@@ -21,8 +21,8 @@ export async function insertUser(dataSource: DataSource, overrides: Partial<Omit
   const username = overrides.username ?? `user_${suffix}`;
   const password = overrides.password ?? `pw-${suffix}-secret`;
   const rows = await dataSource.query(
-    `INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING id`,
-    [`usr_${unique()}${unique()}`, username, email, await bcrypt.hash(prehashPassword(password), 4)],
+    `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [`usr_${unique()}${unique()}`, username, email, canonicalEmail(email), await bcrypt.hash(prehashPassword(password), 4)],
   );
   return { id: rows[0].id, email, username, password };
 }

@@ -5,3 +5,7 @@ export * from './toggle-proxy.js';
 export * from './smtp-test-server.js';
 export * from './stripe-test-server.js';
 export * from './free-port.js';
+export * from './browser.js';
+export * from './outside-program.js';
+export * from './redis-test-server.js';
+export * from './rate-limit-counters.js';

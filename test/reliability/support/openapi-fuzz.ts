@@ -56,7 +56,7 @@ export function operationsOf(document: Json): FuzzOperation[] {
       const parameters: Json[] = operation.parameters ?? [];
       const content = operation.requestBody?.content ?? {};
       const success = Object.entries<Json>(operation.responses ?? {}).filter(([status]) => status.startsWith('2'));
-      const raw = success.some(([, response]) => response.content && !response.content['application/json']) || /\/mcp$|\/events$/.test(path);
+      const raw = success.some(([, response]) => response.content && !response.content['application/json']) || /\/mcp$|\/events$|\/openapi\.json$/.test(path);
       operations.push({
         method: method.toUpperCase(),
         path,

@@ -7,7 +7,7 @@ export type FeedbackStatus = (typeof FEEDBACK_STATUSES)[number];
 
 /**
  * One piece of widget feedback. `createdAt` is handed out by the commit clock (see
- * FeedbackRepository.insertMany), so it increases in commit order and cursors never skip a row.
+ * FeedbackRepository.insertMany), so it increases in commit order within its owner and cursors never skip a row.
  */
 @Entity('feedback')
 export class FeedbackEntity {

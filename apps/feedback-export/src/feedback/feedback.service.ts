@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppException, ErrorCode } from '#libs/common';
+import type { Counter } from 'prom-client';
+import { AppException, AppMetrics, ErrorCode } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { PortfolioPrincipal, SitePrincipal } from '../sites/feedback-token.authenticator.js';
 import { SitesRepository } from '../sites/sites.repository.js';
@@ -48,13 +49,20 @@ function toPortfolioItemDto(row: FeedbackRow): PortfolioFeedbackItemDto {
 @Injectable()
 export class FeedbackService {
   private readonly cursors: ExportCursorCodec;
+  private readonly exportedRows: Counter<'export'>;
 
   constructor(
     private readonly feedback: FeedbackRepository,
     private readonly sites: SitesRepository,
     @Inject(APP_CONFIG) config: AppConfig,
+    metrics: AppMetrics,
   ) {
     this.cursors = new ExportCursorCodec(config.jwtSecret);
+    this.exportedRows = metrics.counter({
+      name: 'feedback_rows_exported_total',
+      help: 'Feedback items handed out by the export (REST and MCP), by export: site (sk_/wk_) or portfolio (ok_)',
+      labelNames: ['export'],
+    });
   }
 
   async pageOfSite(principal: SitePrincipal, query: ExportQuery): Promise<FeedbackPageDto> {
@@ -72,6 +80,7 @@ export class FeedbackService {
     const nextCursor = last
       ? this.cursors.encode({ kind: 'site', siteId: principal.siteId, at: last.position, id: last.id })
       : (query.since ?? this.cursors.encode({ kind: 'site', siteId: principal.siteId, at: null, id: null }));
+    this.exportedRows.inc({ export: 'site' }, page.length);
     return { feedback: page.map(toFeedbackItemDto), nextCursor, hasMore: rows.length > limit };
   }
 
@@ -91,6 +100,7 @@ export class FeedbackService {
     const nextCursor = last
       ? this.cursors.encode({ kind: 'portfolio', ownerId: principal.ownerId, at: last.position, siteId: last.siteId, id: last.id })
       : (query.since ?? this.cursors.encode({ kind: 'portfolio', ownerId: principal.ownerId, at: null, siteId: null, id: null }));
+    this.exportedRows.inc({ export: 'portfolio' }, page.length);
     return { feedback: page.map(toPortfolioItemDto), nextCursor, hasMore: rows.length > limit, sites };
   }
 

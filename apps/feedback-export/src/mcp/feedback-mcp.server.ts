@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AppException, ErrorCode } from '#libs/common';
-import { runTool, SHARED_JSON_SCHEMA_VALIDATOR, toolError } from '#libs/mcp';
+import { McpToolMetrics, runTool, SHARED_JSON_SCHEMA_VALIDATOR, toolError } from '#libs/mcp';
 import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
 import { FeedbackMcpToolRegistry, scopeOf, type FeedbackMcpTool } from './feedback-mcp-tool.registry.js';
 
@@ -15,7 +15,10 @@ function scopeError(tool: FeedbackMcpTool): AppException {
 /** Builds the per-request MCP server for an authenticated token: every registered tool, scope-checked. */
 @Injectable()
 export class FeedbackMcpServerFactory {
-  constructor(private readonly registry: FeedbackMcpToolRegistry) {}
+  constructor(
+    private readonly registry: FeedbackMcpToolRegistry,
+    private readonly toolMetrics: McpToolMetrics,
+  ) {}
 
   create(principal: FeedbackTokenPrincipal): McpServer {
     const server = new McpServer({ name: 'feedback-export', version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: SHARED_JSON_SCHEMA_VALIDATOR });
@@ -30,8 +33,12 @@ export class FeedbackMcpServerFactory {
           annotations: { readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
         },
         (async (args: Record<string, unknown>) => {
-          if (!tool.scopes.includes(scopeOf(principal))) return toolError(scopeError(tool));
-          return runTool(() => tool.run(principal, args ?? {}));
+          const recordOutcome = this.toolMetrics.listenerFor(tool.name);
+          if (!tool.scopes.includes(scopeOf(principal))) {
+            recordOutcome(ErrorCode.INVALID_TOKEN);
+            return toolError(scopeError(tool));
+          }
+          return runTool(() => tool.run(principal, args ?? {}), recordOutcome);
         }) as any,
       );
     }

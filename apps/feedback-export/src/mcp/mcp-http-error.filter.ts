@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ERROR_CATALOGUE, ErrorCode, publicCodeOf, resolveError } from '#libs/common';
+import { DependencyOutages, ERROR_CATALOGUE, ErrorCode, publicCodeOf, resolveError } from '#libs/common';
 
 /** JSON-RPC server-defined error codes for failures before any method runs. */
 const JSON_RPC_CODE: Partial<Record<string, number>> = { 401: -32001, 403: -32003, 429: -32029 };
@@ -12,11 +12,14 @@ const JSON_RPC_CODE: Partial<Record<string, number>> = { 401: -32001, 403: -3200
  */
 @Catch()
 export class McpHttpErrorFilter implements ExceptionFilter {
+  constructor(private readonly outages: DependencyOutages) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
     const resolved = resolveError(exception, request);
     const status = ERROR_CATALOGUE[resolved.code].status;
+    if (resolved.dependency) this.outages.refused(resolved.dependency, exception);
     if (response.headersSent) {
       response.end();
       return;

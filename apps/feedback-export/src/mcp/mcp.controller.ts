@@ -1,9 +1,9 @@
 import { Controller, HttpCode, Inject, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiErrors, CurrentPrincipal, ErrorCode, RateLimit, RawResponse, UseAuth } from '#libs/common';
+import { CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { assertAllowedMcpOrigin, mcpAllowedOrigins, serveStatelessMcp } from '#libs/mcp';
+import { ApiMcpEndpoint, assertAllowedMcpOrigin, mcpAllowedOrigins, serveStatelessMcp } from '#libs/mcp';
 import { EXPORT_TOKEN_RATE_LIMIT } from '../sites/export-rate-limit.js';
 import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
 import { FeedbackMcpServerFactory } from './feedback-mcp.server.js';
@@ -36,9 +36,19 @@ export class McpController {
       'A tool called with a token of the wrong kind returns isError with INVALID_TOKEN. A missing or invalid token is HTTP 401 with a JSON-RPC error body. ' +
       'Shares the 60 requests/minute budget of the token.',
   })
-  @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 request or notification', additionalProperties: true } })
-  @ApiResponse({ status: 200, description: 'JSON-RPC 2.0 response', schema: { type: 'object', additionalProperties: true } })
-  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.FORBIDDEN, ErrorCode.RATE_LIMITED)
+  @ApiMcpEndpoint(
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_feedback', arguments: { limit: 50 } } },
+    {
+      content: [{ type: 'text', text: '{"feedback":[],"nextCursor":"eyJ2IjoxfQ.c2ln","hasMore":false}' }],
+      structuredContent: { feedback: [], nextCursor: 'eyJ2IjoxfQ.c2ln', hasMore: false },
+    },
+    [
+      { status: 401, description: 'INVALID_TOKEN in error.data.code: no token, or an unknown or rotated one', example: [-32001, 'INVALID_TOKEN: The token is invalid or expired', 'INVALID_TOKEN'] },
+      { status: 403, description: 'FORBIDDEN in error.data.code: Origin not allowed (DNS-rebinding protection)', example: [-32003, 'FORBIDDEN: Requests from this Origin are not allowed on the MCP endpoint', 'FORBIDDEN'] },
+      { status: 429, description: 'RATE_LIMITED in error.data.code (the token’s budget, shared with its REST routes)', example: [-32029, 'RATE_LIMITED: Too many requests; retry in 42 s', 'RATE_LIMITED'] },
+      { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32000, 'INTERNAL_ERROR: An unexpected error occurred', 'INTERNAL_ERROR'] },
+    ],
+  )
   async handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: FeedbackTokenPrincipal): Promise<void> {
     assertAllowedMcpOrigin(request, this.allowedOrigins);
     await serveStatelessMcp(request, response, () => this.servers.create(principal));

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { McpToolMetrics } from '#libs/mcp';
 import { FeedbackModule } from '../feedback/feedback.module.js';
 import { SitesModule } from '../sites/sites.module.js';
 import { FeedbackMcpToolRegistry } from './feedback-mcp-tool.registry.js';
@@ -13,7 +14,7 @@ import { McpController } from './mcp.controller.js';
 @Module({
   imports: [SitesModule, FeedbackModule],
   controllers: [McpController],
-  providers: [FeedbackMcpToolRegistry, FeedbackMcpServerFactory, FeedbackMcpTools],
+  providers: [FeedbackMcpToolRegistry, FeedbackMcpServerFactory, FeedbackMcpTools, McpToolMetrics],
   exports: [FeedbackMcpToolRegistry],
 })
 export class FeedbackMcpModule {}

@@ -3,7 +3,16 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM } from '#libs/common';
 import { EXPORT_TOKEN_RATE_LIMIT } from '../sites/export-rate-limit.js';
 import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
-import { BatchDataDto, BatchListDto, CreatedBatchDto, CreateQuestionBatchDto, SentBatchDto, ShareLinkDto } from './dto/question-batch.dto.js';
+import {
+  BatchDataDto,
+  BatchListDto,
+  CreatedBatchDto,
+  CreateQuestionBatchDto,
+  PreviewQuestionsDto,
+  QuestionsPreviewDto,
+  SentBatchDto,
+  ShareLinkDto,
+} from './dto/question-batch.dto.js';
 import { QuestionsService } from './questions.service.js';
 
 /** Question batches through the site tokens (sk_ reads, wk_ also creates and fetches links). */
@@ -72,6 +81,32 @@ export class OwnerQuestionsController {
   @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
   async list(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<BatchListDto> {
     return { batches: await this.questions.listForOwner(ownerId, siteId) };
+  }
+
+  @Post()
+  @ApiOperation({
+    operationId: 'createSiteQuestionBatch',
+    summary: 'Create a question batch on one of your sites (owner): a draft, or sent at once with sendNow',
+    description: 'The rules of POST /api/v1/export/questions, with the owner’s JWT instead of the write token (the dashboard’s editor).',
+  })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(CreatedBatchDto, { status: 201 })
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
+  create(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Body() body: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
+    return this.questions.createForOwner(ownerId, siteId, body);
+  }
+
+  @Post('preview')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'previewSiteQuestions',
+    summary: 'The intro and question HTML as the recipient will see it, sanitised by the server (owner); nothing is stored',
+  })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(QuestionsPreviewDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
+  preview(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Body() body: PreviewQuestionsDto): Promise<QuestionsPreviewDto> {
+    return this.questions.preview(ownerId, siteId, body);
   }
 
   @Get(':batchId')

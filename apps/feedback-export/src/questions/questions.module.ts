@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MailModule } from '#libs/mail';
 import { FeedbackMcpModule } from '../mcp/mcp.module.js';
-import { PageAssetsController, ShareController } from '../share/share.controller.js';
+import { FaviconController, PageAssetsController, ShareController } from '../share/share.controller.js';
 import { SitesModule } from '../sites/sites.module.js';
 import { OwnerQuestionsController, QuestionsController } from './questions.controller.js';
 import { BatchAnswerEntity, BatchQuestionEntity, QuestionBatchEntity } from './question-batch.entity.js';
@@ -13,7 +13,7 @@ import { QuestionsService } from './questions.service.js';
 /** Question batches: site-token API, owner send, and the recipient's share page; its service also serves MCP. */
 @Module({
   imports: [TypeOrmModule.forFeature([QuestionBatchEntity, BatchQuestionEntity, BatchAnswerEntity]), SitesModule, MailModule, FeedbackMcpModule],
-  controllers: [QuestionsController, OwnerQuestionsController, ShareController, PageAssetsController],
+  controllers: [QuestionsController, OwnerQuestionsController, ShareController, PageAssetsController, FaviconController],
   providers: [QuestionsRepository, QuestionsService, QuestionsMcpTools],
   exports: [QuestionsService],
 })

@@ -5,6 +5,8 @@ import { MailService } from '#libs/mail';
 import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
 import { SitesRepository } from '../sites/sites.repository.js';
 import type {
+  PreviewQuestionsDto,
+  QuestionsPreviewDto,
   BatchDetailDto,
   BatchSummaryDto,
   CreatedBatchDto,
@@ -60,19 +62,16 @@ export class QuestionsService {
 
   async create(principal: SitePrincipal, input: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
     this.requireWrite(principal, 'Creating a question batch needs the site write token (wk_)');
-    const seen = new Set<number>();
-    const duplicates = input.questions.map((q, i) => ({ n: q.n, i })).filter(({ n }) => (seen.has(n) ? true : (seen.add(n), false)));
-    if (duplicates.length > 0) {
-      throw validationException(
-        duplicates.map(({ n, i }) => ({ field: `questions.${i}.n`, messages: [`n ${n} is used by more than one question`] })),
-        'Question numbers (n) must be unique within a batch',
-      );
-    }
+    return this.insertBatch(principal.ownerId, principal.siteId, input);
+  }
+
+  private async insertBatch(ownerId: string, siteId: string, input: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
+    this.requireUniqueNumbers(input.questions);
     const token = generateShareToken();
     const created = await this.questions.transaction((manager) =>
       this.questions.insert(manager, {
-        siteId: principal.siteId,
-        ownerId: principal.ownerId,
+        siteId,
+        ownerId,
         title: input.title.trim(),
         introHtml: sanitizeQuestionHtml(input.introHtml ?? ''),
         notifyEmail: input.notifyEmail ?? null,
@@ -83,6 +82,17 @@ export class QuestionsService {
       }),
     );
     return created.status === 'sent' ? { id: created.id, status: created.status, shareUrl: this.shareUrl(token) } : { id: created.id, status: created.status };
+  }
+
+  private requireUniqueNumbers(questions: Array<{ n: number }>): void {
+    const seen = new Set<number>();
+    const duplicates = questions.map((q, i) => ({ n: q.n, i })).filter(({ n }) => (seen.has(n) ? true : (seen.add(n), false)));
+    if (duplicates.length > 0) {
+      throw validationException(
+        duplicates.map(({ n, i }) => ({ field: `questions.${i}.n`, messages: [`n ${n} is used by more than one question`] })),
+        'Question numbers (n) must be unique within a batch',
+      );
+    }
   }
 
   async list(ownerId: string, siteId: string): Promise<BatchSummaryDto[]> {
@@ -121,9 +131,29 @@ export class QuestionsService {
     return { id: row.id, status: row.status, shareUrl: this.shareUrlOf(row) };
   }
 
+  /** The dashboard's create: the same rules as the write token's, on a site of the owner (another's is 404). */
+  async createForOwner(ownerId: string, siteId: string, input: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
+    await this.requireOwnedSite(ownerId, siteId);
+    return this.insertBatch(ownerId, siteId, input);
+  }
+
+  /** What the recipient would see of this HTML: the same sanitiser as on store and render, nothing stored. */
+  async preview(ownerId: string, siteId: string, input: PreviewQuestionsDto): Promise<QuestionsPreviewDto> {
+    await this.requireOwnedSite(ownerId, siteId);
+    this.requireUniqueNumbers(input.questions);
+    return {
+      introHtml: sanitizeQuestionHtml(input.introHtml ?? ''),
+      questions: [...input.questions].sort((a, b) => a.n - b.n).map((q) => ({ n: q.n, title: q.title.trim(), html: sanitizeQuestionHtml(q.html) })),
+    };
+  }
+
+  private async requireOwnedSite(ownerId: string, siteId: string): Promise<void> {
+    if (!(await this.sites.findOwned(ownerId, siteId))) throw new AppException(ErrorCode.NOT_FOUND, 'No such site');
+  }
+
   /** The dashboard's list: a site of another account is 404, not an empty list. */
   async listForOwner(ownerId: string, siteId: string): Promise<BatchSummaryDto[]> {
-    if (!(await this.sites.findOwned(ownerId, siteId))) throw new AppException(ErrorCode.NOT_FOUND, 'No such site');
+    await this.requireOwnedSite(ownerId, siteId);
     return this.list(ownerId, siteId);
   }
 

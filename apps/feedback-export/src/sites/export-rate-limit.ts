@@ -2,7 +2,8 @@ import type { RateLimitOptions } from '#libs/common';
 
 /**
  * One budget per export token (sk_, wk_, ok_) shared by every token route — feedback export,
- * triage, question batches and MCP: 60 requests per minute, counted in PostgreSQL so it
- * holds across replicas. Use as `@RateLimit(EXPORT_TOKEN_RATE_LIMIT)`.
+ * triage, question batches and MCP: 60 requests per minute, counted in the shared store so it
+ * holds across replicas. Fails open: pollers keep working while Redis is down.
+ * Use as `@RateLimit(EXPORT_TOKEN_RATE_LIMIT)`.
  */
-export const EXPORT_TOKEN_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-export-token', limit: 60, windowSeconds: 60 };
+export const EXPORT_TOKEN_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-export-token', limit: 60, windowSeconds: 60, storeOutage: 'fail-open' };

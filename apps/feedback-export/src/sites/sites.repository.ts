@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { CREDENTIAL_TRACKER_PREFIX, PostgresRateLimitStore, rateLimitCounterKey, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { RateLimitStore, type RateLimitHit, type RateLimitOptions } from '#libs/common';
 import { PreparedQueries } from '#libs/database';
 import type { FeedbackTokenKind } from './feedback-token.format.js';
 
@@ -43,7 +43,7 @@ export class SitesRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly prepared: PreparedQueries,
-    private readonly counters: PostgresRateLimitStore,
+    private readonly counters: RateLimitStore,
   ) {}
 
   listByOwner(ownerId: string): Promise<SiteRow[]> {
@@ -130,11 +130,12 @@ export class SitesRepository {
     return this.counters.lookupAndHit<TokenRow>(
       {
         sql: TOKEN_SQL,
-        params: [tokenHash, rateLimitCounterKey(limit.bucket, ''), accepted, CREDENTIAL_TRACKER_PREFIX.portfolioToken, CREDENTIAL_TRACKER_PREFIX.siteToken],
-        counterKey: `$2::text || CASE WHEN found.kind = 'portfolio' THEN $4::text ELSE $5::text END || found.id::text`,
-        countIf: `found.kind = ANY($3::text[])`,
+        params: [tokenHash],
+        tracker: { kindSql: `CASE WHEN found.kind = 'portfolio' THEN 'portfolio' ELSE 'site' END`, idSql: 'found.id' },
+        countIf: (parameter) => `found.kind = ANY(${parameter(accepted)}::text[])`,
       },
-      limit.windowSeconds * 1000,
+      limit,
+      () => this.findTokenByHash(tokenHash),
     );
   }
 

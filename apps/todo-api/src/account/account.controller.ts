@@ -4,14 +4,14 @@ import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth } 
 import { AccountService } from './account.service.js';
 import { AccountDeletedDto, AccountExportDto, DeleteAccountDto } from './dto/account.dto.js';
 
-@ApiTags('account')
+@ApiTags('Account')
 @Controller('api/v1/account')
 @UseAuth('jwt')
 export class AccountController {
   constructor(private readonly account: AccountService) {}
 
   @Get('export')
-  @RateLimit({ bucket: 'account-export', limit: 30, windowSeconds: 3600 })
+  @RateLimit({ bucket: 'account-export', limit: 30, windowSeconds: 3600, storeOutage: 'fail-open' })
   @ApiOperation({
     operationId: 'exportAccount',
     summary: 'Export all data of your account',
@@ -24,7 +24,7 @@ export class AccountController {
   }
 
   @Delete()
-  @RateLimit({ bucket: 'account-delete', limit: 10, windowSeconds: 900 })
+  @RateLimit({ bucket: 'account-delete', limit: 10, windowSeconds: 900, storeOutage: 'fail-closed' })
   @ApiOperation({
     operationId: 'deleteAccount',
     summary: 'Delete your account and everything it owns',
@@ -34,7 +34,7 @@ export class AccountController {
       'transaction; its sessions, API keys and open event streams stop at once.',
   })
   @ApiEnvelope(AccountDeletedDto)
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.PAYMENT_PROVIDER_ERROR, ErrorCode.BILLING_UNAVAILABLE)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.PAYMENT_PROVIDER_ERROR, ErrorCode.BILLING_UNAVAILABLE, ErrorCode.SERVICE_UNAVAILABLE)
   delete(@CurrentUserId() userId: string, @Body() body: DeleteAccountDto): Promise<AccountDeletedDto> {
     return this.account.delete(userId, body);
   }

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PasswordHasher } from '#libs/accounts';
-import { AppException, ErrorCode } from '#libs/common';
+import { AppException, ErrorCode, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
 import { toApiKeyDto } from '../api-keys/api-keys.service.js';
 import { toUserDto } from '../auth/dto/auth-responses.dto.js';
 import { BillingService, toSubscriptionDto } from '../billing/billing.service.js';
@@ -21,6 +21,7 @@ export class AccountService {
     private readonly todoEvents: TodoEventsService,
     private readonly billing: BillingService,
     private readonly passwords: PasswordHasher,
+    private readonly rateLimits: RateLimitStore,
   ) {}
 
   async export(userId: string): Promise<AccountExportDto> {
@@ -47,7 +48,8 @@ export class AccountService {
   /**
    * Checks the password, cancels a paid subscription at Stripe (a Stripe failure stops the
    * deletion: better than a paying customer without an account), then removes every row of
-   * the account in one transaction. Its sessions, keys and open streams stop at once.
+   * the account in one transaction. Its sessions, keys and open streams stop at once; then its
+   * rate-limit counters (they would expire with their windows anyway).
    */
   async delete(userId: string, request: DeleteAccountDto): Promise<AccountDeletedDto> {
     const user = await this.repository.findUser(userId);
@@ -63,6 +65,9 @@ export class AccountService {
     });
     if (!deleted) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     this.todoEvents.committed(userId);
+    await this.rateLimits
+      .forgetTrackers([rateLimitTrackerOf('user', userId), ...deleted.apiKeyIds.map((id) => rateLimitTrackerOf('api-key', id))])
+      .catch((error: Error) => this.logger.warn({ userId, err: error.message }, 'Rate-limit counters of a deleted account left to expire'));
     this.logger.log({ userId }, 'Account deleted');
     return { deleted: true };
   }

@@ -44,7 +44,7 @@ export class AuthController {
       'RateLimit-Limit/Remaining/Reset are sent with 401 and 429.',
   })
   @ApiEnvelope(AuthTokenDataDto)
-  @ApiErrors(ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED)
+  @ApiErrors(ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   login(@Body() dto: LoginDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
     return this.auth.login(dto, client);
   }
@@ -98,7 +98,7 @@ export class AuthController {
   @Post('forgot-password')
   @Public()
   @HttpCode(200)
-  @RateLimit({ bucket: 'forgot-password', limit: 30, windowSeconds: 3600 })
+  @RateLimit({ bucket: 'forgot-password', limit: 30, windowSeconds: 3600, storeOutage: 'fail-closed' })
   @ApiOperation({
     operationId: 'forgotPassword',
     summary: 'E-mail a 6-digit reset code',
@@ -107,7 +107,7 @@ export class AuthController {
       'a new request replaces the previous code. Limited to 30 requests per hour per client IP.',
   })
   @ApiEnvelope(MessageDto)
-  @ApiErrors(ErrorCode.RATE_LIMITED)
+  @ApiErrors(ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   forgotPassword(@Body() dto: ForgotPasswordDto): MessageDto {
     return this.passwordReset.forgotPassword(dto);
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import { UserEntity } from '#libs/accounts';
+import { canonicalEmail, UserEntity } from '#libs/accounts';
 
 export interface NewUser {
   userKey: string;
@@ -31,9 +31,9 @@ export class AuthRepository {
     return this.users.findOne({ where: { id: userId } });
   }
 
-  /** By e-mail, case-insensitively (the unique index is on lower(email)). */
+  /** By e-mail in its canonical form (the unique index is on email_canonical). */
   findUserByEmail(email: string): Promise<UserEntity | null> {
-    return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
+    return this.users.findOne({ where: { emailCanonical: canonicalEmail(email) } });
   }
 
   async usernameTaken(username: string): Promise<boolean> {
@@ -42,12 +42,10 @@ export class AuthRepository {
   }
 
   async insertUser(user: NewUser, manager: EntityManager): Promise<UserEntity> {
-    const rows = await manager.query(`INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING id`, [
-      user.userKey,
-      user.username,
-      user.email,
-      user.passwordHash,
-    ]);
+    const rows = await manager.query(
+      `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [user.userKey, user.username, user.email, canonicalEmail(user.email), user.passwordHash],
+    );
     return (await manager.findOne(UserEntity, { where: { id: rows[0].id } }))!;
   }
 

@@ -60,7 +60,7 @@ export class AuthService {
         });
       } catch (error) {
         const constraint = uniqueViolationConstraint(error);
-        if (constraint === 'users_email_lower_key') throw new AppException(ErrorCode.EMAIL_TAKEN, 'An account with this e-mail already exists');
+        if (constraint === 'users_email_canonical_key') throw new AppException(ErrorCode.EMAIL_TAKEN, 'An account with this e-mail already exists');
         if (constraint === 'users_username_lower_key') {
           if (derived && attempt < DERIVED_USERNAME_TRIES) {
             username = withSuffix(usernameFromEmail(email));

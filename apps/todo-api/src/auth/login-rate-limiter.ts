@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { AppException, ErrorCode, PostgresRateLimitStore, type RateLimitHit } from '#libs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { canonicalEmailDigest } from '#libs/accounts';
+import { rateLimitCounterKey, rateLimitHeaders, RateLimitRejections, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
 
 /** decisions.md: 10 failed attempts per 15 minutes per (IP, e-mail), 100 per IP. */
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const LOGIN_FAILURES_PER_IP_AND_EMAIL = 10;
 export const LOGIN_FAILURES_PER_IP = 100;
+/** Counter buckets of the two limits (keys `<bucket>:ip:<address>[:<e-mail digest>]`). */
+export const LOGIN_FAILURE_BUCKETS = { ipAndEmail: 'login-fail', ip: 'login-fail-ip' } as const;
 
 export interface LoginAttempt {
   /** RateLimit-* headers describing the tighter of the two limits. */
@@ -15,51 +17,45 @@ export interface LoginAttempt {
 }
 
 /**
- * Failed-login limits on the shared Postgres counters (so they hold across replicas).
- * Each attempt is counted before the password is checked, so concurrent guesses cannot
- * slip past the limit, and a blocked attempt never reaches the password check; a success
- * takes its count back.
+ * Failed-login limits on the shared counters (so they hold across replicas). Each attempt is
+ * counted before the password is checked, so concurrent guesses cannot slip past the limit,
+ * and a blocked attempt never reaches the password check; a success takes its count back.
+ * Fails closed: while the store is unreachable, sign-in answers 503.
  */
 @Injectable()
 export class LoginRateLimiter {
-  constructor(private readonly store: PostgresRateLimitStore) {}
+  private readonly logger = new Logger(LoginRateLimiter.name);
+
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly rejections: RateLimitRejections,
+  ) {}
 
   async begin(ip: string | null, email: string): Promise<LoginAttempt> {
-    const client = ip ?? 'unknown';
-    const emailDigest = createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
-    const pairKey = `login-fail:${client}:${emailDigest}`;
-    const ipKey = `login-fail-ip:${client}`;
+    const client = rateLimitTrackerOf('ip', ip ?? 'unknown');
+    const emailDigest = canonicalEmailDigest(email);
+    const limits = [
+      { bucket: LOGIN_FAILURE_BUCKETS.ipAndEmail, key: rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.ipAndEmail, `${client}:${emailDigest}`), limit: LOGIN_FAILURES_PER_IP_AND_EMAIL },
+      { bucket: LOGIN_FAILURE_BUCKETS.ip, key: rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.ip, client), limit: LOGIN_FAILURES_PER_IP },
+    ];
     const windowMs = LOGIN_WINDOW_SECONDS * 1000;
-    const [pair, perIp] = await Promise.all([this.store.hit(pairKey, windowMs), this.store.hit(ipKey, windowMs)]);
-    const headers = tighter(headersOf(pair, LOGIN_FAILURES_PER_IP_AND_EMAIL), headersOf(perIp, LOGIN_FAILURES_PER_IP));
-    const blocked = [
-      { hit: pair, limit: LOGIN_FAILURES_PER_IP_AND_EMAIL },
-      { hit: perIp, limit: LOGIN_FAILURES_PER_IP },
-    ].filter(({ hit, limit }) => hit.hits > limit);
+    const counted = await Promise.all(limits.map(async (limit) => ({ ...limit, hit: await this.store.hit(limit.key, windowMs) })));
+    const headers = counted
+      .map(({ hit, limit }) => rateLimitHeaders(limit, hit))
+      .reduce((tightest, next) => (Number(next['RateLimit-Remaining']) < Number(tightest['RateLimit-Remaining']) ? next : tightest));
+    const blocked = counted.filter(({ hit, limit }) => hit.hits > limit);
     if (blocked.length > 0) {
-      const retryAfter = Math.max(...blocked.map(({ hit }) => hit.resetSeconds));
-      throw new AppException(ErrorCode.RATE_LIMITED, `Too many failed sign-in attempts; retry in ${retryAfter} s`, undefined, {
-        ...headers,
-        'Retry-After': String(retryAfter),
-      });
+      const retryAfterSeconds = Math.max(...blocked.map(({ hit }) => hit.resetSeconds));
+      throw this.rejections.reject(blocked[0].bucket, retryAfterSeconds, `Too many failed sign-in attempts; retry in ${retryAfterSeconds} s`, headers);
     }
     return {
       headers,
       succeeded: async () => {
-        await Promise.all([this.store.release(pairKey), this.store.release(ipKey)]);
+        // Best effort: a store that went away after the count must not fail a correct sign-in.
+        await Promise.all(limits.map(({ key }) => this.store.release(key))).catch((error: Error) =>
+          this.logger.warn({ err: error.message }, 'Could not take back a successful sign-in attempt'),
+        );
       },
     };
   }
-}
-
-function headersOf(hit: RateLimitHit, limit: number): Record<string, string> {
-  return {
-    'RateLimit-Limit': String(limit),
-    'RateLimit-Remaining': String(Math.max(0, limit - hit.hits)),
-    'RateLimit-Reset': String(hit.resetSeconds),
-  };
-}
-
-function tighter(a: Record<string, string>, b: Record<string, string>): Record<string, string> {
-  return Number(a['RateLimit-Remaining']) <= Number(b['RateLimit-Remaining']) ? a : b;
 }

@@ -23,7 +23,21 @@ export class BillingWebhookController {
       'a subscription backwards. 5xx answers make Stripe retry.',
   })
   @ApiHeader({ name: 'Stripe-Signature', required: true, description: 'Stripe webhook signature (t=…,v1=…)' })
-  @ApiBody({ description: 'A Stripe event object, as Stripe sends it', schema: { type: 'object', additionalProperties: true } })
+  @ApiBody({
+    description: 'A Stripe event object, as Stripe sends it',
+    schema: {
+      type: 'object',
+      required: ['id', 'type', 'data'],
+      properties: { id: { type: 'string' }, type: { type: 'string' }, data: { type: 'object', additionalProperties: true } },
+      additionalProperties: true,
+    },
+    examples: {
+      subscriptionUpdated: {
+        summary: 'customer.subscription.updated',
+        value: { id: 'evt_1Q2w3E4r5T6y7U8i', object: 'event', type: 'customer.subscription.updated', data: { object: { id: 'sub_1Q2w3E4r', object: 'subscription', status: 'active' } } },
+      },
+    },
+  })
   @ApiEnvelope(WebhookReceivedDto)
   @ApiErrors(ErrorCode.INVALID_SIGNATURE, ErrorCode.BILLING_UNAVAILABLE, ErrorCode.PAYMENT_PROVIDER_ERROR, ErrorCode.SERVICE_UNAVAILABLE)
   receive(@Req() request: Request & { rawBody?: Buffer }): Promise<WebhookReceivedDto> {

@@ -1,12 +1,16 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth, type RateLimitOptions } from '#libs/common';
 import { BillingService } from './billing.service.js';
 import { EmptyBodyDto, NoBodyPipe } from './dto/empty-body.dto.js';
 import { CheckoutSessionDto, PortalSessionDto, SubscriptionResultDto, SubscriptionStatusDto } from './dto/subscription.dto.js';
 
 /** Calls that reach Stripe, per user: enough for any real use, not enough to hammer the provider. */
-const PROVIDER_CALLS = { bucket: 'billing-provider', limit: 30, windowSeconds: 60 };
+/**
+ * Calls to Stripe per user. Fails closed: without the limit one account could spend the platform's
+ * Stripe request budget for everyone; billing can wait out a Redis outage.
+ */
+const PROVIDER_CALLS: RateLimitOptions = { bucket: 'billing-provider', limit: 30, windowSeconds: 60, storeOutage: 'fail-closed' };
 const PROVIDER_FAILURES = [ErrorCode.BILLING_UNAVAILABLE, ErrorCode.PAYMENT_PROVIDER_ERROR, ErrorCode.SERVICE_UNAVAILABLE] as const;
 const NO_BODY = { required: false, type: EmptyBodyDto, description: 'No body (an empty object is accepted)' };
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppMetrics } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { BetaAccessAuditEntity } from './beta-access-audit.entity.js';
 import { BetaAccessController } from './beta-access.controller.js';
@@ -17,7 +18,7 @@ import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
   imports: [TypeOrmModule.forFeature([BillingWebhookEventEntity, BetaAccessAuditEntity])],
   controllers: [BillingController, BillingWebhookController, BetaAccessController],
   providers: [
-    { provide: STRIPE_CLIENT, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createStripeClient(config.stripe) },
+    { provide: STRIPE_CLIENT, inject: [APP_CONFIG, AppMetrics], useFactory: (config: AppConfig, metrics: AppMetrics) => createStripeClient(config.stripe, metrics) },
     BillingRepository,
     BillingService,
     BillingWebhookService,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { SubscriptionEntity } from '#libs/accounts';
+import { canonicalEmail, SubscriptionEntity } from '#libs/accounts';
 import { BetaAccessAuditEntity, type BetaAccessAction } from './beta-access-audit.entity.js';
 import { BillingWebhookEventEntity } from './billing-webhook-event.entity.js';
 import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionState } from './subscription-state.js';
@@ -24,11 +24,11 @@ export class BillingRepository {
     return rows[0]?.email;
   }
 
-  /** The id of the user named by id or by e-mail (case-insensitive), if it exists. */
+  /** The id of the user named by id or by e-mail (in its canonical form), if it exists. */
   async findUserId(by: { userId?: string; email?: string }): Promise<string | undefined> {
     const rows: Array<{ id: string }> = by.userId
       ? await this.dataSource.query(`SELECT id FROM users WHERE id = $1`, [by.userId])
-      : await this.dataSource.query(`SELECT id FROM users WHERE lower(email) = lower($1)`, [by.email]);
+      : await this.dataSource.query(`SELECT id FROM users WHERE email_canonical = $1`, [canonicalEmail(by.email!)]);
     return rows[0]?.id;
   }
 

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import Stripe from 'stripe';
-import { AppException, ErrorCode } from '#libs/common';
+import { AppException, ErrorCode, type AppMetrics } from '#libs/common';
 import type { StripeConfig } from '#libs/config';
+import { measuredStripeHttpClient } from './stripe-metrics.js';
 
 /** Injection token of the Stripe client; `null` when billing is not configured. */
 export const STRIPE_CLIENT = Symbol('STRIPE_CLIENT');
@@ -12,11 +13,13 @@ const PROVIDER_RETRY_AFTER_SECONDS = '30';
 /**
  * The official SDK, pointed at STRIPE_API_BASE when set (a Stripe-compatible server in tests).
  * No automatic retries: a request either completes within the timeout or fails visibly.
+ * Every request is measured (stripe_request_duration_seconds, stripe_request_failures_total).
  */
-export function createStripeClient(config: StripeConfig | undefined): Stripe | null {
+export function createStripeClient(config: StripeConfig | undefined, metrics: AppMetrics): Stripe | null {
   if (!config) return null;
   const base = config.apiBase;
   return new Stripe(config.secretKey, {
+    httpClient: measuredStripeHttpClient(metrics),
     telemetry: false,
     maxNetworkRetries: 0,
     timeout: config.timeoutMs,

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ERROR_CATALOGUE, ErrorCode, publicCodeOf, resolveError } from '#libs/common';
+import { DependencyOutages, ERROR_CATALOGUE, ErrorCode, publicCodeOf, resolveError } from '#libs/common';
 
 /** JSON-RPC error codes for HTTP-level failures of the MCP endpoint (-32000..-32099 is the server range). */
 export function jsonRpcCodeOf(code: ErrorCode, status: number): number {
@@ -23,12 +23,16 @@ export function jsonRpcCodeOf(code: ErrorCode, status: number): number {
 export class McpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('McpErrors');
 
+  constructor(private readonly outages: DependencyOutages) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
     const resolved = resolveError(exception, request);
     const status = ERROR_CATALOGUE[resolved.code].status;
-    if (resolved.unexpected) {
+    if (resolved.dependency) {
+      this.outages.refused(resolved.dependency, exception);
+    } else if (resolved.unexpected) {
       const err = exception as Error;
       this.logger.error({ err: { type: err?.name, message: err?.message, stack: err?.stack }, requestId: (request as any).id }, 'MCP request failed unexpectedly');
     }

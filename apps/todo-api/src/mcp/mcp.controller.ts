@@ -1,16 +1,13 @@
 import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, RateLimit, RawResponse, UseAuth, type PrincipalOf } from '#libs/common';
 import { TODO_RATE_LIMIT } from '../todos/todo-rate-limit.js';
-import { JsonRpcErrorResponseDto, JsonRpcRequestDto } from './dto/mcp.dto.js';
+import { ApiMcpEndpoint } from '#libs/mcp';
 import { McpErrorFilter } from './mcp-error.filter.js';
 import { McpService } from './mcp.service.js';
 
-const JSON_RPC_ERROR = { $ref: getSchemaPath(JsonRpcErrorResponseDto) };
-
-@ApiTags('mcp')
-@ApiExtraModels(JsonRpcErrorResponseDto, JsonRpcRequestDto)
+@ApiTags('MCP')
 @Controller('api/v1/mcp')
 @UseFilters(McpErrorFilter)
 export class McpController {
@@ -33,19 +30,17 @@ export class McpController {
       'and answer with a JSON-RPC error object whose `error.data.code` is the REST code, instead of the REST envelope. ' +
       'Browser requests must come from an allowed Origin. GET and DELETE answer 405 (no server-initiated streams or sessions).',
   })
-  @ApiBody({ type: JsonRpcRequestDto })
-  @ApiResponse({ status: 200, description: 'JSON-RPC 2.0 response', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } })
-  @ApiResponse({ status: 202, description: 'Accepted (a notification)' })
-  @ApiResponse({
-    status: 400,
-    description: 'Not a valid JSON-RPC message: a JSON-RPC error (-32700/-32600). A body that is not JSON at all gets the REST envelope (VALIDATION_ERROR).',
-    schema: JSON_RPC_ERROR,
-  })
-  @ApiResponse({ status: 401, description: 'API_KEY_REQUIRED or INVALID_API_KEY in error.data.code', schema: JSON_RPC_ERROR })
-  @ApiResponse({ status: 402, description: 'SUBSCRIPTION_REQUIRED in error.data.code', schema: JSON_RPC_ERROR })
-  @ApiResponse({ status: 403, description: 'FORBIDDEN: Origin not allowed (DNS-rebinding protection)', schema: JSON_RPC_ERROR })
-  @ApiResponse({ status: 406, description: 'Accept does not allow application/json and text/event-stream' })
-  @ApiResponse({ status: 500, description: 'INTERNAL_ERROR', schema: JSON_RPC_ERROR })
+  @ApiMcpEndpoint(
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_todos', arguments: { limit: 10 } } },
+    { content: [{ type: 'text', text: '{"todos":[],"nextCursor":null}' }], structuredContent: { todos: [], nextCursor: null } },
+    [
+      { status: 401, description: 'API_KEY_REQUIRED or INVALID_API_KEY in error.data.code', example: [-32001, 'The API key is invalid, revoked or expired', 'INVALID_API_KEY'] },
+      { status: 402, description: 'SUBSCRIPTION_REQUIRED in error.data.code', example: [-32002, 'An active subscription or beta access is required', 'SUBSCRIPTION_REQUIRED'] },
+      { status: 403, description: 'FORBIDDEN in error.data.code: Origin not allowed (DNS-rebinding protection)', example: [-32003, 'Requests from this Origin are not allowed on the MCP endpoint', 'FORBIDDEN'] },
+      { status: 429, description: 'RATE_LIMITED in error.data.code (shared with the todo routes)', example: [-32029, 'Too many requests; retry in 42 s', 'RATE_LIMITED'] },
+      { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32603, 'An unexpected error occurred', 'INTERNAL_ERROR'] },
+    ],
+  )
   handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: PrincipalOf<'api-key'>): Promise<void> {
     return this.mcp.handle(request, response, principal);
   }

@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchem
 import type { Request, Response } from 'express';
 import { createValidationPipe, type PrincipalOf } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { assertAllowedMcpOrigin, mcpAllowedOrigins, runTool, serveStatelessMcp, SHARED_JSON_SCHEMA_VALIDATOR } from '#libs/mcp';
+import { assertAllowedMcpOrigin, mcpAllowedOrigins, McpToolMetrics, runTool, serveStatelessMcp, SHARED_JSON_SCHEMA_VALIDATOR } from '#libs/mcp';
 import { ListTodosQuery } from '../todos/dto/list-todos.query.js';
 import { CreateTodoDto, UpdateTodoDto } from '../todos/dto/todo-input.dto.js';
 import { TodosService } from '../todos/todos.service.js';
@@ -34,6 +34,7 @@ export class McpService {
 
   constructor(
     private readonly todos: TodosService,
+    private readonly toolMetrics: McpToolMetrics,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.allowedOrigins = mcpAllowedOrigins(config.publicBaseUrl, config.corsOrigins);
@@ -79,6 +80,6 @@ export class McpService {
       delete_todo: async () => ({ ...(await this.todos.delete(userId, (await this.parse(TodoIdArgs, args)).id)) }),
     };
     if (!Object.hasOwn(tools, name)) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    return runTool(tools[name as TodoToolName]);
+    return runTool(tools[name as TodoToolName], this.toolMetrics.listenerFor(name));
   }
 }

@@ -1,10 +1,10 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiErrors, CurrentUserId, ErrorCode, RateLimit, RawResponse, UseAuth } from '#libs/common';
 import { TodoEventsService } from './todo-events.service.js';
 
-@ApiTags('todos')
+@ApiTags('Todos')
 @Controller('api/v1/todos')
 export class TodoEventsController {
   constructor(private readonly events: TodoEventsService) {}
@@ -12,7 +12,7 @@ export class TodoEventsController {
   @Get('events')
   @UseAuth('jwt-or-api-key')
   // Opening streams, not events: generous for reconnects, a brake on reconnect storms.
-  @RateLimit({ bucket: 'todo-events', limit: 120, windowSeconds: 60 })
+  @RateLimit({ bucket: 'todo-events', limit: 120, windowSeconds: 60, storeOutage: 'fail-open' })
   @RawResponse()
   @ApiOperation({
     operationId: 'streamTodoEvents',
@@ -24,9 +24,27 @@ export class TodoEventsController {
       '(`Authorization: Bearer`, `X-API-Key`) or an access token (`Authorization: Bearer`), or — for EventSource, which ' +
       'cannot send headers — with `access_token=<JWT or API key>` in the query. Needs an active subscription or beta access.',
   })
-  @ApiQuery({ name: 'access_token', required: false, description: 'JWT or API key, for clients that cannot send headers' })
+  @ApiQuery({
+    name: 'access_token',
+    required: false,
+    schema: { type: 'string', maxLength: 4096 },
+    example: 'tdk_8fK2pQ1xV0aZ3mX0k9pL2sT8wR1yU6zA4b1x9QeZ',
+    description: 'JWT or API key, for clients that cannot send headers (EventSource)',
+  })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, schema: { type: 'string', example: '41' }, description: 'Resume after this event id (EventSource sends it on reconnect)' })
   @ApiProduces('text/event-stream')
-  @ApiResponse({ status: 200, description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'text/event-stream: `id`, `event` and a JSON `data` line per change',
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string' },
+        example:
+          'id: 42\nevent: todo.created\ndata: {"id":7,"text":"Renew the passport","priority":2,"category":"errands","estimatedDurationMinutes":null,"createdAt":1763700000}\n\n' +
+          ':\n\nid: 43\nevent: todo.deleted\ndata: {"id":7}\n\n',
+      },
+    },
+  })
   @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_API_KEY, ErrorCode.SUBSCRIPTION_REQUIRED, ErrorCode.RATE_LIMITED)
   stream(@Req() request: Request, @Res() response: Response, @CurrentUserId() userId: string): Promise<void> {
     return this.events.open(request, response, userId);

@@ -4,6 +4,7 @@ import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
 import type { SqlExecutor } from '#libs/database';
 import { TodosRepository, type TodoEventRow } from './todos.repository.js';
 
@@ -11,6 +12,9 @@ import { TodosRepository, type TodoEventRow } from './todos.repository.js';
 export const TODO_EVENTS_CHANNEL = 'todo_events';
 const DEFAULT_HEARTBEAT_MS = 25_000;
 const REPLAY_PAGE = 500;
+/** On shutdown, streams are told to reconnect after 1..3 s (spread, so a replica's clients do not all return at once). */
+const DRAIN_RETRY_MIN_MS = 1000;
+const DRAIN_RETRY_SPREAD_MS = 2000;
 
 export type TodoEventType = 'todo.created' | 'todo.updated' | 'todo.deleted';
 
@@ -62,9 +66,21 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: TodosRepository,
+    private readonly outages: DependencyOutages,
+    private readonly shutdown: GracefulShutdown,
+    private readonly metrics: AppMetrics,
   ) {}
 
   async onModuleInit(): Promise<void> {
+    const openStreams = () => this.subscriberCount();
+    this.metrics.gauge({
+      name: 'sse_open_streams',
+      help: 'Open realtime event streams (GET /api/v1/todos/events) on this replica',
+      collect() {
+        this.set(openStreams());
+      },
+    });
+    this.shutdown.onDrain(() => this.endStreamsForShutdown());
     const [{ version }] = await this.dataSource.query(`SELECT version() AS version`);
     this.mode = String(version).includes('PGlite') ? 'in-process' : 'notify';
     if (this.mode === 'notify') await this.connectListener();
@@ -78,6 +94,19 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
+  }
+
+  /** Shutdown: every stream gets a `retry` hint and ends, so its client reconnects to another replica. */
+  private async endStreamsForShutdown(): Promise<void> {
+    for (const set of this.subscribers.values()) {
+      for (const subscriber of set) {
+        if (subscriber.session.isConnected) {
+          const retryMs = DRAIN_RETRY_MIN_MS + Math.floor(Math.random() * DRAIN_RETRY_SPREAD_MS);
+          await subscriber.session.batch((buffer) => void buffer.retry(retryMs).dispatch()).catch(() => undefined);
+        }
+        subscriber.response.end();
+      }
+    }
   }
 
   /** Open streams on this replica (all users). */
@@ -131,7 +160,10 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       // Replays what follows the start position, including anything committed meanwhile.
       this.pull(userId);
     } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'Could not start the todo event stream; closing it');
+      // During a database outage this is one more refused request, counted in the outage's log lines.
+      const dependency = unavailableDependencyOf(error);
+      if (dependency) this.outages.refused(dependency, error);
+      else this.logger.warn({ err: (error as Error).message }, 'Could not start the todo event stream; closing it');
       response.end();
     }
   }
@@ -159,7 +191,9 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
           await this.replay(userId, from, ready);
         } while (state.again);
       } catch (error) {
-        this.logger.warn({ err: (error as Error).message }, 'Could not read todo events; closing the streams');
+        const dependency = unavailableDependencyOf(error);
+        if (dependency) this.outages.suspect(dependency, error);
+        else this.logger.warn({ err: (error as Error).message }, 'Could not read todo events; closing the streams');
         for (const subscriber of this.subscribers.get(userId) ?? []) subscriber.response.end();
       } finally {
         this.pulls.delete(userId);
@@ -208,12 +242,14 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   private async connectListener(): Promise<void> {
     const options = this.dataSource.options as { url?: string };
     const client = new pg.Client({ connectionString: options.url, application_name: 'todo-api-events', keepAlive: true, connectionTimeoutMillis: 3000 });
-    const lost = () => {
+    const lost = (error?: Error) => {
       if (this.listener !== client) return;
       this.listener = undefined;
       this.listenerLost = true;
       client.end().catch(() => undefined);
-      this.logger.warn('Lost the LISTEN connection for todo events; reconnecting');
+      // During an outage this is one more connection lost: the outage is logged once, by DependencyOutages.
+      if (!this.stopping) this.outages.suspect(DATABASE_DEPENDENCY, error);
+      this.logger.log('Lost the LISTEN connection for todo events; reconnecting');
       this.scheduleReconnect();
     };
     client.on('error', lost);
@@ -235,13 +271,14 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       // Notices sent while nobody listened are gone; the event log still has the events.
       if (this.listenerLost) {
         this.listenerLost = false;
+        this.logger.log('LISTEN connection for todo events restored; catching the open streams up');
         for (const userId of this.subscribers.keys()) this.pull(userId);
       }
     } catch (error) {
       client.removeAllListeners();
       client.on('error', () => undefined);
       await client.end().catch(() => undefined);
-      this.logger.warn({ err: (error as Error).message }, 'Could not LISTEN for todo events; retrying');
+      this.logger.debug({ err: (error as Error).message }, 'Could not LISTEN for todo events; retrying');
       this.scheduleReconnect();
     }
   }

@@ -11,7 +11,7 @@ import { TodosService } from './todos.service.js';
 const API_KEY_ERRORS = [ErrorCode.API_KEY_REQUIRED, ErrorCode.INVALID_API_KEY, ErrorCode.SUBSCRIPTION_REQUIRED, ErrorCode.RATE_LIMITED] as const;
 const TODO_ID_PARAM = { name: 'todoId', schema: { type: 'integer', minimum: 1 }, description: 'Id of a todo of the API key’s account' } as const;
 
-@ApiTags('todos')
+@ApiTags('Todos')
 @Controller('api/v1/todos')
 @UseAuth('api-key')
 @RateLimit(TODO_RATE_LIMIT)

@@ -1,5 +1,4 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
+import { SetMetadata } from '@nestjs/common';
 
 /**
  * How a route authenticates. Every route names one; a route that names none is refused
@@ -15,24 +14,17 @@ export type AuthScheme =
   | 'site-write'
   | 'portfolio'
   /** Any feedback export token (sk_, wk_ or ok_): the feedback MCP endpoint, whose tools check their own scope. */
-  | 'feedback-token';
+  | 'feedback-token'
+  /** Operators' Prometheus scraper (METRICS_TOKEN): GET /metrics, served by every app. */
+  | 'metrics-token';
 
 export const AUTH_SCHEME = 'auth-scheme';
 
-const OPENAPI_SECURITY: Record<AuthScheme, MethodDecorator & ClassDecorator> = {
-  public: applyDecorators(),
-  jwt: applyDecorators(ApiBearerAuth('jwt')),
-  'api-key': applyDecorators(ApiBearerAuth('apiKey'), ApiSecurity('apiKeyHeader')),
-  'jwt-or-api-key': applyDecorators(ApiBearerAuth('jwt'), ApiBearerAuth('apiKey'), ApiSecurity('apiKeyHeader')),
-  'admin-key': applyDecorators(ApiSecurity('adminKey')),
-  'site-read': applyDecorators(ApiBearerAuth('siteToken')),
-  'site-write': applyDecorators(ApiBearerAuth('siteToken')),
-  portfolio: applyDecorators(ApiBearerAuth('portfolioToken')),
-  'feedback-token': applyDecorators(ApiBearerAuth('siteToken'), ApiBearerAuth('portfolioToken')),
-};
-
-/** The route (or every route of the controller) authenticates with `scheme`. */
-export const UseAuth = (scheme: AuthScheme) => applyDecorators(SetMetadata(AUTH_SCHEME, scheme), OPENAPI_SECURITY[scheme]);
+/**
+ * The route (or every route of the controller) authenticates with `scheme`. The OpenAPI
+ * document's `security` of the route is derived from it (see openapi-finish.ts).
+ */
+export const UseAuth = (scheme: AuthScheme) => SetMetadata(AUTH_SCHEME, scheme);
 
 /** The route needs no credentials; said explicitly so that review sees it. */
 export const Public = () => UseAuth('public');

@@ -1,6 +1,7 @@
 import { INestApplication, RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
+import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from '../rate-limit/rate-limit.constants.js';
 import { AUTH_SCHEME, AuthScheme } from './auth-scheme.decorator.js';
 
 export interface RouteEntry {
@@ -8,6 +9,8 @@ export interface RouteEntry {
   path: string;
   scheme: AuthScheme | 'NONE';
   handler: string;
+  /** The route's @RateLimit, if any (method first, then controller). */
+  rateLimit?: RateLimitOptions;
 }
 
 function joinPath(...parts: string[]): string {
@@ -27,6 +30,7 @@ export function listRoutes(app: INestApplication): RouteEntry[] {
       if (!controller) continue;
       const base = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '')[0] ?? '';
       const classScheme = Reflect.getMetadata(AUTH_SCHEME, controller) as AuthScheme | undefined;
+      const classLimit = Reflect.getMetadata(RATE_LIMIT_OPTIONS, controller) as RateLimitOptions | undefined;
       for (const name of Object.getOwnPropertyNames(controller.prototype)) {
         const handler = controller.prototype[name];
         if (name === 'constructor' || typeof handler !== 'function') continue;
@@ -34,8 +38,9 @@ export function listRoutes(app: INestApplication): RouteEntry[] {
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (subPaths === undefined || method === undefined) continue;
         const scheme = (Reflect.getMetadata(AUTH_SCHEME, handler) as AuthScheme | undefined) ?? classScheme ?? 'NONE';
+        const rateLimit = (Reflect.getMetadata(RATE_LIMIT_OPTIONS, handler) as RateLimitOptions | undefined) ?? classLimit;
         for (const sub of ([] as string[]).concat(subPaths)) {
-          routes.push({ method: RequestMethod[method], path: joinPath(base, sub), scheme, handler: `${controller.name}.${name}` });
+          routes.push({ method: RequestMethod[method], path: joinPath(base, sub), scheme, handler: `${controller.name}.${name}`, rateLimit });
         }
       }
     }

@@ -14,6 +14,8 @@ export class Semaphore {
     private readonly permits: number,
     private readonly maxWaiting: number,
     private readonly busyMessage = 'The service is busy; retry shortly',
+    /** Told of each task refused because the queue was full (a metric). */
+    private readonly onRefused?: () => void,
   ) {
     this.available = permits;
   }
@@ -31,6 +33,7 @@ export class Semaphore {
       this.available--;
     } else {
       if (this.waiting.length >= this.maxWaiting) {
+        this.onRefused?.();
         throw new AppException(ErrorCode.SERVICE_UNAVAILABLE, this.busyMessage, undefined, { 'Retry-After': '2' });
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));

@@ -3,6 +3,8 @@ import type { Request, Response } from 'express';
 import { AppException } from '../errors/app.exception.js';
 import { ERROR_CATALOGUE, ErrorCode, publicCodeOf } from '../errors/error-code.enum.js';
 import { classifyDatabaseError } from '../errors/postgres-error.js';
+import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
+import { DependencyOutages } from '../health/dependency-outages.js';
 import { allowedMethodsFor } from './route-methods.js';
 
 export interface ErrorBody {
@@ -17,7 +19,15 @@ interface ResolvedError {
   headers?: Record<string, string>;
   /** Unexpected errors are logged with their stack; expected ones are not. */
   unexpected?: boolean;
+  /** The dependency that did not answer, when that is why the request is refused (503): an outage, not an error. */
+  dependency?: string;
 }
+
+/** `Retry-After` of a 503 that names none: long enough for a restarted database or a replica swap. */
+export const DEFAULT_RETRY_AFTER_SECONDS = '5';
+
+/** 503s that retrying cannot cure (billing not configured): no Retry-After. */
+const PERMANENT_UNAVAILABILITY = new Set<ErrorCode>([ErrorCode.BILLING_UNAVAILABLE]);
 
 const STATUS_TO_CODE: Record<number, ErrorCode> = {
   400: ErrorCode.VALIDATION_ERROR,
@@ -56,6 +66,8 @@ function resolveBodyParserError(error: any): ResolvedError | undefined {
       return { code: ErrorCode.PAYLOAD_TOO_LARGE, message: GENERIC_MESSAGES.PAYLOAD_TOO_LARGE! };
     case 'entity.parse.failed':
       return { code: ErrorCode.VALIDATION_ERROR, message: 'The request body is not valid JSON' };
+    case 'entity.too.deep':
+      return { code: ErrorCode.VALIDATION_ERROR, message: error.message };
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message: 'Unsupported request body encoding' };
@@ -68,7 +80,19 @@ function resolveBodyParserError(error: any): ResolvedError | undefined {
   }
 }
 
+/** The dependency whose unavailability `error` reports, if that is what it reports. */
+export function unavailableDependencyOf(error: unknown): string | undefined {
+  return classifyDatabaseError(error)?.code === ErrorCode.SERVICE_UNAVAILABLE ? DATABASE_DEPENDENCY : undefined;
+}
+
+/** What to answer for an exception; every retryable 503 carries `Retry-After`. */
 export function resolveError(exception: unknown, request: Request): ResolvedError {
+  const resolved = resolveWithoutRetryAfter(exception, request);
+  if (ERROR_CATALOGUE[resolved.code].status !== 503 || PERMANENT_UNAVAILABILITY.has(resolved.code) || resolved.headers?.['Retry-After']) return resolved;
+  return { ...resolved, headers: { ...resolved.headers, 'Retry-After': DEFAULT_RETRY_AFTER_SECONDS } };
+}
+
+function resolveWithoutRetryAfter(exception: unknown, request: Request): ResolvedError {
   if (exception instanceof AppException) {
     return { code: exception.code, message: exception.message, details: exception.details, headers: exception.headers };
   }
@@ -93,7 +117,7 @@ export function resolveError(exception: unknown, request: Request): ResolvedErro
   }
 
   const database = classifyDatabaseError(exception);
-  if (database) return { ...database, unexpected: database.code === ErrorCode.SERVICE_UNAVAILABLE };
+  if (database) return database.code === ErrorCode.SERVICE_UNAVAILABLE ? { ...database, dependency: DATABASE_DEPENDENCY } : database;
 
   return { code: ErrorCode.INTERNAL_ERROR, message: GENERIC_MESSAGES.INTERNAL_ERROR!, unexpected: true };
 }
@@ -112,6 +136,8 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown): 
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly outages: DependencyOutages) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
     const http = host.switchToHttp();
@@ -120,7 +146,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const resolved = resolveError(exception, request);
     const status = ERROR_CATALOGUE[resolved.code].status;
 
-    if (resolved.unexpected) {
+    if (resolved.dependency) {
+      this.outages.refused(resolved.dependency, exception);
+    } else if (resolved.unexpected) {
       const err = exception as Error;
       this.logger.error(
         { err: { type: err?.name, message: err?.message, stack: err?.stack }, requestId: (request as any).id, status },

@@ -1,27 +1,44 @@
 import type { DynamicModule } from '@nestjs/common';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
 import { runMigrations } from '#libs/database';
 import { assertEveryRouteHasScheme } from '../auth/route-table.js';
-import { AppException } from '../errors/app.exception.js';
-import { ErrorCode } from '../errors/error-code.enum.js';
+import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
 import { NestPinoLogger } from '../logging/nest-pino-logger.js';
 import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
+import { SERVICE_SCOPED_LOGGER, ServiceLogScope } from '../logging/service-log-scope.js';
+import { AppMetrics } from '../metrics/app-metrics.js';
+import { checkJsonBody, jsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument, OpenApiInfo, serveOpenApi } from '../openapi/openapi.js';
-
-export const BODY_LIMIT = '1mb';
+import { observeRequests } from './request-observer.js';
+import { ServiceIndexModule, type ServiceIndexOptions } from './service-index.js';
 
 /** Paths whose raw body is kept (signature checks need the exact bytes). */
 const RAW_BODY_PATHS = ['/api/v1/billing/webhook'];
+const keepsRawBody = (request: Request) => RAW_BODY_PATHS.includes(request.path ?? request.url);
 
 export interface HttpAppOptions {
   openApi: Omit<OpenApiInfo, 'serverUrl'>;
   publicBaseUrl: string;
+  /** The app's name, pages and unconfigured features: `GET /` and the start block. */
+  index: Pick<ServiceIndexOptions, 'service' | 'pages' | 'unsetFeatures'>;
+}
+
+/** Express, with the HTTP server listening inside the app's log scope: every request it accepts logs as this app. */
+class ScopedExpressAdapter extends ExpressAdapter {
+  constructor(private readonly logScope: ServiceLogScope) {
+    super();
+  }
+
+  override listen(port: string | number, ...rest: unknown[]): ReturnType<ExpressAdapter['listen']> {
+    const listen = super.listen.bind(this) as (...args: unknown[]) => ReturnType<ExpressAdapter['listen']>;
+    return this.logScope.run(() => listen(port, ...rest));
+  }
 }
 
 /** Public routes any web page may call (the feedback widget): `Access-Control-Allow-Origin: *` whatever CORS_ORIGINS says. */
@@ -49,24 +66,28 @@ function securityHeaders(): (request: Request, response: Response, next: NextFun
   };
 }
 
-/** A JSON body must be an object: arrays and primitives are refused before validation. */
-function requireObjectBody(request: Request, _response: Response, next: NextFunction): void {
-  const body = request.body as unknown;
-  if (request.is('application/json') && (Array.isArray(body) || body === null || typeof body !== 'object')) {
-    next(new AppException(ErrorCode.VALIDATION_ERROR, 'The request body must be a JSON object'));
-    return;
-  }
-  next();
-}
-
 /**
  * Builds an app with everything both services share around their root module, runs
  * pending migrations, and initialises it (not yet listening).
  */
-export async function createHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false, abortOnError: false });
+export function createHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions): Promise<NestExpressApplication> {
+  const logScope = new ServiceLogScope();
+  return logScope.run(() => buildHttpApp(rootModule, config, options, logScope));
+}
+
+async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions, logScope: ServiceLogScope): Promise<NestExpressApplication> {
+  const index = ServiceIndexModule.forRoot({ ...options.index, title: options.openApi.title, publicBaseUrl: options.publicBaseUrl });
+  const app = await NestFactory.create<NestExpressApplication>(
+    { ...rootModule, imports: [...(rootModule.imports ?? []), index] },
+    new ScopedExpressAdapter(logScope),
+    { bufferLogs: true, bodyParser: false, abortOnError: false },
+  );
   const requestLogging = app.get<RequestLogging>(REQUEST_LOGGING);
-  app.useLogger(new NestPinoLogger(requestLogging.logger));
+  logScope.logger = new NestPinoLogger(requestLogging.logger);
+  // Nest's logger is process-wide: the scoped one sends each line to the app it comes from.
+  app.useLogger(SERVICE_SCOPED_LOGGER);
+  // On the server itself, ahead of Express: request metrics and the in-flight count of the drain.
+  observeRequests(app.getHttpServer() as Server, app.get(AppMetrics), app.get(GracefulShutdown));
   // First, so every request (a refused body too) gets its id and its access-log line.
   app.use(requestLogging);
   app.set('trust proxy', config.trustProxy);
@@ -83,16 +104,9 @@ export async function createHttpApp(rootModule: DynamicModule, config: AppConfig
   app.enableCors((request: Request, callback: (error: Error | null, options: typeof corsOptions | (Omit<typeof corsOptions, 'origin'> & { origin: string })) => void) =>
     callback(null, OPEN_CORS_PATHS.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
   );
-  app.use(
-    express.json({
-      limit: BODY_LIMIT,
-      type: ['application/json', 'application/*+json'],
-      verify: (request: Request, _response, buffer) => {
-        if (RAW_BODY_PATHS.includes(request.path ?? request.url)) (request as Request & { rawBody?: Buffer }).rawBody = buffer;
-      },
-    }),
-  );
-  app.use(requireObjectBody);
+  // Size (also after inflating), depth and prototype keys are refused here, before any validation.
+  app.use(jsonBodyParser(keepsRawBody));
+  app.use(checkJsonBody(keepsRawBody));
 
   await runMigrations(app.get(DataSource));
 

@@ -10,7 +10,7 @@ export const MAX_PAGE_SIZE = 200;
 const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]{1,6}$/.test(value) ? Number(value) : value);
 
 export class ExportQueryDto {
-  @ApiProperty({ required: false, description: 'The nextCursor of the previous page; omit on the first call to start at the oldest row' })
+  @ApiProperty({ example: 'eyJ2IjoxLCJrIjoicyJ9.c2lnbmF0dXJl', required: false, description: 'The nextCursor of the previous page; omit on the first call to start at the oldest row' })
   @IsOptional()
   @IsString()
   @MaxLength(1000)
@@ -51,13 +51,13 @@ export class FeedbackItemDto {
   @ApiProperty({ enum: FEEDBACK_TYPES })
   type: FeedbackType;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'The pricing table is hard to read on a phone' })
   message: string;
 
-  @ApiProperty({ type: 'integer', nullable: true, minimum: 1, maximum: 5 })
+  @ApiProperty({ example: 4, type: 'integer', nullable: true, minimum: 1, maximum: 5 })
   rating: number | null;
 
-  @ApiProperty({ description: 'Page on which the feedback was given' })
+  @ApiProperty({ example: 'https://example.com/pricing', description: 'Page on which the feedback was given' })
   pageUrl: string;
 
   @ApiProperty({ enum: FEEDBACK_STATUSES })
@@ -68,10 +68,10 @@ export class FeedbackItemDto {
 }
 
 export class PortfolioFeedbackItemDto extends FeedbackItemDto {
-  @ApiProperty({ description: 'Stable, filesystem-safe, unique within the account' })
+  @ApiProperty({ example: 'marketing-site', description: 'Stable, filesystem-safe, unique within the account' })
   siteSlug: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Marketing site' })
   siteName: string;
 }
 
@@ -79,10 +79,10 @@ export class SiteEntryDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'marketing-site' })
   slug: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Marketing site' })
   name: string;
 }
 
@@ -90,7 +90,7 @@ export class FeedbackPageDto {
   @ApiProperty({ type: [FeedbackItemDto] })
   feedback: FeedbackItemDto[];
 
-  @ApiProperty({ description: 'Always present: pass it as `since` on the next call. An empty page returns the cursor it was given.' })
+  @ApiProperty({ example: 'eyJ2IjoxLCJrIjoicyJ9.c2lnbmF0dXJl', description: 'Always present: pass it as `since` on the next call. An empty page returns the cursor it was given.' })
   nextCursor: string;
 
   @ApiProperty({ description: 'True when more rows are available right now; false when caught up (poll again in about a minute)' })
@@ -101,7 +101,7 @@ export class PortfolioFeedbackPageDto {
   @ApiProperty({ type: [PortfolioFeedbackItemDto] })
   feedback: PortfolioFeedbackItemDto[];
 
-  @ApiProperty({ description: 'Always present: pass it as `since` on the next call. Not interchangeable with a per-site cursor.' })
+  @ApiProperty({ example: 'eyJ2IjoxLCJrIjoicyJ9.c2lnbmF0dXJl', description: 'Always present: pass it as `since` on the next call. Not interchangeable with a per-site cursor.' })
   nextCursor: string;
 
   @ApiProperty()

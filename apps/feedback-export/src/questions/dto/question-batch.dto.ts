@@ -41,7 +41,7 @@ export class CreateQuestionBatchDto {
   @Matches(/\S/, { message: 'title must not be blank' })
   title: string;
 
-  @ApiProperty({ required: false, maxLength: MAX_HTML_LENGTH, description: 'Shown above the questions; sanitised like question html' })
+  @ApiProperty({ example: '<p>Thanks for taking a look. A sentence or two per question is plenty.</p>', required: false, maxLength: MAX_HTML_LENGTH, description: 'Shown above the questions; sanitised like question html' })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_HTML_LENGTH)
@@ -69,6 +69,43 @@ export class CreateQuestionBatchDto {
   questions: QuestionInputDto[];
 }
 
+/** The HTML of a batch in the making, to see it as the recipient will (nothing is stored). */
+export class PreviewQuestionsDto {
+  @ApiProperty({ required: false, maxLength: MAX_HTML_LENGTH, example: '<p>Thanks for taking a look.</p><script>alert(1)</script>' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_HTML_LENGTH)
+  introHtml?: string;
+
+  @ApiProperty({ type: [QuestionInputDto], minItems: 1, maxItems: MAX_QUESTIONS })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_QUESTIONS)
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => QuestionInputDto)
+  questions: QuestionInputDto[];
+}
+
+export class PreviewQuestionDto {
+  @ApiProperty({ type: 'integer', example: 1 })
+  n: number;
+
+  @ApiProperty({ example: 'Which pages need new copy?' })
+  title: string;
+
+  @ApiProperty({ example: '<p>List them with a <strong>short</strong> reason.</p>', description: 'Sanitised HTML, exactly as the recipient will see it' })
+  html: string;
+}
+
+export class QuestionsPreviewDto {
+  @ApiProperty({ example: '<p>Thanks for taking a look.</p>', description: 'Sanitised HTML; empty when none' })
+  introHtml: string;
+
+  @ApiProperty({ type: [PreviewQuestionDto], description: 'Ascending n' })
+  questions: PreviewQuestionDto[];
+}
+
 export class CreatedBatchDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -76,7 +113,7 @@ export class CreatedBatchDto {
   @ApiProperty({ enum: BATCH_STATUSES, example: 'draft' })
   status: BatchStatus;
 
-  @ApiProperty({ required: false, format: 'uri', description: 'Present when sendNow was true: FEEDBACK_PUBLIC_BASE_URL + /q/{shareToken}' })
+  @ApiProperty({ example: 'https://feedback.example.com/q/3q2-7wDaVhxR6Z1k0xgZb7TJ8w3Tn8sXz9bYv3yq0pA', required: false, format: 'uri', description: 'Present when sendNow was true: FEEDBACK_PUBLIC_BASE_URL + /q/{shareToken}' })
   shareUrl?: string;
 }
 
@@ -84,16 +121,16 @@ export class BatchSummaryDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Homepage review' })
   title: string;
 
   @ApiProperty({ enum: BATCH_STATUSES })
   status: BatchStatus;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({ example: 3, type: 'integer' })
   questionCount: number;
 
-  @ApiProperty({ type: 'integer', description: 'Questions with a saved answer' })
+  @ApiProperty({ example: 1, type: 'integer', description: 'Questions with a saved answer' })
   answerCount: number;
 
   @ApiProperty({ format: 'date-time' })
@@ -115,7 +152,7 @@ export class BatchListDto {
 }
 
 export class AnswerDto {
-  @ApiProperty()
+  @ApiProperty({ example: 'The pricing page and the about page.' })
   text: string;
 
   @ApiProperty({ format: 'date-time', description: 'Last save of this answer' })
@@ -126,10 +163,10 @@ export class BatchQuestionDto {
   @ApiProperty({ type: 'integer' })
   n: number;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Which pages need new copy?' })
   title: string;
 
-  @ApiProperty({ description: 'Sanitised HTML' })
+  @ApiProperty({ example: '<p>List them with a <strong>short</strong> reason.</p>', description: 'Sanitised HTML' })
   html: string;
 
   @ApiProperty({ type: AnswerDto, nullable: true })
@@ -137,7 +174,7 @@ export class BatchQuestionDto {
 }
 
 export class BatchDetailDto extends BatchSummaryDto {
-  @ApiProperty({ description: 'Sanitised HTML; empty when none' })
+  @ApiProperty({ example: '<p>Thanks for taking a look. A sentence or two per question is plenty.</p>', description: 'Sanitised HTML; empty when none' })
   introHtml: string;
 
   @ApiProperty({ format: 'email' })
@@ -164,6 +201,6 @@ export class SentBatchDto {
   @ApiProperty({ enum: BATCH_STATUSES })
   status: BatchStatus;
 
-  @ApiProperty({ format: 'uri' })
+  @ApiProperty({ example: 'https://feedback.example.com/q/3q2-7wDaVhxR6Z1k0xgZb7TJ8w3Tn8sXz9bYv3yq0pA', format: 'uri' })
   shareUrl: string;
 }

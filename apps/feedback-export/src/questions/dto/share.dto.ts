@@ -3,7 +3,7 @@ import { IsString, Length, Matches } from 'class-validator';
 import { BATCH_STATUSES, MAX_ANSWER_LENGTH, type BatchStatus } from './question-batch.dto.js';
 
 export class SaveAnswerDto {
-  @ApiProperty({ minLength: 1, maxLength: MAX_ANSWER_LENGTH, description: 'Plain text (never interpreted as HTML); not blank' })
+  @ApiProperty({ example: 'The pricing page and the about page.', minLength: 1, maxLength: MAX_ANSWER_LENGTH, description: 'Plain text (never interpreted as HTML); not blank' })
   @IsString()
   @Length(1, MAX_ANSWER_LENGTH)
   @Matches(/\S/, { message: 'text must not be blank' })
@@ -14,7 +14,7 @@ export class SharedAnswerDto {
   @ApiProperty({ type: 'integer' })
   n: number;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'The pricing page and the about page.' })
   text: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -30,10 +30,10 @@ export class SharedQuestionDto {
   @ApiProperty({ type: 'integer' })
   n: number;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Which pages need new copy?' })
   title: string;
 
-  @ApiProperty({ description: 'Sanitised HTML' })
+  @ApiProperty({ example: '<p>List them with a <strong>short</strong> reason.</p>', description: 'Sanitised HTML' })
   html: string;
 
   @ApiProperty({ type: SharedAnswerDto, nullable: true })
@@ -41,10 +41,10 @@ export class SharedQuestionDto {
 }
 
 export class SharedBatchDto {
-  @ApiProperty()
+  @ApiProperty({ example: 'Homepage review' })
   title: string;
 
-  @ApiProperty({ description: 'Sanitised HTML; empty when none' })
+  @ApiProperty({ example: '<p>Thanks for taking a look.</p>', description: 'Sanitised HTML; empty when none' })
   introHtml: string;
 
   @ApiProperty({ enum: BATCH_STATUSES.filter((s) => s !== 'draft') })

@@ -36,13 +36,13 @@ export class SiteDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Marketing site' })
   name: string;
 
-  @ApiProperty({ description: 'Stable, filesystem-safe, unique within the account' })
+  @ApiProperty({ example: 'marketing-site', description: 'Stable, filesystem-safe, unique within the account' })
   slug: string;
 
-  @ApiProperty({ description: 'Public key for the widget (data-site-key); grants nothing but submitting feedback' })
+  @ApiProperty({ example: 'site_Qm9vZ2xlLXNpdGUta2V5LTAx', description: 'Public key for the widget (data-site-key); grants nothing but submitting feedback' })
   siteKey: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -62,7 +62,7 @@ export class CreatedSiteDto {
   @ApiProperty({ type: SiteDto })
   site: SiteDto;
 
-  @ApiProperty({ description: 'The public widget key of the site (also in site.siteKey)' })
+  @ApiProperty({ example: 'site_Qm9vZ2xlLXNpdGUta2V5LTAx', description: 'The public widget key of the site (also in site.siteKey)' })
   siteKey: string;
 }
 

@@ -10,7 +10,7 @@ export const ACCOUNT_EXPORT_VERSION = 'v1';
 export const DELETE_CONFIRMATION = 'DELETE';
 
 export class DeleteAccountDto {
-  @ApiProperty({ description: 'The current password', minLength: 1, maxLength: 128 })
+  @ApiProperty({ example: 'correct horse battery staple', description: 'The current password', minLength: 1, maxLength: 128 })
   @IsString()
   @Length(1, 128)
   password: string;

@@ -18,7 +18,7 @@ export class SignupDto {
   @IsPassword()
   passwordConfirm?: string;
 
-  @ApiPropertyOptional({
+  @ApiPropertyOptional({ example: 'ada',
     pattern: '^[A-Za-z0-9_.-]{3,32}$',
     description: 'Unique, compared case-insensitively. When absent it is derived from the e-mail (made unique).',
   })
@@ -27,7 +27,7 @@ export class SignupDto {
   @Matches(/^[A-Za-z0-9_.-]{3,32}$/, { message: 'username must be 3 to 32 letters, digits, _ . or -' })
   username?: string;
 
-  @ApiPropertyOptional({ maxLength: 4096, description: 'Bot-challenge (Turnstile) response; required only when the bot challenge is enabled' })
+  @ApiPropertyOptional({ example: '0.zq3mX0k9pL2sT8wR1yU6', maxLength: 4096, description: 'Bot-challenge (Turnstile) response; required only when the bot challenge is enabled' })
   @IsOptional()
   @IsString()
   @MaxLength(4096)
@@ -49,7 +49,7 @@ export class LoginDto {
 }
 
 export class RefreshDto {
-  @ApiProperty({ description: 'The refresh token from signup, login or the previous refresh' })
+  @ApiProperty({ example: 'Vq3mX0k9pL2sT8wR1yU6zA4bC7dE5fG3hJ0kM2nP9qS', description: 'The refresh token from signup, login or the previous refresh' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(512)
@@ -57,7 +57,7 @@ export class RefreshDto {
 }
 
 export class LogoutDto {
-  @ApiPropertyOptional({ description: 'Ends the session holding this refresh token (it must be one of yours)' })
+  @ApiPropertyOptional({ example: 'Vq3mX0k9pL2sT8wR1yU6zA4bC7dE5fG3hJ0kM2nP9qS', description: 'Ends the session holding this refresh token (it must be one of yours)' })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(512)
@@ -91,7 +91,7 @@ export class VerifyResetCodeDto {
 
 export class ResetPasswordDto {
   /** Checked by the service: a missing or malformed token is 400 INVALID_TOKEN, not VALIDATION_ERROR. */
-  @ApiProperty({ type: String, description: 'The reset token from verify-reset-code (single use, 15 minutes)' })
+  @ApiProperty({ example: 'rt_3mX0k9pL2sT8wR1yU6zA4bC7dE5fG3hJ0kM2nP9qS', type: String, description: 'The reset token from verify-reset-code (single use, 15 minutes)' })
   @Allow()
   token: unknown;
 

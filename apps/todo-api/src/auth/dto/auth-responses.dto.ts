@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import type { UserEntity } from '#libs/accounts';
 
 export class UserDto {
@@ -8,7 +8,7 @@ export class UserDto {
   @ApiProperty({ example: 'usr_5f1c0e9a7b3d42e8a1c6d0b2' })
   user_key: string;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ example: 'Ada Lovelace', type: String, nullable: true })
   name: string | null;
 
   @ApiProperty({ example: 'ada' })
@@ -41,13 +41,13 @@ export function toUserDto(user: UserEntity): UserDto {
 }
 
 export class AuthTokenDataDto {
-  @ApiProperty({ description: 'Access token: HS256 JWT, valid 15 minutes, carrying the user id (sub) and session id (sid)' })
+  @ApiProperty({ example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIzYjI0MTEwMSJ9.c2lnbmF0dXJl', description: 'Access token: HS256 JWT, valid 15 minutes, carrying the user id (sub) and session id (sid)' })
   token: string;
 
-  @ApiProperty({ description: 'Opaque refresh token, valid 30 days; rotated by every refresh: store the new one each time' })
+  @ApiProperty({ example: 'Vq3mX0k9pL2sT8wR1yU6zA4bC7dE5fG3hJ0kM2nP9qS', description: 'Opaque refresh token, valid 30 days; rotated by every refresh: store the new one each time' })
   refreshToken: string;
 
-  @ApiPropertyOptional({ type: UserDto, description: 'Always present in answers of signup, login and refresh' })
+  @ApiProperty({ type: UserDto, description: 'The signed-in user; always present in answers of signup, login and refresh' })
   user: UserDto;
 }
 
@@ -62,6 +62,6 @@ export class MessageDto {
 }
 
 export class ResetTokenDto {
-  @ApiProperty({ description: 'Reset token for reset-password: single use, valid 15 minutes' })
+  @ApiProperty({ example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIzYjI0MTEwMSJ9.c2lnbmF0dXJl', description: 'Reset token for reset-password: single use, valid 15 minutes' })
   token: string;
 }

@@ -15,10 +15,21 @@ export class BetaAccessRequestDto {
   email?: string;
 }
 
+/** The OpenAPI shapes of BetaAccessRequestDto: `oneOf` these two says "exactly one" (both or neither matches no branch). */
+export class BetaAccessByUserIdDto {
+  @ApiProperty({ format: 'uuid', example: '3b241101-e2bb-4255-8caf-4136c566a962' })
+  userId: string;
+}
+
+export class BetaAccessByEmailDto {
+  @ApiProperty({ format: 'email', maxLength: 320, example: 'ada@example.com', description: 'Compared case-insensitively' })
+  email: string;
+}
+
 export class BetaAccessResultDto {
   @ApiProperty({ format: 'uuid' })
   userId: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: true })
   isBetaLifetime: boolean;
 }

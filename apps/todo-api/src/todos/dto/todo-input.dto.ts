@@ -28,20 +28,20 @@ export class CreateTodoDto {
 
 /** Any of the create fields, at least one (checked by the service); only the duration may be null. */
 export class UpdateTodoDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: TODO_LIMITS.textMaxLength })
+  @ApiPropertyOptional({ example: 'Renew the passport before June', minLength: 1, maxLength: TODO_LIMITS.textMaxLength })
   @ValidateIf((dto: UpdateTodoDto) => dto.text !== undefined)
   @IsString()
   @Length(1, TODO_LIMITS.textMaxLength)
   text?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: TODO_LIMITS.priorityMin, maximum: TODO_LIMITS.priorityMax })
+  @ApiPropertyOptional({ example: 1, type: 'integer', minimum: TODO_LIMITS.priorityMin, maximum: TODO_LIMITS.priorityMax })
   @ValidateIf((dto: UpdateTodoDto) => dto.priority !== undefined)
   @IsInt()
   @Min(TODO_LIMITS.priorityMin)
   @Max(TODO_LIMITS.priorityMax)
   priority?: number;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: TODO_LIMITS.categoryMaxLength })
+  @ApiPropertyOptional({ example: 'errands', minLength: 1, maxLength: TODO_LIMITS.categoryMaxLength })
   @ValidateIf((dto: UpdateTodoDto) => dto.category !== undefined)
   @IsString()
   @Length(1, TODO_LIMITS.categoryMaxLength)

@@ -4,16 +4,16 @@ export class TodoDto {
   @ApiProperty({ type: 'integer', minimum: 1, example: 42 })
   id: number;
 
-  @ApiProperty({ minLength: 1, maxLength: 5000 })
+  @ApiProperty({ example: 'Renew the passport', minLength: 1, maxLength: 5000 })
   text: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 4, description: '1 is urgent, 4 is low' })
+  @ApiProperty({ example: 2, type: 'integer', minimum: 1, maximum: 4, description: '1 is urgent, 4 is low' })
   priority: number;
 
-  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @ApiProperty({ example: 'errands', minLength: 1, maxLength: 100 })
   category: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0, nullable: true })
+  @ApiProperty({ example: 30, type: 'integer', minimum: 0, nullable: true })
   estimatedDurationMinutes: number | null;
 
   @ApiProperty({ type: 'integer', description: 'Unix timestamp in seconds', example: 1763700000 })
@@ -29,7 +29,7 @@ export class TodoListDto {
   @ApiProperty({ type: [TodoDto] })
   todos: TodoDto[];
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null at the end' })
+  @ApiProperty({ example: 'eyJrIjoiYyIsInYiOlsxNzYzNzAwMDAwLDQyXX0', type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null at the end' })
   nextCursor: string | null;
 }
 
