@@ -25,6 +25,10 @@ const shared = {
 
 export default {
   testTimeout: 30000,
+  // Test files run in a worker process that is replaced once it holds more than this after a
+  // file. Without a limit, a 2-core machine (one worker) runs every file in Jest's own process,
+  // whose heap grows with each file's module graph until V8 aborts the whole run (exit 134).
+  workerIdleMemoryLimit: '1GB',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
