@@ -1,12 +1,12 @@
 /**
- * SIGTERM to a real child process (the built todo-api, `node dist/apps/todo-api/src/main.js`,
+ * SIGTERM to a real child process (the built todo-api, as `node dist/apps/todo-api/src/main.js` runs it,
  * on this file's database) under load: readiness turns 503 at once, responses carry
  * `Connection: close`, the event stream gets a `retry` hint and ends, requests in flight
  * (password hashes queued behind one hashing slot) all finish, no response is cut off
  * mid-answer, and the process exits 0 within SHUTDOWN_GRACE_MS.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, freePort, grantBetaAccess, insertApiKey, insertUser, type TestDatabase } from '#libs/testing';
+import { buildServices, type BuiltServices } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 
 const GRACE_MS = 6000;
@@ -34,19 +35,18 @@ describe('SIGTERM under load (a real child process)', () => {
   let dataSource: DataSource;
   let child: ChildProcess;
   let dataDir: string;
+  let built: BuiltServices;
   let output = '';
   let base = '';
   let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', 'ormconfig.ts', '-d', 'dist', '--copy-files', '--config-file', '.swcrc', '-q'], {
-      stdio: 'pipe',
-    });
+    built = buildServices();
     database = await createTestDatabase();
     dataDir = mkdtempSync(join(tmpdir(), 'drain-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['dist/apps/todo-api/src/main.js'], {
+    child = spawn(process.execPath, [built.entries.todoApi], {
       env: {
         PATH: process.env.PATH,
         NODE_ENV: 'test',
@@ -79,6 +79,7 @@ describe('SIGTERM under load (a real child process)', () => {
     await dataSource?.destroy();
     await database?.drop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (built) rmSync(built.root, { recursive: true, force: true });
   });
 
   it('fails readiness at once, finishes every request in flight, cuts no answer and exits 0 within the grace period', async () => {

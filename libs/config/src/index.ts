@@ -1,2 +1,3 @@
 export * from './app-config.js';
 export * from './app-config.module.js';
+export * from './private-data-dir.js';

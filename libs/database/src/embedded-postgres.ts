@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDataDirPrivate } from '#libs/config';
 // Types only: the modules themselves are loaded on first start, so a service on a real
 // server (DATABASE_URL) never loads PGlite (it is large and would sit in memory unused).
 import type { PGlite } from '@electric-sql/pglite';
@@ -38,6 +39,9 @@ export class EmbeddedPostgres {
     try {
       const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
       const db = options.dataDir ? await PGlite.create(join(options.dataDir, 'pgdata')) : await PGlite.create();
+      // PGlite writes the files of a new database (and its relcache file at each start) with
+      // chmod 0666/0644, past the umask; they are the service user's alone.
+      if (options.dataDir) makeDataDirPrivate(options.dataDir);
       const host = options.host ?? '127.0.0.1';
       const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: options.maxConnections });
       keepExtendedQueriesTogether(server);

@@ -32,7 +32,7 @@ export class MailService implements OnModuleDestroy {
       return;
     }
     const outbox = join(this.config.dataDir, 'outbox');
-    mkdirSync(outbox, { recursive: true });
+    mkdirSync(outbox, { recursive: true, mode: 0o700 });
     const file = join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${Math.random().toString(36).slice(2, 8)}.eml.json`);
     writeFileSync(file, JSON.stringify({ from: this.config.mailFrom, ...message }, null, 2), { mode: 0o600 });
     this.logger.log({ to: message.to, subject: message.subject, file }, 'SMTP_URL not set: mail written to the outbox');

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig, type AppConfig } from '#libs/config';
+import { loadConfig, makeDataDirPrivate, type AppConfig } from '#libs/config';
 import { EmbeddedPostgres } from '#libs/database';
 import { ServiceIndex } from '../http/service-index.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
@@ -68,6 +68,10 @@ export async function runServices(starters: ServiceStarter[]): Promise<RunningSe
       process.exit(1);
     }
   }
+  // DATA_DIR (database files, JWT secret, outbox) is the service user's alone: whatever is
+  // created from here on is 0600/0700, and what an older version or a copy left open is fixed.
+  process.umask(0o077);
+  const madePrivate = makeDataDirPrivate(config.dataDir);
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
   const embeddedDataDir = `${config.dataDir}/pg`;
@@ -100,6 +104,9 @@ export async function runServices(starters: ServiceStarter[]): Promise<RunningSe
     say({ level: 'info', msg: 'Shut down', cutRequests, elapsedMs: Math.max(0, ...reports.map((report) => report.elapsedMs)) });
     process.exit(0);
   };
+  if (madePrivate.length > 0) {
+    say({ level: 'warn', msg: `DATA_DIR was readable or writable by other users; made ${madePrivate.length} file(s) and directories under it private (0600/0700)`, dataDir: config.dataDir });
+  }
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   let current: ServiceStarter | undefined;
