@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { generateApiKey } from '#libs/accounts';
 import { grantBetaAccess, insertUser, type TestUser } from '#libs/testing';
+import { MAX_ACTIVE_API_KEYS } from '../../apps/todo-api/src/api-keys/api-keys.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 const ADMIN_KEY = `admin-${randomBytes(16).toString('hex')}`;
@@ -74,6 +75,30 @@ describe('API keys: management (JWT) and authentication (API key)', () => {
       const inDays = (await createKey(user.auth, { name: 'days', expiresInDays: 30 })).key.expiresAt;
       expect(Math.abs(new Date(inDays).getTime() - (Date.now() + 30 * DAY_MS))).toBeLessThan(60_000);
       expect((await createKey(user.auth, { name: 'none', expiresAt: null })).key.expiresAt).toBeNull();
+    });
+
+    it(`holds at most ${MAX_ACTIVE_API_KEYS} working keys per account, even when created at once: 409 CONFLICT beyond; a revoked or expired key frees its place`, async () => {
+      const user = await newUser();
+      const other = await newUser();
+      const attempts = await Promise.all(
+        Array.from({ length: MAX_ACTIVE_API_KEYS + 5 }, (_, i) => t.http.post('/api/v1/auth/api-keys').set(...user.auth).send({ name: `key ${i}` })),
+      );
+      const created = attempts.filter((res) => res.status === 201);
+      const refused = attempts.filter((res) => res.status !== 201);
+      secrets.push(...created.map((res) => res.body.data.apiKey as string));
+      expect(created).toHaveLength(MAX_ACTIVE_API_KEYS);
+      expect(refused.map((res) => [res.status, res.body.error.code])).toEqual(Array.from({ length: 5 }, () => [409, 'CONFLICT']));
+      expect(refused[0].body.error.message).toContain(`at most ${MAX_ACTIVE_API_KEYS} active API keys`);
+      // Another account is not affected.
+      await createKey(other.auth);
+      // A revoked key frees its place; so does one that has expired.
+      await t.http.delete(`/api/v1/auth/api-keys/${created[0].body.data.key.id}`).set(...user.auth).expect(200);
+      await createKey(user.auth);
+      await t.http.post('/api/v1/auth/api-keys').set(...user.auth).send({ name: 'one too many' }).expect(409);
+      await t.dataSource.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE user_id = $1 AND id = $2`, [user.id, created[1].body.data.key.id]);
+      await createKey(user.auth);
+      const listed = await t.http.get('/api/v1/auth/api-keys').set(...user.auth).expect(200);
+      expect(listed.body.data.keys).toHaveLength(MAX_ACTIVE_API_KEYS + 2);
     });
 
     it('refuses invalid requests with 400 VALIDATION_ERROR', async () => {

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from 
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, UseAuth, UUID_PARAM, type PrincipalOf } from '#libs/common';
 import { ActiveAccessGuard } from './active-access.guard.js';
-import { ApiKeysService } from './api-keys.service.js';
+import { ApiKeysService, MAX_ACTIVE_API_KEYS } from './api-keys.service.js';
 import { ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto } from './dto/api-key.dto.js';
 
 const MANAGEMENT_ERRORS = [ErrorCode.AUTH_REQUIRED, ErrorCode.SUBSCRIPTION_REQUIRED] as const;
@@ -28,10 +28,10 @@ export class ApiKeysController {
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Create an API key',
-    description: 'The full key (`apiKey`) is returned only in this answer. Give at most one of expiresAt or expiresInDays; without either the key does not expire.',
+    description: `The full key (\`apiKey\`) is returned only in this answer. Give at most one of expiresAt or expiresInDays; without either the key does not expire. An account holds at most ${MAX_ACTIVE_API_KEYS} keys that still work (not revoked, not expired): beyond, 409 CONFLICT.`,
   })
   @ApiEnvelope(ApiKeySecretDto, { status: 201 })
-  @ApiErrors(...MANAGEMENT_ERRORS)
+  @ApiErrors(...MANAGEMENT_ERRORS, ErrorCode.CONFLICT)
   create(@CurrentUserId() userId: string, @Body() body: CreateApiKeyDto): Promise<ApiKeySecretDto> {
     return this.apiKeys.create(userId, body);
   }

@@ -25,9 +25,22 @@ export class ApiKeysRepository {
     return manager.findOne(ApiKeyEntity, { where: { userId, id: keyId }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   }
 
-  async insert(userId: string, name: string, secret: NewApiKeySecret, expiresAt: Date | null): Promise<ApiKeyEntity> {
-    const repository = this.dataSource.getRepository(ApiKeyEntity);
-    return repository.save(repository.create({ userId, name, prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null, revokedAt: null }));
+  /**
+   * Inserts the key unless the owner already holds `maxActive` keys that still work (neither
+   * revoked nor expired); null then. The owner's row is locked first, so two concurrent
+   * creations cannot both see room for one more.
+   */
+  async insertWithinLimit(userId: string, name: string, secret: NewApiKeySecret, expiresAt: Date | null, maxActive: number): Promise<ApiKeyEntity | null> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+      const [{ active }] = (await manager.query(
+        `SELECT count(*)::int AS active FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+        [userId],
+      )) as Array<{ active: number }>;
+      if (active >= maxActive) return null;
+      const repository = manager.getRepository(ApiKeyEntity);
+      return repository.save(repository.create({ userId, name, prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null, revokedAt: null }));
+    });
   }
 
   /** Revokes the key (keeping the first revocation time); false when the owner has no such key. */

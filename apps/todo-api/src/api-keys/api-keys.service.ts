@@ -6,6 +6,9 @@ import { ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiK
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Keys that still work (not revoked, not expired) one account may hold: each carries its own rate-limit budget. */
+export const MAX_ACTIVE_API_KEYS = 20;
+
 export function toApiKeyDto(key: ApiKeyEntity): ApiKeyDto {
   const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
   return {
@@ -58,7 +61,8 @@ export class ApiKeysService {
   async create(userId: string, request: CreateApiKeyDto): Promise<ApiKeySecretDto> {
     const expiresAt = requestedExpiry(request) ?? null;
     const generated = generateApiKey();
-    const key = await this.repository.insert(userId, request.name.trim(), generated, expiresAt);
+    const key = await this.repository.insertWithinLimit(userId, request.name.trim(), generated, expiresAt, MAX_ACTIVE_API_KEYS);
+    if (!key) throw new AppException(ErrorCode.CONFLICT, `An account may hold at most ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before creating another`);
     return { apiKey: generated.key, key: toApiKeyDto(key) };
   }
 
