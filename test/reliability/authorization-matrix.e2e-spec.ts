@@ -307,7 +307,15 @@ describe('authorization matrix, mass assignment and secrets', () => {
     },
     { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/billing/webhook', path: () => '/api/v1/billing/webhook', body: () => ({ id: 'evt_1', type: 'customer.subscription.deleted' }), ok: 400 },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/auth/api-keys', path: () => '/api/v1/auth/api-keys', ok: 200 },
-    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/auth/api-keys', path: () => '/api/v1/auth/api-keys', body: () => ({ name: 'matrix' }), ok: 201, after: (_x, _c, res) => keep((res.json as any)?.data?.apiKey) },
+    {
+      service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/auth/api-keys',
+      // A holds at most 20 working keys; the cells below keep inserting some, so make room first (the fixture's own keys stay).
+      path: async (x) => {
+        await todo.dataSource.query(`UPDATE api_keys SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND name NOT IN ('A main', 'A rotated')`, [x.A.id]);
+        return '/api/v1/auth/api-keys';
+      },
+      body: () => ({ name: 'matrix' }), ok: 201, after: (_x, _c, res) => keep((res.json as any)?.data?.apiKey),
+    },
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/auth/api-keys/:keyId', path: async (x) => `/api/v1/auth/api-keys/${(await insertApiKey(todo.dataSource, x.A.id)).id}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     {
       service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/auth/api-keys/:keyId/rotate', path: async (x) => `/api/v1/auth/api-keys/${(await insertApiKey(todo.dataSource, x.A.id)).id}/rotate`,
