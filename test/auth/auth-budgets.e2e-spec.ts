@@ -214,10 +214,10 @@ describe('auth budgets', () => {
       await change(owners, user.password).expect(200);
     });
 
-    it('account deletion: 5 tries per session, then 429; the owner’s session is unaffected', async () => {
+    it('account deletion: 10 tries per session, then 429; the owner’s session is unaffected', async () => {
       const { user, stolen, owners } = await twoSessions();
       const remove = (token: string, password: string) => t.http.delete('/api/v1/account').set(bearer(token)).send({ password, confirmText: 'DELETE' });
-      for (let i = 0; i < 5; i++) expectError(await remove(stolen, `guess-${i}-password`), 401, 'INVALID_CREDENTIALS');
+      for (let i = 0; i < 10; i++) expectError(await remove(stolen, `guess-${i}-password`), 401, 'INVALID_CREDENTIALS');
       expectError(await remove(stolen, user.password), 429, 'RATE_LIMITED');
       expectError(await remove(owners, 'still-not-the-password'), 401, 'INVALID_CREDENTIALS');
       await t.http.get('/api/v1/auth/verify').set(bearer(owners)).expect(200);
