@@ -175,8 +175,10 @@ describe('account export and deletion', () => {
     } finally {
       stripe.clearFaults();
     }
-    // Only the deletion attempt was counted (rate limit); nothing was removed.
-    expect(await rowsMentioning([user.id])).toEqual({ ...before, rate_limit_counters: before.rate_limit_counters + 1 });
+    // Nothing was removed; only the deletion attempt was counted, against the session (not the user).
+    expect(await rowsMentioning([user.id])).toEqual(before);
+    const [sessionId] = (await t.dataSource.query(`SELECT id FROM sessions WHERE user_id = $1`, [user.id])).map((row: { id: string }) => row.id);
+    expect(await t.rateLimits.hits(`account-delete:session:${sessionId}`)).toBe(1);
     await t.http.get('/api/v1/account/export').set('Authorization', `Bearer ${jwt}`).expect(200);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SMTPServer } from 'smtp-server';
 import { SmtpTestServer, type ReceivedMail } from '#libs/testing';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
@@ -27,6 +27,9 @@ describe('password reset and change', () => {
     await t?.close();
     await smtp.stop();
   });
+  // Every request here comes from 127.0.0.1: each test starts with the reset budgets of that
+  // address unspent (they have their own suite, test/auth/auth-budgets).
+  beforeEach(() => t.rateLimits.clear());
 
   async function fresh(): Promise<SignedUp> {
     const user = await signUp(t);
@@ -146,29 +149,30 @@ describe('password reset and change', () => {
   });
 
   describe('POST /api/v1/auth/verify-reset-code', () => {
-    it('allows 5 tries: after 5 wrong codes even the right one is refused', async () => {
+    it('allows 5 tries per caller: after 5 wrong codes even the right one is refused with 429, and a new code starts over', async () => {
       const user = await fresh();
       const code = await requestCode(user.email);
       const wrong = code === '000000' ? '000001' : '000000';
-      for (let i = 0; i < 5; i++) {
+      for (let i = 1; i <= 5; i++) {
         const res = await verifyCode(user.email, wrong);
         expectError(res, 400, 'INVALID_RESET_CODE');
+        expect(res.headers['ratelimit-remaining']).toBe(String(5 - i));
       }
-      expectError(await verifyCode(user.email, code), 400, 'INVALID_RESET_CODE');
-      // A new code starts over.
+      const refused = await verifyCode(user.email, code);
+      expectError(refused, 429, 'RATE_LIMITED');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // A new code gives this caller its tries back.
       const renewed = await requestCode(user.email);
       await verifyCode(user.email, renewed).expect(200);
     });
 
-    it('counts concurrent wrong guesses exactly: at most 5 are judged', async () => {
+    it('counts concurrent wrong guesses exactly: at most 5 are judged, the rest refused before the check', async () => {
       const user = await fresh();
       const code = await requestCode(user.email);
       const guesses = Array.from({ length: 12 }, (_, i) => String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0'));
       const results = await Promise.all(guesses.map((guess) => verifyCode(user.email, guess)));
-      for (const res of results) expectError(res, 400, 'INVALID_RESET_CODE');
-      const rows = await t.dataSource.query(`SELECT attempts FROM password_reset_codes WHERE user_id = $1`, [user.userId]);
-      expect(rows[0].attempts).toBe(5);
-      expectError(await verifyCode(user.email, code), 400, 'INVALID_RESET_CODE');
+      expect(results.map((r) => r.status).sort()).toEqual([...Array(5).fill(400), ...Array(7).fill(429)]);
+      expectError(await verifyCode(user.email, code), 429, 'RATE_LIMITED');
     });
 
     it('refuses an expired code, an unknown e-mail and a malformed body', async () => {

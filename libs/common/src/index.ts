@@ -27,6 +27,7 @@ export * from './rate-limit/rate-limit.keys.js';
 export * from './rate-limit/rate-limit.store.js';
 export * from './rate-limit/rate-limit.guard.js';
 export * from './rate-limit/rate-limit-rejections.js';
+export * from './rate-limit/attempt-limiter.js';
 export * from './rate-limit/rate-limited.js';
 export * from './rate-limit/postgres-rate-limit.store.js';
 export * from './rate-limit/redis-rate-limit.store.js';

@@ -24,14 +24,15 @@ export class AccountController {
   }
 
   @Delete()
-  @RateLimit({ bucket: 'account-delete', limit: 10, windowSeconds: 900, storeOutage: 'fail-closed' })
+  @RateLimit({ bucket: 'account-delete', limit: 10, windowSeconds: 900, storeOutage: 'fail-closed', per: 'session' })
   @ApiOperation({
     operationId: 'deleteAccount',
     summary: 'Delete your account and everything it owns',
     description:
       'Needs the current password and `confirmText: "DELETE"`. Cancels a paid subscription at the payment provider first ' +
       '(if that fails, nothing is deleted: 502/503), then removes the account and all its data in both services in one ' +
-      'transaction; its sessions, API keys and open event streams stop at once.',
+      'transaction; its sessions, API keys and open event streams stop at once. Limited to 10 requests per 15 minutes per ' +
+      'session (a stolen access token cannot keep guessing the password).',
   })
   @ApiEnvelope(AccountDeletedDto)
   @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.PAYMENT_PROVIDER_ERROR, ErrorCode.BILLING_UNAVAILABLE, ErrorCode.SERVICE_UNAVAILABLE)

@@ -31,14 +31,15 @@ export class AccountRepository {
   /**
    * Removes the account. Every user-owned table references users(id) ON DELETE CASCADE, so
    * deleting the user row removes the rest in the same statement. Answers the ids of the API
-   * keys it had (their rate-limit counters are keyed by text and go separately), or undefined
-   * when the user was already gone.
+   * keys and sessions it had (their rate-limit counters are keyed by text and go separately), or
+   * undefined when the user was already gone.
    */
-  async deleteUser(manager: EntityManager, userId: string): Promise<{ apiKeyIds: string[] } | undefined> {
+  async deleteUser(manager: EntityManager, userId: string): Promise<{ apiKeyIds: string[]; sessionIds: string[] } | undefined> {
     const locked = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
     if (locked.length === 0) return undefined;
     const keys: Array<{ id: string }> = await manager.query(`SELECT id FROM api_keys WHERE user_id = $1`, [userId]);
+    const sessions: Array<{ id: string }> = await manager.query(`SELECT id FROM sessions WHERE user_id = $1`, [userId]);
     await manager.query(`DELETE FROM users WHERE id = $1`, [userId]);
-    return { apiKeyIds: keys.map((key) => key.id) };
+    return { apiKeyIds: keys.map((key) => key.id), sessionIds: sessions.map((session) => session.id) };
   }
 }

@@ -66,7 +66,11 @@ export class AccountService {
     if (!deleted) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     this.todoEvents.committed(userId);
     await this.rateLimits
-      .forgetTrackers([rateLimitTrackerOf('user', userId), ...deleted.apiKeyIds.map((id) => rateLimitTrackerOf('api-key', id))])
+      .forgetTrackers([
+        rateLimitTrackerOf('user', userId),
+        ...deleted.apiKeyIds.map((id) => rateLimitTrackerOf('api-key', id)),
+        ...deleted.sessionIds.map((id) => rateLimitTrackerOf('session', id)),
+      ])
       .catch((error: Error) => this.logger.warn({ userId, err: error.message }, 'Rate-limit counters of a deleted account left to expire'));
     this.logger.log({ userId }, 'Account deleted');
     return { deleted: true };

@@ -18,16 +18,18 @@ export class AuthController {
 
   @Post('signup')
   @Public()
+  @RateLimit({ bucket: 'signup', limit: 30, windowSeconds: 3600, storeOutage: 'fail-closed' })
   @ApiOperation({
     operationId: 'signup',
     summary: 'Create an account and sign in',
     description:
       'username is optional (derived from the e-mail and made unique when absent). When the bot challenge is enabled ' +
       '(TURNSTILE_SECRET_KEY), turnstileToken is required: missing or refused is 400 BOT_CHALLENGE_FAILED, and a bot-check ' +
-      'service that cannot be reached fails closed with 503 SERVICE_UNAVAILABLE.',
+      'service that cannot be reached fails closed with 503 SERVICE_UNAVAILABLE. Limited to 30 requests per hour per client IP. ' +
+      'Hashing the new password waits behind sign-ins; when too many sign-ups are waiting, 503 SERVICE_UNAVAILABLE with Retry-After.',
   })
   @ApiEnvelope(AuthTokenDataDto, { status: 201 })
-  @ApiErrors(ErrorCode.BOT_CHALLENGE_FAILED, ErrorCode.EMAIL_TAKEN, ErrorCode.USERNAME_TAKEN, ErrorCode.SERVICE_UNAVAILABLE)
+  @ApiErrors(ErrorCode.BOT_CHALLENGE_FAILED, ErrorCode.EMAIL_TAKEN, ErrorCode.USERNAME_TAKEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   signup(@Body() dto: SignupDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
     return this.auth.signup(dto, client);
   }
@@ -103,13 +105,14 @@ export class AuthController {
     operationId: 'forgotPassword',
     summary: 'E-mail a 6-digit reset code',
     description:
-      'Always the same 200 answer, whether or not an account uses the e-mail. The code is valid 15 minutes for 5 tries; ' +
-      'a new request replaces the previous code. Limited to 30 requests per hour per client IP.',
+      'Always the same answer, whether or not an account uses the e-mail. The code is valid 15 minutes for 5 tries ' +
+      '(per client IP); a new request replaces the previous code and gives the caller its 5 tries back. Limited to 30 ' +
+      'requests per hour per client IP and 5 per hour per e-mail (counted for any e-mail, registered or not).',
   })
   @ApiEnvelope(MessageDto)
   @ApiErrors(ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
-  forgotPassword(@Body() dto: ForgotPasswordDto): MessageDto {
-    return this.passwordReset.forgotPassword(dto);
+  forgotPassword(@Body() dto: ForgotPasswordDto, @Client() client: ClientInfo): Promise<MessageDto> {
+    return this.passwordReset.forgotPassword(dto, client);
   }
 
   @Post('verify-reset-code')
@@ -118,12 +121,17 @@ export class AuthController {
   @ApiOperation({
     operationId: 'verifyResetCode',
     summary: 'Trade the e-mailed code for a reset token',
-    description: 'A wrong, expired or used-up code (5 tries) is 400 INVALID_RESET_CODE. The reset token is single-use and valid 15 minutes.',
+    description:
+      'A wrong, expired or replaced code, or an e-mail without an account, is the same 400 INVALID_RESET_CODE. Guesses are ' +
+      'counted before the code is checked: 5 per 15 minutes per (client IP, e-mail) (a new code from forgot-password starts ' +
+      'them over), 30 per hour per client IP, and 25 per hour per e-mail; beyond any of them 429 RATE_LIMITED with Retry-After ' +
+      '(the code is not checked). RateLimit-Limit/Remaining/Reset are sent with 400 and 429. The reset token is single-use ' +
+      'and valid 15 minutes.',
   })
   @ApiEnvelope(ResetTokenDto)
-  @ApiErrors(ErrorCode.INVALID_RESET_CODE)
-  verifyResetCode(@Body() dto: VerifyResetCodeDto): Promise<ResetTokenDto> {
-    return this.passwordReset.verifyResetCode(dto);
+  @ApiErrors(ErrorCode.INVALID_RESET_CODE, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  verifyResetCode(@Body() dto: VerifyResetCodeDto, @Client() client: ClientInfo): Promise<ResetTokenDto> {
+    return this.passwordReset.verifyResetCode(dto, client);
   }
 
   @Post('reset-password')
@@ -145,13 +153,16 @@ export class AuthController {
   @Post('change-password')
   @UseAuth('jwt')
   @HttpCode(200)
+  @RateLimit({ bucket: 'change-password', limit: 5, windowSeconds: 900, storeOutage: 'fail-closed', per: 'session' })
   @ApiOperation({
     operationId: 'changePassword',
     summary: 'Change the password',
-    description: 'Every session is revoked, the caller’s own included: sign in again with the new password.',
+    description:
+      'Every session is revoked, the caller’s own included: sign in again with the new password. Limited to 5 requests ' +
+      'per 15 minutes per session (a stolen access token cannot keep guessing the current password).',
   })
   @ApiEnvelope(MessageDto)
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   changePassword(@CurrentUserId() userId: string, @Body() dto: ChangePasswordDto): Promise<MessageDto> {
     return this.auth.changePassword(userId, dto);
   }

@@ -8,11 +8,12 @@ import { AuthService } from './auth.service.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { PasswordResetCodeEntity, PasswordResetTokenEntity } from './password-reset.entity.js';
 import { PasswordResetService } from './password-reset.service.js';
+import { ResetCodeRateLimiter } from './reset-code-rate-limiter.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PasswordResetCodeEntity, PasswordResetTokenEntity]), MailModule, SessionsModule],
   controllers: [AuthController],
-  providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, TurnstileVerifier],
+  providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, ResetCodeRateLimiter, TurnstileVerifier],
 })
 export class AuthModule {}

@@ -53,7 +53,10 @@ export class AuthRepository {
     await manager.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1`, [userId, passwordHash]);
   }
 
-  /** Replaces the user's outstanding reset code (at most one per user). */
+  /**
+   * Replaces the user's outstanding reset code (at most one per user). Its tries are counted
+   * per caller in the rate-limit store, not in `attempts` (kept at 0 for older replicas).
+   */
   async saveResetCode(userId: string, codeHash: string, ttlSeconds: number): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO password_reset_codes (user_id, code_hash, attempts, created_at, expires_at)
@@ -63,20 +66,14 @@ export class AuthRepository {
     );
   }
 
-  /**
-   * Counts one try against the user's live code, atomically, and answers its hash and the
-   * tries used; undefined when there is no live code or its tries are spent.
-   */
-  async takeResetCodeAttempt(userId: string, maxAttempts: number): Promise<{ codeHash: string; attempts: number } | undefined> {
-    const rows = rowsOf<{ code_hash: string; attempts: number }>(
-      await this.dataSource.query(
-        `UPDATE password_reset_codes SET attempts = attempts + 1
-         WHERE user_id = $1 AND expires_at > now() AND attempts < $2
-         RETURNING code_hash, attempts`,
-        [userId, maxAttempts],
-      ),
+  /** The live (unexpired) reset code of the account using this e-mail, if any. */
+  async findLiveResetCode(email: string): Promise<{ userId: string; codeHash: string } | undefined> {
+    const rows: Array<{ user_id: string; code_hash: string }> = await this.dataSource.query(
+      `SELECT c.user_id, c.code_hash FROM users u JOIN password_reset_codes c ON c.user_id = u.id
+       WHERE u.email_canonical = $1 AND c.expires_at > now()`,
+      [canonicalEmail(email)],
     );
-    return rows[0] ? { codeHash: rows[0].code_hash, attempts: Number(rows[0].attempts) } : undefined;
+    return rows[0] ? { userId: rows[0].user_id, codeHash: rows[0].code_hash } : undefined;
   }
 
   /** Trades a verified code for a reset token, once: false if the code was consumed meanwhile. */

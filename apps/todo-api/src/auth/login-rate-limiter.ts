@@ -1,6 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { canonicalEmailDigest } from '#libs/accounts';
-import { rateLimitCounterKey, rateLimitHeaders, RateLimitRejections, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
+import { AttemptLimiter, rateLimitIpAndEmailTracker, rateLimitTrackerOf } from '#libs/common';
 
 /** decisions.md: 10 failed attempts per 15 minutes per (IP, e-mail), 100 per IP. */
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
@@ -17,45 +17,22 @@ export interface LoginAttempt {
 }
 
 /**
- * Failed-login limits on the shared counters (so they hold across replicas). Each attempt is
- * counted before the password is checked, so concurrent guesses cannot slip past the limit,
- * and a blocked attempt never reaches the password check; a success takes its count back.
- * Fails closed: while the store is unreachable, sign-in answers 503.
+ * Failed-login limits (AttemptLimiter: counted before the password is checked, a blocked
+ * attempt never reaches the check), the same for known and unknown e-mails; a success takes
+ * its count back. Fails closed: while the store is unreachable, sign-in answers 503.
  */
 @Injectable()
 export class LoginRateLimiter {
-  private readonly logger = new Logger(LoginRateLimiter.name);
-
-  constructor(
-    private readonly store: RateLimitStore,
-    private readonly rejections: RateLimitRejections,
-  ) {}
+  constructor(private readonly attempts: AttemptLimiter) {}
 
   async begin(ip: string | null, email: string): Promise<LoginAttempt> {
-    const client = rateLimitTrackerOf('ip', ip ?? 'unknown');
-    const emailDigest = canonicalEmailDigest(email);
-    const limits = [
-      { bucket: LOGIN_FAILURE_BUCKETS.ipAndEmail, key: rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.ipAndEmail, `${client}:${emailDigest}`), limit: LOGIN_FAILURES_PER_IP_AND_EMAIL },
-      { bucket: LOGIN_FAILURE_BUCKETS.ip, key: rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.ip, client), limit: LOGIN_FAILURES_PER_IP },
-    ];
-    const windowMs = LOGIN_WINDOW_SECONDS * 1000;
-    const counted = await Promise.all(limits.map(async (limit) => ({ ...limit, hit: await this.store.hit(limit.key, windowMs) })));
-    const headers = counted
-      .map(({ hit, limit }) => rateLimitHeaders(limit, hit))
-      .reduce((tightest, next) => (Number(next['RateLimit-Remaining']) < Number(tightest['RateLimit-Remaining']) ? next : tightest));
-    const blocked = counted.filter(({ hit, limit }) => hit.hits > limit);
-    if (blocked.length > 0) {
-      const retryAfterSeconds = Math.max(...blocked.map(({ hit }) => hit.resetSeconds));
-      throw this.rejections.reject(blocked[0].bucket, retryAfterSeconds, `Too many failed sign-in attempts; retry in ${retryAfterSeconds} s`, headers);
-    }
-    return {
-      headers,
-      succeeded: async () => {
-        // Best effort: a store that went away after the count must not fail a correct sign-in.
-        await Promise.all(limits.map(({ key }) => this.store.release(key))).catch((error: Error) =>
-          this.logger.warn({ err: error.message }, 'Could not take back a successful sign-in attempt'),
-        );
-      },
-    };
+    const attempt = await this.attempts.count(
+      [
+        { bucket: LOGIN_FAILURE_BUCKETS.ipAndEmail, tracker: rateLimitIpAndEmailTracker(ip, canonicalEmailDigest(email)), limit: LOGIN_FAILURES_PER_IP_AND_EMAIL, windowSeconds: LOGIN_WINDOW_SECONDS },
+        { bucket: LOGIN_FAILURE_BUCKETS.ip, tracker: rateLimitTrackerOf('ip', ip ?? 'unknown'), limit: LOGIN_FAILURES_PER_IP, windowSeconds: LOGIN_WINDOW_SECONDS },
+      ],
+      (retryAfterSeconds) => `Too many failed sign-in attempts; retry in ${retryAfterSeconds} s`,
+    );
+    return { headers: attempt.headers, succeeded: attempt.release };
   }
 }

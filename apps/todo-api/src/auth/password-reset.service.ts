@@ -4,15 +4,20 @@ import { PasswordHasher } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
-import { SessionsService } from '../sessions/sessions.service.js';
+import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import type { ForgotPasswordDto, ResetPasswordDto, VerifyResetCodeDto } from './dto/auth-requests.dto.js';
 import type { MessageDto, ResetTokenDto } from './dto/auth-responses.dto.js';
+import { ResetCodeRateLimiter } from './reset-code-rate-limiter.js';
 
-/** decisions.md: 6 digits, valid 15 minutes, at most 5 tries; the reset token is single-use, 15 minutes. */
+/**
+ * decisions.md: 6 digits, valid 15 minutes, at most 5 wrong tries (counted per caller, see
+ * ResetCodeRateLimiter); the reset token is single-use, 15 minutes.
+ */
 export const RESET_CODE_TTL_SECONDS = 15 * 60;
-export const RESET_CODE_MAX_ATTEMPTS = 5;
 export const RESET_TOKEN_TTL_SECONDS = 15 * 60;
+/** Stands in for the user id when no live code matches, so the same work is done either way. */
+const NO_ACCOUNT = '00000000-0000-0000-0000-000000000000';
 
 const FORGOT_PASSWORD_MESSAGE = 'If an account exists for this e-mail, a 6-digit reset code has been sent to it; it is valid for 15 minutes';
 
@@ -20,8 +25,9 @@ function hashResetToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-function invalidCode(message = 'The reset code is invalid or expired'): AppException {
-  return new AppException(ErrorCode.INVALID_RESET_CODE, message);
+/** The one answer to every code that does not work: wrong, expired, replaced, or no such account. */
+function invalidCode(headers?: Record<string, string>): AppException {
+  return new AppException(ErrorCode.INVALID_RESET_CODE, 'The reset code is invalid or expired', undefined, headers);
 }
 
 function invalidResetToken(): AppException {
@@ -31,7 +37,9 @@ function invalidResetToken(): AppException {
 /**
  * Password reset by e-mailed code. Forgot-password answers at once with the same message
  * whether or not the account exists, and does the lookup and the mailing afterwards, so
- * neither the body nor the timing tells who has an account.
+ * neither the body nor the timing tells who has an account. Verify-reset-code answers every
+ * failure alike, and its budgets are keyed by the e-mail as typed, so they count unknown
+ * addresses exactly like registered ones.
  */
 @Injectable()
 export class PasswordResetService implements OnModuleDestroy {
@@ -46,12 +54,16 @@ export class PasswordResetService implements OnModuleDestroy {
     private readonly sessions: SessionsService,
     private readonly hasher: PasswordHasher,
     private readonly mail: MailService,
+    private readonly limits: ResetCodeRateLimiter,
   ) {
     this.codeKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, 'password-reset', 'reset-code-hmac', 32));
   }
 
-  forgotPassword(dto: ForgotPasswordDto): MessageDto {
-    const delivery = this.deliverCode(dto.email.trim()).catch((error: Error) =>
+  async forgotPassword(dto: ForgotPasswordDto, client: ClientInfo): Promise<MessageDto> {
+    const email = dto.email.trim();
+    // Counted before the lookup, so a known and an unknown e-mail reach the same limit.
+    await this.limits.newCode(client.ipAddress, email);
+    const delivery = this.deliverCode(email).catch((error: Error) =>
       this.logger.warn({ err: error.message }, 'Password reset code could not be delivered'),
     );
     this.pending.add(delivery);
@@ -59,18 +71,15 @@ export class PasswordResetService implements OnModuleDestroy {
     return { message: FORGOT_PASSWORD_MESSAGE };
   }
 
-  async verifyResetCode(dto: VerifyResetCodeDto): Promise<ResetTokenDto> {
-    const user = await this.repository.findUserByEmail(dto.email.trim());
-    if (!user) throw invalidCode();
-    const attempt = await this.repository.takeResetCodeAttempt(user.id, RESET_CODE_MAX_ATTEMPTS);
-    if (!attempt) throw invalidCode('The reset code is invalid, expired or out of tries; request a new one');
-    const presented = Buffer.from(this.hashCode(user.id, dto.code.trim()), 'hex');
-    if (!timingSafeEqual(presented, Buffer.from(attempt.codeHash, 'hex'))) {
-      const left = RESET_CODE_MAX_ATTEMPTS - attempt.attempts;
-      throw invalidCode(left > 0 ? `The reset code is wrong; ${left} tr${left === 1 ? 'y' : 'ies'} left` : 'The reset code is wrong and out of tries; request a new one');
-    }
+  async verifyResetCode(dto: VerifyResetCodeDto, client: ClientInfo): Promise<ResetTokenDto> {
+    const email = dto.email.trim();
+    const headers = await this.limits.guess(client.ipAddress, email);
+    const live = await this.repository.findLiveResetCode(email);
+    const presented = Buffer.from(this.hashCode(live?.userId ?? NO_ACCOUNT, dto.code.trim()), 'hex');
+    const matches = timingSafeEqual(presented, Buffer.from(live?.codeHash ?? '0'.repeat(64), 'hex')) && live !== undefined;
+    if (!live || !matches) throw invalidCode(headers);
     const token = randomBytes(32).toString('base64url');
-    if (!(await this.repository.exchangeCodeForToken(user.id, attempt.codeHash, hashResetToken(token), RESET_TOKEN_TTL_SECONDS))) throw invalidCode();
+    if (!(await this.repository.exchangeCodeForToken(live.userId, live.codeHash, hashResetToken(token), RESET_TOKEN_TTL_SECONDS))) throw invalidCode(headers);
     return { token };
   }
 

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { ADMIN_KEY_FAILURES_PER_IP, ADMIN_KEY_WINDOW_SECONDS } from '#libs/accounts';
 import { ApiEnvelope, ApiErrors, ErrorCode, UseAuth } from '#libs/common';
 import { BetaAccessService } from './beta-access.service.js';
 import { BetaAccessByEmailDto, BetaAccessByUserIdDto, BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-access.dto.js';
@@ -13,6 +14,10 @@ const BETA_ACCESS_BODY = {
     byEmail: { summary: 'By e-mail', value: { email: 'ada@example.com' } },
   },
 };
+
+const ADMIN_KEY_LIMIT =
+  `A wrong or missing admin key is counted: ${ADMIN_KEY_FAILURES_PER_IP} failures per ${ADMIN_KEY_WINDOW_SECONDS / 60} minutes per client IP, ` +
+  'then 429 RATE_LIMITED with Retry-After (the key is not checked); a correct key does not count.';
 
 function requestIdOf(request: Request): string | undefined {
   const id = (request as Request & { id?: unknown }).id;
@@ -31,11 +36,11 @@ export class BetaAccessController {
   @ApiOperation({
     operationId: 'grantBetaAccess',
     summary: 'Grant lifetime beta access (API access without a subscription)',
-    description: 'Give exactly one of userId or email. Granting again is harmless. Every call is audit-logged.',
+    description: `Give exactly one of userId or email. Granting again is harmless. Every call is audit-logged. ${ADMIN_KEY_LIMIT}`,
   })
   @ApiBody(BETA_ACCESS_BODY)
   @ApiEnvelope(BetaAccessResultDto)
-  @ApiErrors(ErrorCode.ADMIN_AUTH_REQUIRED, ErrorCode.USER_NOT_FOUND)
+  @ApiErrors(ErrorCode.ADMIN_AUTH_REQUIRED, ErrorCode.USER_NOT_FOUND, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   grant(@Body() body: BetaAccessRequestDto, @Req() request: Request): Promise<BetaAccessResultDto> {
     return this.betaAccess.grant(body, requestIdOf(request));
   }
@@ -45,11 +50,11 @@ export class BetaAccessController {
   @ApiOperation({
     operationId: 'revokeBetaAccess',
     summary: 'Revoke lifetime beta access',
-    description: 'Give exactly one of userId or email. A paid subscription, if any, is not affected. Audit-logged.',
+    description: `Give exactly one of userId or email. A paid subscription, if any, is not affected. Audit-logged. ${ADMIN_KEY_LIMIT}`,
   })
   @ApiBody(BETA_ACCESS_BODY)
   @ApiEnvelope(BetaAccessResultDto)
-  @ApiErrors(ErrorCode.ADMIN_AUTH_REQUIRED, ErrorCode.USER_NOT_FOUND, ErrorCode.BETA_ACCESS_NOT_FOUND)
+  @ApiErrors(ErrorCode.ADMIN_AUTH_REQUIRED, ErrorCode.USER_NOT_FOUND, ErrorCode.BETA_ACCESS_NOT_FOUND, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   revoke(@Body() body: BetaAccessRequestDto, @Req() request: Request): Promise<BetaAccessResultDto> {
     return this.betaAccess.revoke(body, requestIdOf(request));
   }

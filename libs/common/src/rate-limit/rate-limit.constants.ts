@@ -18,4 +18,9 @@ export interface RateLimitOptions {
   windowSeconds: number;
   /** Default `fail-closed`: a new budget is enforced (or refused) until someone decides otherwise. */
   storeOutage?: RateLimitStoreOutage;
+  /**
+   * `session`: on a JWT route, counted per session rather than per user, so a stolen access
+   * token spends only its own session's budget, never the owner's. Default: the credential.
+   */
+  per?: 'session';
 }

@@ -60,9 +60,10 @@ export async function lookUpCounting<T>(
   return found?.row;
 }
 
-/** Who a request counts against: the credential when there is one, else the client IP. */
-export function rateLimitTracker(request: Request): string {
+/** Who a request counts against: the credential (or its session) when there is one, else the client IP. */
+export function rateLimitTracker(request: Request, options?: RateLimitOptions): string {
   const principal = getPrincipal(request);
+  if (options?.per === 'session' && principal?.kind === 'user') return rateLimitTrackerOf('session', principal.sessionId);
   switch (principal?.kind) {
     case 'api-key':
       return rateLimitTrackerOf('api-key', principal.apiKeyId);
@@ -110,11 +111,12 @@ export class RateLimitGuard extends ThrottlerGuard {
     return rateLimitCounterKey(rateLimitOptionsFor(this.reflector, context)!.bucket, tracker);
   }
 
-  protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+  protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, generateKey }: ThrottlerRequest): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context);
     const options = rateLimitOptionsFor(this.reflector, context)!;
     const counted = countedHit(req as Request, options.bucket);
-    const tracker = counted ? '' : await getTracker(req, context);
+    // The route's options choose the tracker (per session or per credential): not throttler's getTracker(req).
+    const tracker = counted ? '' : rateLimitTracker(req as Request, options);
     const key = counted ? '' : generateKey(context, tracker, throttler.name!);
     let record: ThrottlerStorageRecord;
     try {

@@ -3,6 +3,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DependencyOutages } from '../health/dependency-outages.js';
+import { AttemptLimiter } from './attempt-limiter.js';
 import { PostgresRateLimitStore } from './postgres-rate-limit.store.js';
 import { RATE_LIMIT_THROTTLER } from './rate-limit.decorator.js';
 import { RateLimitRejections } from './rate-limit-rejections.js';
@@ -40,7 +41,7 @@ class RateLimitStoreModule {}
       useFactory: (store: RateLimitStore) => ({ throttlers: [{ name: RATE_LIMIT_THROTTLER, limit: 1, ttl: 1000 }], storage: store }),
     }),
   ],
-  providers: [RateLimitGuard, RateLimitRejections],
-  exports: [RateLimitStoreModule, RateLimitGuard, RateLimitRejections],
+  providers: [RateLimitGuard, RateLimitRejections, AttemptLimiter],
+  exports: [RateLimitStoreModule, RateLimitGuard, RateLimitRejections, AttemptLimiter],
 })
 export class RateLimitModule {}
