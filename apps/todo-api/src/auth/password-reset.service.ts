@@ -73,7 +73,8 @@ export class PasswordResetService implements OnModuleDestroy {
 
   async verifyResetCode(dto: VerifyResetCodeDto, client: ClientInfo): Promise<ResetTokenDto> {
     const email = dto.email.trim();
-    const headers = await this.limits.guess(client.ipAddress, email);
+    const { judge, headers } = await this.limits.guess(client.ipAddress, email);
+    if (!judge) throw invalidCode(headers);
     const live = await this.repository.findLiveResetCode(email);
     const presented = Buffer.from(this.hashCode(live?.userId ?? NO_ACCOUNT, dto.code.trim()), 'hex');
     const matches = timingSafeEqual(presented, Buffer.from(live?.codeHash ?? '0'.repeat(64), 'hex')) && live !== undefined;

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { canonicalEmailDigest } from '#libs/accounts';
-import { AttemptLimiter, rateLimitCounterKey, rateLimitIpAndEmailTracker, RateLimitStore, rateLimitTrackerOf, tightestRateLimitHeaders } from '#libs/common';
+import { AttemptLimiter, rateLimitCounterKey, rateLimitHeaders, rateLimitIpAndEmailTracker, RateLimitStore, rateLimitTrackerOf, tightestRateLimitHeaders } from '#libs/common';
 
 /**
  * Budgets of the password reset, all keyed by the e-mail as typed (its canonical digest), never
  * by the account: an unknown address is counted exactly like a registered one, so no answer,
  * header or refusal tells them apart.
  *
- * - A code's tries (decisions.md: 5) are counted per caller, (client IP, e-mail), not on the
- *   code: a stranger guessing spends their own tries, not the owner's. A new code requested from
- *   an address gives that address its tries back.
+ * - A code's tries (decisions.md: at most 5 wrong tries) are counted per caller, (client IP,
+ *   e-mail), not on the code: a stranger guessing spends their own tries, not the owner's. Past
+ *   them the code is dead for that caller: 400 INVALID_RESET_CODE, as for any code that does not
+ *   work (the published answer), never judged. A new code requested from an address gives that
+ *   address its tries back.
  * - Per e-mail, at most 5 codes and 25 judged guesses per hour, whichever binds first: with
  *   many addresses the chance to hit a 6-digit code stays at 25 in a million per hour.
  * - Per client IP, 30 guesses per hour at any e-mails.
@@ -47,23 +49,24 @@ export class ResetCodeRateLimiter {
   }
 
   /**
-   * Counts one guess before it is judged; answers the RateLimit-* headers of the tightest budget.
-   * The caller's own budgets come first: a guess they refuse never reaches the e-mail's hourly
-   * budget, so a flood from one address cannot use up the owner's guesses.
+   * Counts one guess before it is judged. Over the client IP's or the e-mail's hourly budget:
+   * 429. Past the caller's 5 tries at this e-mail: `judge: false`, the code is not looked at
+   * (and the e-mail's budget not spent). The caller's own budgets come first, so a flood from
+   * one address cannot use up the owner's guesses. Headers: the tightest budget's RateLimit-*.
    */
-  async guess(ip: string | null, email: string): Promise<Record<string, string>> {
+  async guess(ip: string | null, email: string): Promise<{ judge: boolean; headers: Record<string, string> }> {
     const digest = canonicalEmailDigest(email);
-    const caller = await this.attempts.count(
-      [
-        { bucket: RESET_BUCKETS.triesPerIpAndEmail, tracker: rateLimitIpAndEmailTracker(ip, digest), limit: RESET_TRIES_PER_IP_AND_EMAIL, windowSeconds: RESET_TRIES_WINDOW_SECONDS },
-        { bucket: RESET_BUCKETS.guessesPerIp, tracker: rateLimitTrackerOf('ip', ip ?? 'unknown'), limit: RESET_GUESSES_PER_IP, windowSeconds: RESET_HOURLY_WINDOW_SECONDS },
-      ],
+    const perIp = await this.attempts.count(
+      [{ bucket: RESET_BUCKETS.guessesPerIp, tracker: rateLimitTrackerOf('ip', ip ?? 'unknown'), limit: RESET_GUESSES_PER_IP, windowSeconds: RESET_HOURLY_WINDOW_SECONDS }],
       tooMany,
     );
+    const tries = await this.store.hit(rateLimitCounterKey(RESET_BUCKETS.triesPerIpAndEmail, rateLimitIpAndEmailTracker(ip, digest)), RESET_TRIES_WINDOW_SECONDS * 1000);
+    const triesHeaders = rateLimitHeaders(RESET_TRIES_PER_IP_AND_EMAIL, tries);
+    if (tries.hits > RESET_TRIES_PER_IP_AND_EMAIL) return { judge: false, headers: triesHeaders };
     const account = await this.attempts.count(
       [{ bucket: RESET_BUCKETS.guessesPerEmail, tracker: rateLimitTrackerOf('email', digest), limit: RESET_GUESSES_PER_EMAIL, windowSeconds: RESET_HOURLY_WINDOW_SECONDS }],
       tooMany,
     );
-    return tightestRateLimitHeaders(caller.headers, account.headers);
+    return { judge: true, headers: tightestRateLimitHeaders(perIp.headers, triesHeaders, account.headers) };
   }
 }
