@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { EXTRA_READINESS_CHECKS, startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 describe('liveness and readiness probes', () => {
   let todo: TestApp & { database: { url: string } };
@@ -21,7 +21,7 @@ describe('liveness and readiness probes', () => {
       expect(live.body).toEqual({ success: true, data: { status: 'alive', uptimeSeconds: expect.any(Number) } });
       expect(live.headers['cache-control']).toBe('no-store');
       const ready = await app.http.get('/readyz').expect(200);
-      expect(ready.body).toEqual({ success: true, data: { status: 'ready', draining: false, checks: { database: 'ok', migrations: 'ok' } } });
+      expect(ready.body).toEqual({ success: true, data: { status: 'ready', draining: false, checks: { database: 'ok', migrations: 'ok', ...EXTRA_READINESS_CHECKS } } });
       expect(ready.headers['cache-control']).toBe('no-store');
       expect(app.logs.lines.slice(before).filter((line) => /"url":"\/(livez|readyz)"/.test(line))).toEqual([]);
     }
@@ -33,7 +33,7 @@ describe('liveness and readiness probes', () => {
     await todo.dataSource.query(`DELETE FROM schema_migrations WHERE id = $1`, [last.id]);
     try {
       const notReady = await replica.http.get('/readyz').expect(503);
-      expect(notReady.body.error).toMatchObject({ code: 'SERVICE_DEGRADED', details: { status: 'not_ready', draining: false, checks: { database: 'ok', migrations: 'error' } } });
+      expect(notReady.body.error).toMatchObject({ code: 'SERVICE_DEGRADED', details: { status: 'not_ready', draining: false, checks: { database: 'ok', migrations: 'error', ...EXTRA_READINESS_CHECKS } } });
       await replica.http.get('/livez').expect(200);
     } finally {
       await todo.dataSource.query(`INSERT INTO schema_migrations (id, timestamp, name) VALUES ($1, $2, $3)`, [last.id, last.timestamp, last.name]);

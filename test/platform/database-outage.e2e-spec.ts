@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, grantBetaAccess, insertApiKey, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
-import { startApp, type TestApp } from '../support/test-apps.js';
+import { EXTRA_READINESS_CHECKS, startApp, type TestApp } from '../support/test-apps.js';
 
 /** The query budget of this file's app (DB_QUERY_TIMEOUT_MS): short, so the frozen-database case is quick. */
 const QUERY_TIMEOUT_MS = 1500;
@@ -87,7 +87,7 @@ describe('status, probes and logs when the database goes away and comes back', (
 
   it('keeps /livez at 200 while /readyz answers 503 (with the failed check) during a cut, and ready again after', async () => {
     const ready = await t.http.get('/readyz').expect(200);
-    expect(ready.body).toEqual({ success: true, data: { status: 'ready', draining: false, checks: { database: 'ok', migrations: 'ok' } } });
+    expect(ready.body).toEqual({ success: true, data: { status: 'ready', draining: false, checks: { database: 'ok', migrations: 'ok', ...EXTRA_READINESS_CHECKS } } });
 
     proxy.cut();
     const live = await t.http.get('/livez').expect(200);
@@ -100,7 +100,7 @@ describe('status, probes and logs when the database goes away and comes back', (
     expect(notReady.headers['cache-control']).toBe('no-store');
     expect(notReady.body).toEqual({
       success: false,
-      error: { code: 'SERVICE_DEGRADED', message: expect.any(String), details: { status: 'not_ready', draining: false, checks: { database: 'error', migrations: 'ok' } } },
+      error: { code: 'SERVICE_DEGRADED', message: expect.any(String), details: { status: 'not_ready', draining: false, checks: { database: 'error', migrations: 'ok', ...EXTRA_READINESS_CHECKS } } },
     });
 
     await recover();

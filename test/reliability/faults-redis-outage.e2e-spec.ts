@@ -6,6 +6,7 @@
  *  - fail-closed routes (login, forgot-password, account deletion) answer 503 SERVICE_UNAVAILABLE
  *    in the envelope, and deletion removes nothing;
  *  - nothing answers 500 or takes longer than MAX_LATENCY_MS;
+ *  - /readyz shows `redis: error` and stays 200 (every replica shares Redis; none is taken out);
  *  - when Redis is back the limits count again, with no restart, and the apps say so in the log.
  * Runs on whichever database the run uses; the counters never touch it. Figures go to
  * test-results/reliability/redis-outage.*.json.
@@ -117,9 +118,18 @@ describe('rate-limit store (Redis) stopped under load', () => {
     };
     const workers = [worker('todosA', 10), worker('todosB', 10), worker('export', 50), worker('widget', 150), worker('login', 100)];
     await sleep(700);
+    const readiness = async () => {
+      const res = await fetch(`${todoA.baseUrl}/readyz`);
+      const body = (await res.json()) as { data: { status: string; checks: Record<string, string> } };
+      return [res.status, body.data.status, body.data.checks.redis];
+    };
+    expect(await readiness()).toEqual([200, 'ready', 'ok']);
     await redis.kill();
     phase = 'during';
     await sleep(OUTAGE_MS);
+    // Redis shows as down in /readyz, but the replica stays in the gateway: every replica shares
+    // Redis, and the service degrades around it (taking them all out would be a whole outage).
+    expect(await readiness()).toEqual([200, 'ready', 'error']);
     // Fail-closed routes that are not under load, once each, while Redis is still down.
     const victim = await insertUser(todoA.dataSource);
     const jwt = await todoA.accessTokenFor(victim.id);

@@ -13,6 +13,9 @@ import { createTodoApiApp } from '../../apps/todo-api/src/todo-api.app.js';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256-0123456789';
 
+/** The /readyz checks the apps of this run add beyond database and migrations: `redis` under `npm run test:redis`. */
+export const EXTRA_READINESS_CHECKS: Record<string, 'ok'> = process.env.REDIS_URL ? { redis: 'ok' } : {};
+
 /**
  * With REDIS_URL set in the test run's environment (`npm run test:redis`), every app keeps its
  * rate-limit counters there, each test file under its own key prefix (replicas of one file share it).

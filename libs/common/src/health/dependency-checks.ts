@@ -14,13 +14,22 @@ export interface DependencyCheck {
   name: string;
   /** Resolves when the dependency answers; rejects when it does not. */
   check(): Promise<unknown>;
+  /**
+   * Whether this replica stops taking traffic while the check fails (default true). False for a
+   * dependency the service degrades around and every replica shares (Redis counters fail open
+   * or closed per route): pulling every replica out of the gateway at once would turn a partial
+   * outage into a whole one. It still shows in /readyz's checks and in `dependency_up`.
+   */
+  affectsReadiness?: boolean;
+  /** What the owner already knows between checks (a client's connection state), for `dependency_up`. */
+  isDown?(): boolean;
 }
 
 /**
  * The checks behind GET /readyz, and the probes that tell DependencyOutages when a dependency
  * is back. A module that brings a new dependency adds its check once at start (a Redis store:
- * `checks.add({ name: 'redis', check: () => client.ping() })`); readiness and outage logging
- * then cover it with no other change.
+ * `checks.add({ name: 'redis', check: () => client.ping(), affectsReadiness: false })`); readiness
+ * and `dependency_up` then cover it with no other change.
  */
 @Injectable()
 export class DependencyChecks {
@@ -33,6 +42,15 @@ export class DependencyChecks {
 
   names(): string[] {
     return [...this.checks.keys()];
+  }
+
+  affectsReadiness(name: string): boolean {
+    return this.checks.get(name)?.affectsReadiness !== false;
+  }
+
+  /** Known to be down by its owner, without running the check. */
+  knownDown(name: string): boolean {
+    return this.checks.get(name)?.isDown?.() === true;
   }
 
   /** One check, bounded by DEPENDENCY_CHECK_TIMEOUT_MS; unknown names are 'error'. */

@@ -46,7 +46,7 @@ export class DependencyOutages implements OnModuleDestroy {
       help: '0 while this replica sees the dependency as down (from the first refused request until its check passes again), else 1',
       labelNames: ['dependency'],
       collect() {
-        for (const name of checks.names()) this.set({ dependency: name }, outages.has(name) ? 0 : 1);
+        for (const name of checks.names()) this.set({ dependency: name }, outages.has(name) || checks.knownDown(name) ? 0 : 1);
       },
     });
   }

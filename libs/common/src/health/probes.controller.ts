@@ -33,9 +33,10 @@ export class ProbesController {
     operationId: 'getReadiness',
     summary: 'Readiness probe: this replica should get traffic',
     description:
-      'The database answers (and every other configured dependency, e.g. Redis), every migration of this build is applied, and the ' +
+      'The database answers, every migration of this build is applied, and the ' +
       'replica is not shutting down. Otherwise 503 SERVICE_DEGRADED with the same data in `error.details` and `Retry-After`. ' +
-      'Each check waits at most 1 s.',
+      'Each check waits at most 1 s. With REDIS_URL, `checks.redis` shows whether the rate-limit store answers; it does not make ' +
+      'the replica unready (every replica shares it, and routes fail open or closed around it).',
   })
   @ApiEnvelope(ReadinessDto)
   @ApiErrors(ErrorCode.SERVICE_DEGRADED)

@@ -2,6 +2,7 @@ import { Global, Logger, Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { DependencyChecks } from '../health/dependency-checks.js';
 import { DependencyOutages } from '../health/dependency-outages.js';
 import { AttemptLimiter } from './attempt-limiter.js';
 import { PostgresRateLimitStore } from './postgres-rate-limit.store.js';
@@ -12,16 +13,19 @@ import { RateLimitStore } from './rate-limit.store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 import { ThrottlerModule } from './throttler.js';
 
-function createStore(config: AppConfig, dataSource: DataSource, outages: DependencyOutages): RateLimitStore {
+function createStore(config: AppConfig, dataSource: DataSource, outages: DependencyOutages, checks: DependencyChecks): RateLimitStore {
   if (!config.redisUrl) return new PostgresRateLimitStore(dataSource, outages);
   new Logger('RateLimitModule').log({ keyPrefix: config.redisKeyPrefix }, 'Rate-limit counters in Redis');
-  return new RedisRateLimitStore(config);
+  const store = new RedisRateLimitStore(config);
+  // Shown in /readyz and dependency_up; not a reason to take this replica out (see affectsReadiness).
+  checks.add({ name: 'redis', check: () => store.ping(), affectsReadiness: false, isDown: () => store.isDown });
+  return store;
 }
 
 /** The counter store: Redis when REDIS_URL is set, else PostgreSQL. */
 @Global()
 @Module({
-  providers: [{ provide: RateLimitStore, useFactory: createStore, inject: [APP_CONFIG, getDataSourceToken(), DependencyOutages] }],
+  providers: [{ provide: RateLimitStore, useFactory: createStore, inject: [APP_CONFIG, getDataSourceToken(), DependencyOutages, DependencyChecks] }],
   exports: [RateLimitStore],
 })
 class RateLimitStoreModule {}

@@ -119,6 +119,16 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
     }
   }
 
+  /** Answers when Redis does (the readiness check). */
+  ping(): Promise<unknown> {
+    return this.redis.ping();
+  }
+
+  /** Whether the client last saw Redis as unreachable. */
+  get isDown(): boolean {
+    return this.down;
+  }
+
   async hit(key: string, windowMs: number): Promise<RateLimitHit> {
     const [hits, ttlMs] = await this.call(() => this.scripts.rateLimitHit(key, windowMs));
     return { hits, resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
