@@ -134,7 +134,10 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
   });
 
   it('sends a heartbeat comment at the configured interval (25 s by default)', async () => {
-    expect(new TodoEventsService(t.dataSource, undefined as never, undefined as never, undefined as never, undefined as never).heartbeatIntervalMs).toBe(25_000);
+    const none = undefined as never;
+    const defaults = new TodoEventsService(t.dataSource, none, none, none, none, none, none, none);
+    expect(defaults.heartbeatIntervalMs).toBe(25_000);
+    expect(defaults.credentialRecheckIntervalMs).toBe(30_000);
     const previous = events.heartbeatIntervalMs;
     events.heartbeatIntervalMs = 100;
     const controller = new AbortController();

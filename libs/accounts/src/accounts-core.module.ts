@@ -5,6 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccessTokenService } from './access-token.service.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
+import { CredentialRevocations } from './credential-revocations.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { ApiKeyEntity } from './api-key.entity.js';
@@ -31,7 +32,7 @@ import { UserEntity } from './user.entity.js';
     }),
     TypeOrmModule.forFeature([UserEntity, SessionEntity, ApiKeyEntity, SubscriptionEntity]),
   ],
-  providers: [PasswordHasher, AccessTokenService, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard],
-  exports: [PasswordHasher, AccessTokenService, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard],
+  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard],
+  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard],
 })
 export class AccountsCoreModule {}

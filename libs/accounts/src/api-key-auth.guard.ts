@@ -1,10 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type RateLimitCounting } from '#libs/common';
+import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { hasApiAccess } from './subscription-access.js';
+
+type ApiKeyPrincipal = PrincipalOf<'api-key'>;
 
 /** The API key of a request: `X-API-Key`, else `Authorization: Bearer`. */
 export function extractApiKey(request: Request): string | undefined {
@@ -47,7 +49,12 @@ export class ApiKeyAuthGuard implements CanActivate {
    * With `counting`, the request is counted against the route's rate limit in the same
    * statement as the key lookup (RateLimitGuard then uses that count).
    */
-  async authenticate(key: string, counting?: RateLimitCounting): Promise<{ kind: 'api-key'; userId: string; apiKeyId: string }> {
+  async authenticate(key: string, counting?: RateLimitCounting): Promise<ApiKeyPrincipal> {
+    return (await this.verify(key, counting)).principal;
+  }
+
+  /** authenticate, also answering when the key expires by itself (null: never). */
+  async verify(key: string, counting?: RateLimitCounting): Promise<{ principal: ApiKeyPrincipal; expiresAt: Date | null }> {
     if (!isWellFormedApiKey(key)) {
       if (looksLikeJwt(key)) {
         throw new AppException(
@@ -71,6 +78,6 @@ export class ApiKeyAuthGuard implements CanActivate {
       throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'An active API subscription or lifetime beta access is required');
     }
     this.access.touchLastUsed(row, now);
-    return { kind: 'api-key', userId: row.userId, apiKeyId: row.apiKeyId };
+    return { principal: { kind: 'api-key', userId: row.userId, apiKeyId: row.apiKeyId }, expiresAt: row.expiresAt ? new Date(row.expiresAt) : null };
   }
 }

@@ -6,6 +6,7 @@ export * from './api-key-auth.guard.js';
 export * from './api-key.entity.js';
 export * from './api-key.format.js';
 export * from './canonical-email.js';
+export * from './credential-revocations.js';
 export * from './jwt-auth.guard.js';
 export * from './jwt-or-api-key.guard.js';
 export * from './jwt.strategy.js';

@@ -2,12 +2,30 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { Request } from 'express';
-import { AppException, ErrorCode, rateLimitOptionsFor, setPrincipal, type Principal } from '#libs/common';
+import { AppException, ErrorCode, rateLimitOptionsFor, setPrincipal, type Principal, type RateLimitCounting } from '#libs/common';
 import type { AccessTokenClaims } from './access-token.service.js';
 import { API_KEY_PREFIX } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard, extractApiKey } from './api-key-auth.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
+
+/** What a re-check of a request's credential found: still working (until `expiresAt`, null: no end of its own), or not. */
+export type CredentialStatus = { live: true; expiresAt: Date | null } | { live: false; code: ErrorCode };
+
+/** The answers that mean "this credential no longer gets in"; anything else (an outage) is not a verdict. */
+const CREDENTIAL_REFUSALS: ReadonlySet<ErrorCode> = new Set([
+  ErrorCode.AUTH_REQUIRED,
+  ErrorCode.INVALID_API_KEY,
+  ErrorCode.API_KEY_REQUIRED,
+  ErrorCode.SUBSCRIPTION_REQUIRED,
+]);
+
+const credentialExpiries = new WeakMap<Request, Date | null>();
+
+/** When the credential the guard accepted for this request stops working by itself (JWT `exp`, key `expiresAt`); null: never. */
+export function credentialExpiryOf(request: Request): Date | null {
+  return credentialExpiries.get(request) ?? null;
+}
 
 /**
  * Routes a first-party web app and API clients both use (the realtime todo stream): an API
@@ -27,26 +45,44 @@ export class JwtOrApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
-    const queryToken = typeof request.query?.access_token === 'string' ? request.query.access_token.trim() : undefined;
-    const credential = extractApiKey(request) ?? (queryToken || undefined);
-    if (!credential) throw new AppException(ErrorCode.AUTH_REQUIRED, 'An API key or access token is required');
-    const principal = credential.startsWith(API_KEY_PREFIX)
-      ? await this.apiKeys.authenticate(credential, { request, limit: rateLimitOptionsFor(this.reflector, context) })
-      : await this.authenticateJwt(credential);
+    const { principal, expiresAt } = await this.authenticate(request, { request, limit: rateLimitOptionsFor(this.reflector, context) });
     setPrincipal(request, principal);
+    credentialExpiries.set(request, expiresAt);
     return true;
   }
 
-  private async authenticateJwt(token: string): Promise<Principal> {
-    let claims: Partial<AccessTokenClaims>;
+  /**
+   * Asks again, by the same rules, whether the credential this request was let in with still
+   * works: a response that stays open (the realtime stream) must end with its credential
+   * (revoked, rotated, session signed out, access lapsed, account gone, token expired).
+   * Not counted against any rate limit. An outage throws: it is no verdict on the credential.
+   */
+  async recheck(request: Request): Promise<CredentialStatus> {
     try {
-      claims = await this.jwt.verifyAsync<AccessTokenClaims>(token, { algorithms: ['HS256'] });
+      return { live: true, expiresAt: (await this.authenticate(request)).expiresAt };
+    } catch (error) {
+      if (error instanceof AppException && CREDENTIAL_REFUSALS.has(error.code)) return { live: false, code: error.code };
+      throw error;
+    }
+  }
+
+  private async authenticate(request: Request, counting?: RateLimitCounting): Promise<{ principal: Principal; expiresAt: Date | null }> {
+    const queryToken = typeof request.query?.access_token === 'string' ? request.query.access_token.trim() : undefined;
+    const credential = extractApiKey(request) ?? (queryToken || undefined);
+    if (!credential) throw new AppException(ErrorCode.AUTH_REQUIRED, 'An API key or access token is required');
+    return credential.startsWith(API_KEY_PREFIX) ? this.apiKeys.verify(credential, counting) : this.authenticateJwt(credential);
+  }
+
+  private async authenticateJwt(token: string): Promise<{ principal: Principal; expiresAt: Date | null }> {
+    let claims: Partial<AccessTokenClaims> & { exp?: number };
+    try {
+      claims = await this.jwt.verifyAsync<AccessTokenClaims & { exp: number }>(token, { algorithms: ['HS256'] });
     } catch {
       throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token or API key is required');
     }
     const principal = await this.jwtStrategy.validate(claims);
     if (!principal || principal.kind !== 'user') throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token or API key is required');
     if (!(await this.access.userHasApiAccess(principal.userId))) throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'An active API subscription or lifetime beta access is required');
-    return principal;
+    return { principal, expiresAt: typeof claims.exp === 'number' ? new Date(claims.exp * 1000) : null };
   }
 }

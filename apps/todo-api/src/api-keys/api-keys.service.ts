@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeyEntity, generateApiKey } from '#libs/accounts';
+import { ApiKeyEntity, CredentialRevocations, generateApiKey } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto } from './dto/api-key.dto.js';
@@ -52,7 +52,10 @@ export function requestedExpiry(input: { expiresAt?: string | null; expiresInDay
 /** API keys: created, listed, revoked and rotated by their owner (JWT). The secret is returned once and stored as SHA-256. */
 @Injectable()
 export class ApiKeysService {
-  constructor(private readonly repository: ApiKeysRepository) {}
+  constructor(
+    private readonly repository: ApiKeysRepository,
+    private readonly revocations: CredentialRevocations,
+  ) {}
 
   async list(userId: string): Promise<ApiKeyListDto> {
     return { keys: (await this.repository.list(userId)).map(toApiKeyDto) };
@@ -68,6 +71,7 @@ export class ApiKeysService {
 
   async revoke(userId: string, keyId: string): Promise<ApiKeyRevokedDto> {
     if (!(await this.repository.revoke(userId, keyId))) throw new AppException(ErrorCode.NOT_FOUND, 'API key not found');
+    await this.revocations.announce(userId);
     return { revoked: true };
   }
 
@@ -89,6 +93,7 @@ export class ApiKeysService {
       }
       return this.repository.replaceSecret(manager, userId, keyId, generated, expiresAt);
     });
+    await this.revocations.announce(userId);
     return { apiKey: generated.key, key: toApiKeyDto(key) };
   }
 

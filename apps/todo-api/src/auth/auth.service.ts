@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AccessTokenService, PasswordHasher, type UserEntity } from '#libs/accounts';
+import { AccessTokenService, CredentialRevocations, PasswordHasher, type UserEntity } from '#libs/accounts';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
@@ -41,6 +41,7 @@ export class AuthService {
     private readonly hasher: PasswordHasher,
     private readonly loginLimiter: LoginRateLimiter,
     private readonly turnstile: TurnstileVerifier,
+    private readonly revocations: CredentialRevocations,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
@@ -126,6 +127,7 @@ export class AuthService {
       await this.repository.discardResetState(userId, manager);
       await this.sessions.revokeAll(userId, manager);
     });
+    await this.revocations.announce(userId);
     return { message: 'Password changed; every session has been signed out, sign in again' };
   }
 

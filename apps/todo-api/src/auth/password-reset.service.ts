@@ -1,6 +1,6 @@
 import { createHash, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { PasswordHasher } from '#libs/accounts';
+import { CredentialRevocations, PasswordHasher } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
@@ -55,6 +55,7 @@ export class PasswordResetService implements OnModuleDestroy {
     private readonly hasher: PasswordHasher,
     private readonly mail: MailService,
     private readonly limits: ResetCodeRateLimiter,
+    private readonly revocations: CredentialRevocations,
   ) {
     this.codeKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, 'password-reset', 'reset-code-hmac', 32));
   }
@@ -93,13 +94,15 @@ export class PasswordResetService implements OnModuleDestroy {
     // Look before hashing: an unknown token must not cost a bcrypt round.
     if (!(await this.repository.findResetTokenOwner(tokenHash))) throw invalidResetToken();
     const passwordHash = await this.hasher.hash(dto.password);
-    await this.repository.transaction(async (manager) => {
-      const userId = await this.repository.useResetToken(tokenHash, manager);
-      if (!userId) throw invalidResetToken();
-      await this.repository.setPassword(userId, passwordHash, manager);
-      await this.repository.discardResetState(userId, manager);
-      await this.sessions.revokeAll(userId, manager);
+    const userId = await this.repository.transaction(async (manager) => {
+      const owner = await this.repository.useResetToken(tokenHash, manager);
+      if (!owner) throw invalidResetToken();
+      await this.repository.setPassword(owner, passwordHash, manager);
+      await this.repository.discardResetState(owner, manager);
+      await this.sessions.revokeAll(owner, manager);
+      return owner;
     });
+    await this.revocations.announce(userId);
     return { message: 'Password reset; every session has been signed out, sign in with the new password' };
   }
 

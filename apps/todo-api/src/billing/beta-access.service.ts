@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { CredentialRevocations } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { BillingRepository } from './billing.repository.js';
 import type { BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-access.dto.js';
@@ -8,7 +9,10 @@ import type { BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-acces
 export class BetaAccessService {
   private readonly logger = new Logger(BetaAccessService.name);
 
-  constructor(private readonly repository: BillingRepository) {}
+  constructor(
+    private readonly repository: BillingRepository,
+    private readonly revocations: CredentialRevocations,
+  ) {}
 
   async grant(request: BetaAccessRequestDto, requestId?: string): Promise<BetaAccessResultDto> {
     const userId = await this.resolveUser(request);
@@ -29,6 +33,7 @@ export class BetaAccessService {
       }
       await this.repository.recordBetaAudit(manager, { userId, action: 'revoke', changed: true, requestId });
     });
+    await this.revocations.announce(userId);
     this.logger.log({ audit: 'beta-access', action: 'revoke', userId, requestId }, 'Lifetime beta access revoked');
     return { userId, isBetaLifetime: false };
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
+import { CredentialRevocations } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { BillingRepository } from './billing.repository.js';
@@ -39,6 +40,7 @@ export class BillingWebhookService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly billing: BillingService,
     private readonly repository: BillingRepository,
+    private readonly revocations: CredentialRevocations,
   ) {}
 
   async receive(rawBody: Buffer | undefined, signature: string | string[] | undefined): Promise<WebhookReceivedDto> {
@@ -64,6 +66,8 @@ export class BillingWebhookService {
       return true;
     });
     if (applied) this.logger.log({ eventId: event.id, type: event.type, userId: change?.userId, status: change?.state.status }, 'Stripe event applied');
+    // A lapsed subscription ends API access: open streams re-check (an unchanged one costs a lookup).
+    if (applied && change) await this.revocations.announce(change.userId);
     return { received: true, duplicate: !applied };
   }
 

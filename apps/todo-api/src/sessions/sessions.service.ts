@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { SessionEntity } from '#libs/accounts';
+import { CredentialRevocations, type SessionEntity } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import { SessionDto, SessionListDto } from './dto/session.dto.js';
 import {
@@ -49,7 +49,10 @@ function invalidRefreshToken(): AppException {
 export class SessionsService {
   private readonly logger = new Logger(SessionsService.name);
 
-  constructor(private readonly sessions: SessionsRepository) {}
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly revocations: CredentialRevocations,
+  ) {}
 
   /** Opens a session for a sign-in; pass the transaction's manager when inside one. */
   async start(userId: string, client: ClientInfo, manager?: EntityManager): Promise<IssuedRefresh> {
@@ -92,6 +95,7 @@ export class SessionsService {
       const replayed = await this.replayWithinGrace(retired, refreshToken, retryKey);
       if (replayed) return replayed;
       await this.sessions.revoke(retired.sessionId);
+      await this.revocations.announce(retired.userId);
       this.logger.warn({ sessionId: retired.sessionId, userId: retired.userId }, 'Refresh token reuse detected: session revoked');
       throw invalidRefreshToken();
     }
@@ -119,16 +123,25 @@ export class SessionsService {
   /** Revokes one of the user's sessions (idempotent); another user's session is 404 like a missing one. */
   async revoke(userId: string, sessionId: string): Promise<{ revoked: boolean }> {
     if (!(await this.sessions.revokeOwned(userId, sessionId))) throw new AppException(ErrorCode.NOT_FOUND, 'No such session');
+    await this.revocations.announce(userId);
     return { revoked: true };
   }
 
-  revokeAll(userId: string, manager?: EntityManager): Promise<number> {
-    return this.sessions.revokeAllForUser(userId, manager);
+  /**
+   * Revokes every session of the user. Inside the caller's transaction (`manager`), the caller
+   * announces the change after its commit (CredentialRevocations); without one, this does.
+   */
+  async revokeAll(userId: string, manager?: EntityManager): Promise<number> {
+    const count = await this.sessions.revokeAllForUser(userId, manager);
+    if (!manager) await this.revocations.announce(userId);
+    return count;
   }
 
   /** Revokes the user's session holding this refresh token; false when it is not theirs or not current. */
-  revokeByRefreshToken(userId: string, refreshToken: string): Promise<boolean> {
-    if (refreshToken.length === 0 || refreshToken.length > MAX_REFRESH_TOKEN_LENGTH) return Promise.resolve(false);
-    return this.sessions.revokeOwnedByToken(userId, hashRefreshToken(refreshToken));
+  async revokeByRefreshToken(userId: string, refreshToken: string): Promise<boolean> {
+    if (refreshToken.length === 0 || refreshToken.length > MAX_REFRESH_TOKEN_LENGTH) return false;
+    const revoked = await this.sessions.revokeOwnedByToken(userId, hashRefreshToken(refreshToken));
+    if (revoked) await this.revocations.announce(userId);
+    return revoked;
   }
 }

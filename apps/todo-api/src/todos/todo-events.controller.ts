@@ -3,6 +3,7 @@ import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } 
 import type { Request, Response } from 'express';
 import { ApiErrors, CurrentUserId, ErrorCode, RateLimit, RawResponse, UseAuth } from '#libs/common';
 import { TodoEventsService } from './todo-events.service.js';
+import { TODO_STREAMS_PER_ACCOUNT } from './todo-stream-leases.service.js';
 
 @ApiTags('Todos')
 @Controller('api/v1/todos')
@@ -22,7 +23,11 @@ export class TodoEventsController {
       'a comment line (`:`) every 25 s as heartbeat. Changes made through any replica arrive. Reconnect with ' +
       '`Last-Event-ID` (EventSource does) to receive what was missed, for up to 24 hours. Authenticate with an API key ' +
       '(`Authorization: Bearer`, `X-API-Key`) or an access token (`Authorization: Bearer`), or — for EventSource, which ' +
-      'cannot send headers — with `access_token=<JWT or API key>` in the query. Needs an active subscription or beta access.',
+      'cannot send headers — with `access_token=<JWT or API key>` in the query. Needs an active subscription or beta access. ' +
+      'The stream lives as long as its credential: within seconds of the API key being revoked, rotated or expiring, the ' +
+      'session being signed out (logout, password change or reset), API access lapsing, the account being deleted, or the ' +
+      "access token's own expiry, the response ends (EventSource then reconnects and gets 401 or 402; use a fresh token). " +
+      `At most ${TODO_STREAMS_PER_ACCOUNT} streams per account may be open at once, over all replicas: one more is 429 \`RATE_LIMITED\`.`,
   })
   @ApiQuery({
     name: 'access_token',

@@ -4,13 +4,20 @@ import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { credentialExpiryOf, CredentialRevocations, JwtOrApiKeyGuard } from '#libs/accounts';
 import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
 import type { SqlExecutor } from '#libs/database';
+import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
+import type { HeldLease } from './todo-stream-leases.repository.js';
 import { TodosRepository, type TodoEventRow } from './todos.repository.js';
 
 /** The Postgres channel every replica listens on. Payloads name the user and the event id, never the todo itself. */
 export const TODO_EVENTS_CHANNEL = 'todo_events';
 const DEFAULT_HEARTBEAT_MS = 25_000;
+/** A stream asks again whether its credential works at least this often (sooner when the credential expires sooner). */
+const DEFAULT_CREDENTIAL_RECHECK_MS = 30_000;
+/** A JWT's `exp` is in whole seconds and it is dead from that second on: re-check just after it. */
+const EXPIRY_RECHECK_MARGIN_MS = 50;
 const REPLAY_PAGE = 500;
 /** On shutdown, streams are told to reconnect after 1..3 s (spread, so a replica's clients do not all return at once). */
 const DRAIN_RETRY_MIN_MS = 1000;
@@ -21,8 +28,14 @@ export type TodoEventType = 'todo.created' | 'todo.updated' | 'todo.deleted';
 interface Notice {
   /** user id */
   u: string;
-  /** event id; absent when the user's streams must end (account deleted) */
+  /** event id; absent (and no `c`) when the user's streams must end (account deleted) */
   e?: string;
+  /**
+   * 1: some credential of the user stopped working (key revoked or rotated, sessions signed out,
+   * access lost); each replica re-checks that user's streams. A replica of an older build reads
+   * it as an account deletion and ends them all, which errs on the safe side.
+   */
+  c?: 1;
 }
 
 interface Subscriber {
@@ -33,6 +46,13 @@ interface Subscriber {
   lastSentId: bigint;
   /** False until the stream's start position is known. */
   ready: boolean;
+  /** The request it was authenticated with: re-checked by the same rules while the stream lasts. */
+  request: Request;
+  lease?: HeldLease;
+  recheckTimer?: NodeJS.Timeout;
+  /** A re-check is running; `recheckAgain` asks it for one more round (a notice arrived meanwhile). */
+  rechecking: boolean;
+  recheckAgain: boolean;
 }
 
 /**
@@ -48,6 +68,12 @@ interface Subscriber {
  * The embedded database (PGlite behind pglite-socket) is a single backend session: a
  * notification is delivered to whichever connection happens to run a query, not to the
  * listener. There, fan-out is in-process (one process owns the embedded database anyway).
+ *
+ * A stream lives only as long as its credential: a credential change announced anywhere
+ * (CredentialRevocations) travels on the same channel, and every replica re-checks that user's
+ * streams; each stream also re-checks on a timer (at its JWT's expiry at the latest), so a lost
+ * notice still ends it. Each stream holds a lease (TodoStreamLeasesService): at most
+ * TODO_STREAMS_PER_ACCOUNT per account over all replicas.
  */
 @Injectable()
 export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
@@ -62,6 +88,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   mode: 'notify' | 'in-process' = 'notify';
   /** Interval of the heartbeat comment; tests shorten it. */
   heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS;
+  /** Longest time between two checks of a stream's credential; tests shorten it. */
+  credentialRecheckIntervalMs = DEFAULT_CREDENTIAL_RECHECK_MS;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -69,6 +97,9 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     private readonly outages: DependencyOutages,
     private readonly shutdown: GracefulShutdown,
     private readonly metrics: AppMetrics,
+    private readonly credentials: JwtOrApiKeyGuard,
+    private readonly revocations: CredentialRevocations,
+    private readonly leases: TodoStreamLeasesService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -81,6 +112,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       },
     });
     this.shutdown.onDrain(() => this.endStreamsForShutdown());
+    this.revocations.listen((userId) => this.announceCredentialChange(userId));
     const [{ version }] = await this.dataSource.query(`SELECT version() AS version`);
     this.mode = String(version).includes('PGlite') ? 'in-process' : 'notify';
     if (this.mode === 'notify') await this.connectListener();
@@ -89,7 +121,12 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.response.end();
+    for (const set of this.subscribers.values()) {
+      for (const subscriber of set) {
+        clearTimeout(subscriber.recheckTimer);
+        subscriber.response.end();
+      }
+    }
     this.subscribers.clear();
     const listener = this.listener;
     this.listener = undefined;
@@ -107,6 +144,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
         subscriber.response.end();
       }
     }
+    await this.leases.releaseAll();
   }
 
   /** Open streams on this replica (all users). */
@@ -131,19 +169,35 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     if (this.mode === 'notify') await this.notify(manager, { u: userId });
   }
 
+  /** After a credential change committed: every replica re-checks the user's streams. */
+  private async announceCredentialChange(userId: string): Promise<void> {
+    if (this.mode === 'notify') await this.notify(this.dataSource, { u: userId, c: 1 });
+    else this.handleNotice({ u: userId, c: 1 });
+  }
+
   /** After commit: the in-process fallback delivers here (with NOTIFY the listener does). */
   committed(userId: string, eventId?: string): void {
     if (this.mode === 'in-process') this.handleNotice({ u: userId, e: eventId });
   }
 
-  /** Opens a stream for the user on this request; resumes after Last-Event-ID when given. */
+  /**
+   * Opens a stream for the user on this request (429 when the account holds its cap of streams);
+   * resumes after Last-Event-ID when given. It ends when the request's credential stops working.
+   */
   async open(request: Request, response: Response, userId: string): Promise<void> {
-    const session = await createSession(request, response, {
-      keepAlive: this.heartbeatIntervalMs,
-      retry: 2000,
-      headers: { 'X-Accel-Buffering': 'no' },
-    });
-    const subscriber: Subscriber = { userId, session, response, lastSentId: 0n, ready: false };
+    const lease = await this.leases.acquire(userId);
+    let session: Session;
+    try {
+      session = await createSession(request, response, {
+        keepAlive: this.heartbeatIntervalMs,
+        retry: 2000,
+        headers: { 'X-Accel-Buffering': 'no' },
+      });
+    } catch (error) {
+      this.leases.release(lease);
+      throw error;
+    }
+    const subscriber: Subscriber = { userId, session, response, lastSentId: 0n, ready: false, request, lease, rechecking: false, recheckAgain: false };
     const set = this.subscribers.get(userId) ?? new Set<Subscriber>();
     set.add(subscriber);
     this.subscribers.set(userId, set);
@@ -152,6 +206,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       this.remove(subscriber);
       return;
     }
+    this.scheduleRecheck(subscriber, credentialExpiryOf(request));
     try {
       const resumeFrom = /^[0-9]{1,18}$/.test(session.lastId) ? session.lastId : undefined;
       // Without Last-Event-ID the stream starts at the user's latest event.
@@ -211,7 +266,66 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** The next check of the stream's credential: after the recheck interval, or just after the credential expires if sooner. */
+  private scheduleRecheck(subscriber: Subscriber, expiresAt: Date | null): void {
+    clearTimeout(subscriber.recheckTimer);
+    const untilExpiry = expiresAt ? expiresAt.getTime() - Date.now() + EXPIRY_RECHECK_MARGIN_MS : Infinity;
+    const delay = Math.max(EXPIRY_RECHECK_MARGIN_MS, Math.min(this.credentialRecheckIntervalMs, untilExpiry));
+    subscriber.recheckTimer = setTimeout(() => this.recheck(subscriber), delay);
+    subscriber.recheckTimer.unref();
+  }
+
+  /**
+   * Asks whether the stream's credential still works, by the rules that let it in; ends the
+   * stream when it does not. Runs are serialised per stream; a notice arriving during a run
+   * causes one more. An outage is no verdict: the stream stays and asks again later.
+   */
+  private recheck(subscriber: Subscriber): void {
+    if (subscriber.rechecking) {
+      subscriber.recheckAgain = true;
+      return;
+    }
+    subscriber.rechecking = true;
+    void (async () => {
+      let expiresAt: Date | null = null;
+      try {
+        do {
+          subscriber.recheckAgain = false;
+          if (!subscriber.session.isConnected) return;
+          const status = await this.credentials.recheck(subscriber.request);
+          if (!status.live) {
+            this.endForCredential(subscriber);
+            return;
+          }
+          expiresAt = status.expiresAt;
+        } while (subscriber.recheckAgain);
+      } catch (error) {
+        const dependency = unavailableDependencyOf(error);
+        if (dependency) this.outages.suspect(dependency, error);
+        else this.logger.warn({ err: (error as Error).message }, 'Could not re-check the credential of a todo event stream; asking again later');
+      } finally {
+        subscriber.rechecking = false;
+      }
+      if (subscriber.session.isConnected) this.scheduleRecheck(subscriber, expiresAt ?? credentialExpiryOf(subscriber.request));
+    })();
+  }
+
+  /**
+   * The credential no longer works: nothing more is sent, and the response ends. EventSource
+   * then reconnects with the same credential and gets its 401 or 402, which ends it for good.
+   */
+  private endForCredential(subscriber: Subscriber): void {
+    subscriber.ready = false;
+    this.remove(subscriber);
+    subscriber.response.end();
+  }
+
   private remove(subscriber: Subscriber): void {
+    clearTimeout(subscriber.recheckTimer);
+    if (subscriber.lease) {
+      this.leases.release(subscriber.lease);
+      subscriber.lease = undefined;
+    }
     const set = this.subscribers.get(subscriber.userId);
     if (!set) return;
     set.delete(subscriber);
@@ -232,6 +346,10 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   private handleNotice(notice: Notice): void {
     const local = this.subscribers.get(notice.u);
     if (!local || local.size === 0) return;
+    if (notice.c === 1) {
+      for (const subscriber of [...local]) this.recheck(subscriber);
+      return;
+    }
     if (notice.e === undefined) {
       for (const subscriber of [...local]) subscriber.response.end();
       return;
