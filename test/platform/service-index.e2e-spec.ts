@@ -57,7 +57,8 @@ describe('service index at /', () => {
       const doc = (await app.http.get('/api/v1/openapi.json').expect(200)).body;
       const operation = doc.paths['/'].get;
       expect(operation.operationId).toBe('getServiceIndex');
-      expect(operation.security).toBeUndefined();
+      // Public: an explicit empty requirement, so no document-wide security applies to it.
+      expect(operation.security).toEqual([]);
       expect(operation.responses['200'].content['application/json'].schema.properties.data.$ref).toBe('#/components/schemas/ServiceIndexDto');
     }
   });
