@@ -10,6 +10,7 @@ import { grantBetaAccess, insertApiKey, insertUser, SmtpTestServer, StripeTestSe
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from '../../apps/todo-api/src/todos/todo-stream-leases.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { writeFigures } from '../reliability/support/figures.js';
 
 const ADMIN_KEY = 'admin-key-for-stream-tests-0123456789';
 const WEBHOOK_SECRET = 'whsec_stream_tests';
@@ -79,6 +80,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const sessionIdOf = (jwt: string): string => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sid;
 
+/** For the reliability summary: streams whose credential stopped working, and how many of them the server ended. */
+const figures = { revokedStreams: 0, revokedStreamsClosed: 0 };
+
 describe('realtime stream: ends with its credential, capped per account', () => {
   const smtp = new SmtpTestServer();
   const stripe = new StripeTestServer();
@@ -104,6 +108,7 @@ describe('realtime stream: ends with its credential, capped per account', () => 
     await until(() => events.subscriberCount() === 0, 5000, 'streams closed after the test');
   });
   afterAll(async () => {
+    writeFigures('stream-revocation', { ...figures, revokedStreamsLeaked: figures.revokedStreams - figures.revokedStreamsClosed });
     await t?.close();
     await stripe.stop();
     await smtp.stop();
@@ -152,7 +157,9 @@ describe('realtime stream: ends with its credential, capped per account', () => 
 
   /** The stream ends, and a change made afterwards (when the account can still make one) reaches it no more. */
   async function expectEndedForGood(stream: OpenStream, survivingKey?: string): Promise<void> {
+    figures.revokedStreams++;
     await until(stream.isEnded, NOTICE_WAIT_MS, 'stream ended by the server');
+    figures.revokedStreamsClosed++;
     const seen = stream.events.length;
     if (survivingKey) await createTodo(survivingKey, 'after the credential stopped working');
     await until(() => events.subscriberCount() === 0, 2000, 'server forgot the stream');
