@@ -40,6 +40,7 @@ for (const s of suites) {
     const b = f.services['feedback-export'];
     rows.push([tag, 'requests fuzzed: todo-api + feedback-export', `${n(t.requests)} + ${n(b.requests)} = ${n(f.requestsTotal)}`, s.full && f.requestsTotal < 20000 ? (bad++, 'FAIL (< 20,000)') : 'ok']);
     rows.push([tag, 'operations covered', `${n(t.operations)} + ${n(b.operations)}`, '']);
+    if (t.hostileBodies !== undefined) rows.push([tag, 'hostile bodies among them (deep to 100,000 levels, gzip, bombs, huge numbers)', n(t.hostileBodies + b.hostileBodies), '']);
     rows.push([tag, 'responses >= 500', n(t.status5xx + b.status5xx), zero(t.status5xx + b.status5xx)]);
     rows.push([tag, 'responses outside the envelope', n(t.envelopeViolations + b.envelopeViolations), zero(t.envelopeViolations + b.envelopeViolations)]);
     rows.push([tag, '2xx not matching the documented schema', `${n(t.schemaViolations + b.schemaViolations)} of ${n(t.schemaChecked2xx + b.schemaChecked2xx)} checked`, zero(t.schemaViolations + b.schemaViolations)]);

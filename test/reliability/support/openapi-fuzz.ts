@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 
 type Json = Record<string, any>;
@@ -26,7 +27,8 @@ export interface FuzzCase {
   path: string;
   auth: AuthMode;
   headers: Record<string, string>;
-  body?: string;
+  /** JSON text, or its gzip bytes (sent with `Content-Encoding: gzip`). */
+  body?: string | Buffer;
   bodyKind: string;
 }
 
@@ -199,7 +201,7 @@ function bodyOf(document: Json, operation: FuzzOperation, hints: FuzzHints): fc.
   const valid = validValue(document, schema ?? { type: 'object', properties: {} }, 0, hint);
   const properties = Object.keys(resolve(document, schema)?.properties ?? {});
   const required: string[] = resolve(document, schema)?.required ?? [];
-  const options: { weight: number; arbitrary: fc.Arbitrary<{ body?: unknown; text?: string; kind: string }> }[] = [
+  const options: { weight: number; arbitrary: fc.Arbitrary<{ body?: unknown; text?: string; gzip?: boolean; kind: string }> }[] = [
     { weight: 40, arbitrary: valid.map((body) => ({ body, kind: 'valid' })) },
     { weight: 15, arbitrary: fc.constant({ kind: 'none' }) },
     { weight: 10, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((body) => ({ body, kind: 'junk-json' })) },
@@ -220,6 +222,16 @@ function bodyOf(document: Json, operation: FuzzOperation, hints: FuzzHints): fc.
   }
   // A megabyte body is rare: it proves the size limit without turning the run into a bandwidth test.
   options.push({ weight: 1, arbitrary: fc.constantFrom(900_000, 1_100_000).map((size) => ({ body: { text: 'x'.repeat(size) }, kind: `huge-${size}` })) });
+  // Hostile shapes (issue: a few KB of nesting overflowed the stack): nesting just past the limit and
+  // far past it, plain and gzip-compressed, a gzip bomb, and numbers JSON allows but no field can hold.
+  options.push({ weight: 2, arbitrary: fc.tuple(fc.constantFrom(33, 1_000, 100_000), fc.boolean()).map(([depth, objects]) => ({ text: nestedJson(depth, objects), kind: `deep-${depth}` })) });
+  options.push({ weight: 1, arbitrary: fc.constantFrom(100_000, 400_000).map((depth) => ({ text: nestedJson(depth, false), gzip: true, kind: `deep-${depth}-gzip` })) });
+  options.push({ weight: 1, arbitrary: fc.constant({ text: `{"a":"${' '.repeat(8 * 1024 * 1024)}"}`, gzip: true, kind: 'gzip-bomb-8MiB' }) });
+  const hugeNumberKeys = properties.length ? properties : ['value'];
+  options.push({
+    weight: 2,
+    arbitrary: fc.tuple(fc.constantFrom(...hugeNumberKeys), fc.constantFrom('1e400', '-1e400', '123456789012345678901234567890', '1e-400', '9007199254740993')).map(([key, number]) => ({ text: `{${JSON.stringify(key)}:${number}}`, kind: 'huge-number' })),
+  });
   return fc.oneof(...options);
 }
 
@@ -311,7 +323,9 @@ export function requestArbitrary(document: Json, operation: FuzzOperation, hints
       if (generated.text !== undefined) text = generated.text;
       else if (generated.kind !== 'none') text = JSON.stringify(generated.body) ?? 'null';
       if (text !== undefined && type) headers['Content-Type'] = type;
-      return { operationId: operation.operationId, method: operation.method, path: `${path}${query}`, auth: mode, headers, body: text, bodyKind: generated.kind };
+      const gzip = (generated as { gzip?: boolean }).gzip === true && text !== undefined;
+      if (gzip) headers['Content-Encoding'] = 'gzip';
+      return { operationId: operation.operationId, method: operation.method, path: `${path}${query}`, auth: mode, headers, body: gzip ? gzippedOnce(text!) : text, bodyKind: generated.kind };
     });
 }
 
@@ -335,4 +349,17 @@ export function hostileAuthHeaders(mode: AuthMode, validHeaders: Record<string, 
     case 'empty-bearer':
       return { Authorization: 'Bearer ' };
   }
+}
+
+/** `{"a": [[…]]}` or `{"a": {"a": …}}`, `depth` levels inside the outer object. */
+function nestedJson(depth: number, objects: boolean): string {
+  return objects ? `{"a":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}` : `{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+}
+
+const gzipCache = new Map<string, Buffer>();
+/** The same few large texts come back often; compress each once. */
+function gzippedOnce(text: string): Buffer {
+  let bytes = gzipCache.get(text);
+  if (!bytes) gzipCache.set(text, (bytes = gzipSync(text, { level: 9 })));
+  return bytes;
 }
