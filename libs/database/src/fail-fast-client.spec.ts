@@ -18,6 +18,25 @@ describe('FailFastClient', () => {
     await embedded?.stop();
   });
 
+  it('keeps an error listener on a lent connection, so a session the server ends before the borrower listens cannot crash the process', async () => {
+    const pool = new pg.Pool({ connectionString: proxy.wrap(embedded.url), max: 1, Client: FailFastClient });
+    pool.on('error', () => undefined);
+    try {
+      // As pg-pool hands it to TypeORM: its idle listener already removed, the borrower's not yet added.
+      const client = await pool.connect();
+      expect(client.listenerCount('error')).toBeGreaterThan(0);
+      const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+      proxy.cut();
+      await ended;
+      client.release(true);
+      proxy.restore();
+      expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      proxy.restore();
+      await pool.end();
+    }
+  });
+
   it('drops a connection whose query got no answer, so the pool does not lend it again', async () => {
     const pool = new pg.Pool({ connectionString: proxy.wrap(embedded.url), max: 1, Client: FailFastClient, query_timeout: 300 });
     pool.on('error', () => undefined);

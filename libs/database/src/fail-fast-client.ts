@@ -15,6 +15,17 @@ type Callback = (error: Error | null, result?: unknown) => void;
  * terms.
  */
 export class FailFastClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // pg-pool takes its idle listener off a client as it lends it, and the borrower (TypeORM's
+    // query runner) adds its own only a microtask later. When the server ends the session in that
+    // instant (`pg_ctl stop -m fast` under load: the previous answer and FATAL 57P01 in one TCP
+    // read), the 'error' event would find no listener and crash the process. This one keeps it an
+    // event: the pool and the borrower still see the dead connection through their own listeners
+    // and the failing query.
+    this.on('error', () => undefined);
+  }
+
   override query(...args: any[]): any {
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
