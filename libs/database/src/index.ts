@@ -1,4 +1,5 @@
 export * from './data-source-options.js';
+export * from './database-flavour.js';
 export * from './database.module.js';
 export * from './embedded-postgres.js';
 export * from './run-migrations.js';
