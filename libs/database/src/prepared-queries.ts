@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { DatabaseFlavour, mainPoolOf } from './database-flavour.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 const statementNames = new Map<string, string>();
 
@@ -23,11 +24,6 @@ function statement(named: boolean, sql: string, params: unknown[]): pg.QueryConf
 /** PostgreSQL refuses a prepared statement whose tables changed shape under it (a migration run by another replica). */
 function isStalePlan(error: unknown): boolean {
   return (error as { code?: string }).code === '0A000' && /cached plan/.test((error as Error).message);
-}
-
-/** What repositories run SQL on inside a transaction: ours, or a TypeORM EntityManager. */
-export interface SqlExecutor {
-  query(sql: string, params?: unknown[]): Promise<any>;
 }
 
 /**
@@ -80,7 +76,7 @@ export class PreparedQueries {
     try {
       await client.query('BEGIN');
       const result = await work({
-        query: async (sql: string, params: unknown[] = []) => (await client.query(statement(named, sql, params))).rows,
+        query: async <R>(sql: string, params: unknown[] = []) => (await client.query(statement(named, sql, params))).rows as R[],
       });
       await client.query('COMMIT');
       return result;

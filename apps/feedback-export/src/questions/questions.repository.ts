@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { executorOf } from '#libs/database';
 import type { BatchStatus } from './dto/question-batch.dto.js';
 
 export interface BatchRow {
@@ -45,12 +46,6 @@ export interface NewBatch {
   shareTokenHash: string;
   shareTokenSealed: string;
   questions: Array<{ n: number; title: string; html: string }>;
-}
-
-/** UPDATE ... RETURNING comes back from TypeORM as [rows, count]. */
-function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
 }
 
 const BATCH_COLUMNS = `
@@ -118,11 +113,11 @@ export class QuestionsRepository {
 
   /** draft -> sent; false when the batch was not a draft of this owner's site. */
   async markSent(ownerId: string, siteId: string, batchId: string): Promise<boolean> {
-    const result = await this.dataSource.query(
+    const rows = await executorOf(this.dataSource.manager).query(
       `UPDATE question_batches SET status = 'sent', sent_at = now() WHERE owner_id = $1 AND site_id = $2 AND id = $3 AND status = 'draft' RETURNING id`,
       [ownerId, siteId, batchId],
     );
-    return rowsOf(result).length > 0;
+    return rows.length > 0;
   }
 
   /** sent -> opened on the first view of the share page; a no-op in any other state. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiKeyEntity } from '#libs/accounts';
+import { executorOf } from '#libs/database';
 
 export interface NewApiKeySecret {
   prefix: string;
@@ -45,10 +46,10 @@ export class ApiKeysRepository {
 
   /** Revokes the key (keeping the first revocation time); false when the owner has no such key. */
   async revoke(userId: string, keyId: string): Promise<boolean> {
-    const [rows] = (await this.dataSource.query(
+    const rows = await executorOf(this.dataSource.manager).query(
       `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE user_id = $1 AND id = $2 RETURNING id`,
       [userId, keyId],
-    )) as [unknown[], number];
+    );
     return rows.length > 0;
   }
 

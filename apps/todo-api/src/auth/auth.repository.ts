@@ -2,17 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { canonicalEmail, UserEntity } from '#libs/accounts';
+import { executorOf } from '#libs/database';
 
 export interface NewUser {
   userKey: string;
   username: string;
   email: string;
   passwordHash: string;
-}
-
-/** UPDATE/DELETE through EntityManager.query answer [rows, count]; SELECT/INSERT answer rows. */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }
 
 /** Users and the password-reset records. */
@@ -79,7 +75,7 @@ export class AuthRepository {
   /** Trades a verified code for a reset token, once: false if the code was consumed meanwhile. */
   exchangeCodeForToken(userId: string, codeHash: string, tokenHash: string, ttlSeconds: number): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const deleted = rowsOf(await manager.query(`DELETE FROM password_reset_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id`, [userId, codeHash]));
+      const deleted = await executorOf(manager).query(`DELETE FROM password_reset_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id`, [userId, codeHash]);
       if (deleted.length === 0) return false;
       await manager.query(`INSERT INTO password_reset_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [
         tokenHash,
@@ -101,11 +97,9 @@ export class AuthRepository {
 
   /** Marks a live reset token used, once; answers its owner, or undefined if it was not live. */
   async useResetToken(tokenHash: string, manager: EntityManager): Promise<string | undefined> {
-    const rows = rowsOf<{ user_id: string }>(
-      await manager.query(
-        `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
-        [tokenHash],
-      ),
+    const rows = await executorOf(manager).query<{ user_id: string }>(
+      `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+      [tokenHash],
     );
     return rows[0]?.user_id;
   }
