@@ -5,4 +5,5 @@ export * from './embedded-postgres.js';
 export * from './run-migrations.js';
 export * from './prepared-queries.js';
 export * from './sql-executor.js';
+export * from './transaction.js';
 export * from './fail-fast-client.js';

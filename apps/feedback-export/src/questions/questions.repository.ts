@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { executorOf } from '#libs/database';
+import { DataSource } from 'typeorm';
+import { executorOf, inTransaction, managerOf, type Transaction } from '#libs/database';
 import type { BatchStatus } from './dto/question-batch.dto.js';
 
 export interface BatchRow {
@@ -60,12 +60,13 @@ const BATCH_COLUMNS = `
 export class QuestionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return inTransaction(this.dataSource, work);
   }
 
   /** Inserts the batch and its questions with the transaction's manager; the notify address defaults to the owner's e-mail. */
-  async insert(manager: EntityManager, batch: NewBatch): Promise<{ id: string; status: BatchStatus }> {
+  async insert(tx: Transaction, batch: NewBatch): Promise<{ id: string; status: BatchStatus }> {
+    const manager = managerOf(tx);
     const rows: Array<{ id: string; status: BatchStatus }> = await manager.query(
       `INSERT INTO question_batches (site_id, owner_id, title, intro_html, notify_email, status, sent_at, share_token_hash, share_token_sealed)
        SELECT s.id, s.owner_id, $3, $4, COALESCE($5, u.email), CASE WHEN $6 THEN 'sent' ELSE 'draft' END, CASE WHEN $6 THEN now() END, $7, $8
@@ -97,7 +98,8 @@ export class QuestionsRepository {
   }
 
   /** A batch by its share token hash, drafts included (the caller decides). */
-  async findByTokenHash(tokenHash: string, manager: EntityManager = this.dataSource.manager): Promise<BatchRow | undefined> {
+  async findByTokenHash(tokenHash: string, tx?: Transaction): Promise<BatchRow | undefined> {
+    const manager = tx ? managerOf(tx) : this.dataSource.manager;
     const rows: BatchRow[] = await manager.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
     return rows[0];
   }
@@ -150,7 +152,8 @@ export class QuestionsRepository {
    * filling openedAt if the page was skipped) and tells whether the owner has news to be
    * mailed: a first submit, or answers saved since the last notification.
    */
-  async submit(manager: EntityManager, batchId: string): Promise<{ notify: boolean; at: Date }> {
+  async submit(tx: Transaction, batchId: string): Promise<{ notify: boolean; at: Date }> {
+    const manager = managerOf(tx);
     const rows: Array<{ notify: boolean; at: Date }> = await manager.query(
       `WITH locked AS (SELECT id, notified_at FROM question_batches WHERE id = $1 FOR UPDATE),
        latest AS (SELECT max(updated_at) AS at FROM batch_answers WHERE batch_id = $1)

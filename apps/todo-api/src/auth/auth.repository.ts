@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { canonicalEmail, UserEntity } from '#libs/accounts';
-import { executorOf } from '#libs/database';
+import { executorOf, inTransaction, managerOf, type Transaction } from '#libs/database';
 
 export interface NewUser {
   userKey: string;
@@ -19,8 +19,8 @@ export class AuthRepository {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
   ) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return inTransaction(this.dataSource, work);
   }
 
   findUserById(userId: string): Promise<UserEntity | null> {
@@ -37,7 +37,8 @@ export class AuthRepository {
     return rows.length > 0;
   }
 
-  async insertUser(user: NewUser, manager: EntityManager): Promise<UserEntity> {
+  async insertUser(user: NewUser, tx: Transaction): Promise<UserEntity> {
+    const manager = managerOf(tx);
     const rows = await manager.query(
       `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
       [user.userKey, user.username, user.email, canonicalEmail(user.email), user.passwordHash],
@@ -45,7 +46,8 @@ export class AuthRepository {
     return (await manager.findOne(UserEntity, { where: { id: rows[0].id } }))!;
   }
 
-  async setPassword(userId: string, passwordHash: string, manager: EntityManager): Promise<void> {
+  async setPassword(userId: string, passwordHash: string, tx: Transaction): Promise<void> {
+    const manager = managerOf(tx);
     await manager.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1`, [userId, passwordHash]);
   }
 
@@ -96,7 +98,8 @@ export class AuthRepository {
   }
 
   /** Marks a live reset token used, once; answers its owner, or undefined if it was not live. */
-  async useResetToken(tokenHash: string, manager: EntityManager): Promise<string | undefined> {
+  async useResetToken(tokenHash: string, tx: Transaction): Promise<string | undefined> {
+    const manager = managerOf(tx);
     const rows = await executorOf(manager).query<{ user_id: string }>(
       `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
       [tokenHash],
@@ -105,7 +108,8 @@ export class AuthRepository {
   }
 
   /** After a password change no earlier code or reset token may be used. */
-  async discardResetState(userId: string, manager: EntityManager): Promise<void> {
+  async discardResetState(userId: string, tx: Transaction): Promise<void> {
+    const manager = managerOf(tx);
     await manager.query(`DELETE FROM password_reset_codes WHERE user_id = $1`, [userId]);
     await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
   }

@@ -57,10 +57,10 @@ export class BillingWebhookService {
 
     // Stripe is read outside the transaction: no database connection waits on the network.
     const change = await this.planChange(stripe, event);
-    const applied = await this.repository.transaction(async (manager) => {
-      if (!(await this.repository.claimEvent(manager, event.id, event.type))) return false;
-      if (change) await this.repository.applyProviderState(manager, change.userId, change.state, change.observedAt);
-      await this.repository.pruneProcessedEvents(manager);
+    const applied = await this.repository.transaction(async (tx) => {
+      if (!(await this.repository.claimEvent(tx, event.id, event.type))) return false;
+      if (change) await this.repository.applyProviderState(tx, change.userId, change.state, change.observedAt);
+      await this.repository.pruneProcessedEvents(tx);
       return true;
     });
     if (applied) this.logger.log({ eventId: event.id, type: event.type, userId: change?.userId, status: change?.state.status }, 'Stripe event applied');
