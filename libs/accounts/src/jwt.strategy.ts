@@ -4,10 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { Principal } from '#libs/common';
+import { isUuid, type Principal } from '#libs/common';
 import type { AccessTokenClaims } from './access-token.service.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Access-token verification shared by both apps: HS256 only (`alg: none` and every other
@@ -30,7 +28,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   async validate(claims: Partial<AccessTokenClaims>): Promise<Principal | false> {
     if (claims.typ !== 'access' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return false;
-    if (!UUID.test(claims.sub) || !UUID.test(claims.sid)) return false;
+    if (!isUuid(claims.sub) || !isUuid(claims.sid)) return false;
     const rows = await this.dataSource.query(
       `SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
       [claims.sid, claims.sub],

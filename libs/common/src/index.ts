@@ -16,6 +16,7 @@ export * from './http/create-http-app.js';
 export * from './http/envelope.interceptor.js';
 export * from './http/json-body.js';
 export * from './http/validation.js';
+export * from './ids/uuid.js';
 export * from './lifecycle/graceful-shutdown.js';
 export * from './logging/nest-pino-logger.js';
 export * from './metrics/app-metrics.js';

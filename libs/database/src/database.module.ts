@@ -3,6 +3,7 @@ import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
 import { dataSourceOptions } from './data-source-options.js';
+import { DatabaseFlavour } from './database-flavour.js';
 import { PreparedQueries } from './prepared-queries.js';
 
 @Module({})
@@ -12,8 +13,15 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       global: true,
-      providers: [{ provide: PreparedQueries, useFactory: (dataSource: DataSource) => PreparedQueries.forDataSource(dataSource), inject: [getDataSourceToken()] }],
-      exports: [PreparedQueries],
+      providers: [
+        { provide: DatabaseFlavour, useFactory: (dataSource: DataSource) => DatabaseFlavour.forDataSource(dataSource), inject: [getDataSourceToken()] },
+        {
+          provide: PreparedQueries,
+          useFactory: (dataSource: DataSource, flavour: DatabaseFlavour) => PreparedQueries.forDataSource(dataSource, flavour),
+          inject: [getDataSourceToken(), DatabaseFlavour],
+        },
+      ],
+      exports: [DatabaseFlavour, PreparedQueries],
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName, queryTimeoutMs: config.dbQueryTimeoutMs }),

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
+import { DatabaseFlavour, mainPoolOf } from './database-flavour.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 const statementNames = new Map<string, string>();
 
@@ -25,11 +26,6 @@ function isStalePlan(error: unknown): boolean {
   return (error as { code?: string }).code === '0A000' && /cached plan/.test((error as Error).message);
 }
 
-/** What repositories run SQL on inside a transaction: ours, or a TypeORM EntityManager. */
-export interface SqlExecutor {
-  query(sql: string, params?: unknown[]): Promise<any>;
-}
-
 /**
  * Runs hot-path SQL as named prepared statements: PostgreSQL parses and plans each text
  * once per connection instead of on every request, which halves the database's CPU for
@@ -41,19 +37,19 @@ export interface SqlExecutor {
  * unnamed, as TypeORM runs them.
  */
 export class PreparedQueries {
-  private named?: Promise<boolean>;
-  private knownNamed?: boolean;
+  constructor(
+    private readonly pool: () => pg.Pool,
+    private readonly flavour = new DatabaseFlavour(pool),
+  ) {}
 
-  constructor(private readonly pool: () => pg.Pool) {}
-
-  static forDataSource(dataSource: DataSource): PreparedQueries {
-    return new PreparedQueries(() => (dataSource.driver as PostgresDriver).master as pg.Pool);
+  static forDataSource(dataSource: DataSource, flavour = DatabaseFlavour.forDataSource(dataSource)): PreparedQueries {
+    return new PreparedQueries(() => mainPoolOf(dataSource), flavour);
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
     const pool = this.pool();
     // Known after the first statement: no extra await on the hot path.
-    const named = this.knownNamed ?? (await this.useNames(pool));
+    const named = this.knownUsesNames() ?? !(await this.flavour.isEmbedded());
     try {
       return (await pool.query(statement(named, sql, params))).rows as T[];
     } catch (error) {
@@ -68,7 +64,7 @@ export class PreparedQueries {
    */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const pool = this.pool();
-    const named = this.knownNamed ?? (await this.useNames(pool));
+    const named = this.knownUsesNames() ?? !(await this.flavour.isEmbedded());
     const client = await pool.connect();
     let connectionBroken = false;
     // The pool listens for errors only on idle clients: a connection dropped while we hold it
@@ -80,7 +76,7 @@ export class PreparedQueries {
     try {
       await client.query('BEGIN');
       const result = await work({
-        query: async (sql: string, params: unknown[] = []) => (await client.query(statement(named, sql, params))).rows,
+        query: async <R>(sql: string, params: unknown[] = []) => (await client.query(statement(named, sql, params))).rows as R[],
       });
       await client.query('COMMIT');
       return result;
@@ -96,14 +92,9 @@ export class PreparedQueries {
     }
   }
 
-  private useNames(pool: pg.Pool): Promise<boolean> {
-    this.named ??= pool.query<{ version: string }>('SELECT version()').then(
-      (result) => (this.knownNamed = !/PGlite/i.test(result.rows[0]?.version ?? '')),
-      (error: unknown) => {
-        this.named = undefined; // the database is unreachable: ask again next time
-        throw error;
-      },
-    );
-    return this.named;
+  /** Named statements everywhere but on the embedded database; undefined until the flavour is known. */
+  private knownUsesNames(): boolean | undefined {
+    const embedded = this.flavour.knownEmbedded;
+    return embedded === undefined ? undefined : !embedded;
   }
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppException, ErrorCode } from '#libs/common';
+import { AppException, ErrorCode, isUuid } from '#libs/common';
 
 /**
  * Export cursors: an opaque, signed position. `at` is created_at at full (microsecond)
@@ -12,7 +12,6 @@ export type ExportCursor =
   | { kind: 'portfolio'; ownerId: string; at: string | null; siteId: string | null; id: string | null };
 
 const VERSION = 'c1';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const POSITION = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/;
 
 function invalid(): AppException {
@@ -50,17 +49,16 @@ export class ExportCursorCodec {
       throw invalid();
     }
     if (!Array.isArray(fields)) throw invalid();
-    const isId = (v: unknown) => typeof v === 'string' && UUID.test(v);
     const isPosition = (v: unknown) => typeof v === 'string' && POSITION.test(v);
-    if (fields[0] === 's' && fields.length === 4 && isId(fields[1])) {
+    if (fields[0] === 's' && fields.length === 4 && isUuid(fields[1])) {
       const [, siteId, at, id] = fields;
       if (at === null && id === null) return { kind: 'site', siteId, at: null, id: null };
-      if (isPosition(at) && isId(id)) return { kind: 'site', siteId, at, id };
+      if (isPosition(at) && isUuid(id)) return { kind: 'site', siteId, at, id };
     }
-    if (fields[0] === 'p' && fields.length === 5 && isId(fields[1])) {
+    if (fields[0] === 'p' && fields.length === 5 && isUuid(fields[1])) {
       const [, ownerId, at, siteId, id] = fields;
       if (at === null && siteId === null && id === null) return { kind: 'portfolio', ownerId, at: null, siteId: null, id: null };
-      if (isPosition(at) && isId(siteId) && isId(id)) return { kind: 'portfolio', ownerId, at, siteId, id };
+      if (isPosition(at) && isUuid(siteId) && isUuid(id)) return { kind: 'portfolio', ownerId, at, siteId, id };
     }
     throw invalid();
   }

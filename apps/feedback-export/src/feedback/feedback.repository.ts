@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PreparedQueries } from '#libs/database';
+import { executorOf, PreparedQueries } from '#libs/database';
 import type { FeedbackStatus, FeedbackType } from './feedback.entity.js';
 
 /** A feedback row to insert; its owner is passed beside the rows (all rows of one call share it). */
@@ -40,12 +40,6 @@ const ITEM_COLUMNS = `
   f.id, f.site_id AS "siteId", f.type, f.message, f.rating, f.page_url AS "pageUrl", f.status,
   to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS "createdAt",
   to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS "position"`;
-
-/** UPDATE ... RETURNING comes back from TypeORM as [rows, count]. */
-function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
-}
 
 @Injectable()
 export class FeedbackRepository {
@@ -133,11 +127,11 @@ export class FeedbackRepository {
 
   /** Sets the status of a feedback item of the site; undefined when the site has no such item. */
   async updateStatus(ownerId: string, siteId: string, id: string, status: FeedbackStatus): Promise<FeedbackRow | undefined> {
-    const result = await this.dataSource.query(
+    const rows = await executorOf(this.dataSource.manager).query<FeedbackRow>(
       `UPDATE feedback f SET status = $4, updated_at = now() WHERE f.owner_id = $1 AND f.site_id = $2 AND f.id = $3 RETURNING ${ITEM_COLUMNS}`,
       [ownerId, siteId, id, status],
     );
-    return rowsOf<FeedbackRow>(result)[0];
+    return rows[0];
   }
 
   private addFilters(where: string[], params: unknown[], filter: PageFilter): void {

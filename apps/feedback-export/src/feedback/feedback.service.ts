@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { AppException, AppMetrics, ErrorCode } from '#libs/common';
+import { AppException, AppMetrics, ErrorCode, isUuid } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { PortfolioPrincipal, SitePrincipal } from '../sites/feedback-token.authenticator.js';
 import { SitesRepository } from '../sites/sites.repository.js';
@@ -15,8 +15,6 @@ import {
 import { ExportCursorCodec } from './export-cursor.js';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback.entity.js';
 import { FeedbackRepository, type FeedbackRow } from './feedback.repository.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ExportQuery {
   since?: string;
@@ -107,7 +105,7 @@ export class FeedbackService {
   /** Triage: only with the site's write token, only the site's own items (another site's id is 404). */
   async updateStatus(principal: SitePrincipal, feedbackId: string, status: string): Promise<FeedbackItemDto> {
     if (principal.scope !== 'write') throw new AppException(ErrorCode.INVALID_TOKEN, 'Changing feedback needs the site write token (wk_)');
-    if (!UUID.test(feedbackId)) {
+    if (!isUuid(feedbackId)) {
       throw new AppException(ErrorCode.VALIDATION_ERROR, 'The feedback id must be a UUID', { fields: [{ field: 'id', messages: ['must be a UUID'] }] });
     }
     if (status !== 'triaged' && status !== 'resolved') {

@@ -1,12 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
+import { UUID_PATTERN } from '#libs/common';
 import { FeedbackMcpToolRegistry } from '../mcp/feedback-mcp-tool.registry.js';
 import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
 import { MAX_HTML_LENGTH, MAX_QUESTION_NUMBER, MAX_QUESTIONS, MAX_TITLE_LENGTH, type CreateQuestionBatchDto } from './dto/question-batch.dto.js';
 import { QuestionsService } from './questions.service.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const batchId = z.string().regex(UUID, 'must be a UUID').describe('question batch id (uuid)');
+const batchId = z.string().regex(UUID_PATTERN, 'must be a UUID').describe('question batch id (uuid)');
 const title = z.string().min(1).max(MAX_TITLE_LENGTH).regex(/\S/, 'must not be blank');
 
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { executorOf, inTransaction, managerOf, type Transaction } from '#libs/database';
 import type { BatchStatus } from './dto/question-batch.dto.js';
 
 export interface BatchRow {
@@ -47,12 +48,6 @@ export interface NewBatch {
   questions: Array<{ n: number; title: string; html: string }>;
 }
 
-/** UPDATE ... RETURNING comes back from TypeORM as [rows, count]. */
-function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
-}
-
 const BATCH_COLUMNS = `
   b.id, b.site_id AS "siteId", b.owner_id AS "ownerId", b.title, b.intro_html AS "introHtml", b.notify_email AS "notifyEmail",
   b.status, b.share_token_sealed AS "shareTokenSealed",
@@ -65,12 +60,13 @@ const BATCH_COLUMNS = `
 export class QuestionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return inTransaction(this.dataSource, work);
   }
 
   /** Inserts the batch and its questions with the transaction's manager; the notify address defaults to the owner's e-mail. */
-  async insert(manager: EntityManager, batch: NewBatch): Promise<{ id: string; status: BatchStatus }> {
+  async insert(tx: Transaction, batch: NewBatch): Promise<{ id: string; status: BatchStatus }> {
+    const manager = managerOf(tx);
     const rows: Array<{ id: string; status: BatchStatus }> = await manager.query(
       `INSERT INTO question_batches (site_id, owner_id, title, intro_html, notify_email, status, sent_at, share_token_hash, share_token_sealed)
        SELECT s.id, s.owner_id, $3, $4, COALESCE($5, u.email), CASE WHEN $6 THEN 'sent' ELSE 'draft' END, CASE WHEN $6 THEN now() END, $7, $8
@@ -102,7 +98,8 @@ export class QuestionsRepository {
   }
 
   /** A batch by its share token hash, drafts included (the caller decides). */
-  async findByTokenHash(tokenHash: string, manager: EntityManager = this.dataSource.manager): Promise<BatchRow | undefined> {
+  async findByTokenHash(tokenHash: string, tx?: Transaction): Promise<BatchRow | undefined> {
+    const manager = tx ? managerOf(tx) : this.dataSource.manager;
     const rows: BatchRow[] = await manager.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
     return rows[0];
   }
@@ -118,11 +115,11 @@ export class QuestionsRepository {
 
   /** draft -> sent; false when the batch was not a draft of this owner's site. */
   async markSent(ownerId: string, siteId: string, batchId: string): Promise<boolean> {
-    const result = await this.dataSource.query(
+    const rows = await executorOf(this.dataSource.manager).query(
       `UPDATE question_batches SET status = 'sent', sent_at = now() WHERE owner_id = $1 AND site_id = $2 AND id = $3 AND status = 'draft' RETURNING id`,
       [ownerId, siteId, batchId],
     );
-    return rowsOf(result).length > 0;
+    return rows.length > 0;
   }
 
   /** sent -> opened on the first view of the share page; a no-op in any other state. */
@@ -155,7 +152,8 @@ export class QuestionsRepository {
    * filling openedAt if the page was skipped) and tells whether the owner has news to be
    * mailed: a first submit, or answers saved since the last notification.
    */
-  async submit(manager: EntityManager, batchId: string): Promise<{ notify: boolean; at: Date }> {
+  async submit(tx: Transaction, batchId: string): Promise<{ notify: boolean; at: Date }> {
+    const manager = managerOf(tx);
     const rows: Array<{ notify: boolean; at: Date }> = await manager.query(
       `WITH locked AS (SELECT id, notified_at FROM question_batches WHERE id = $1 FOR UPDATE),
        latest AS (SELECT max(updated_at) AS at FROM batch_answers WHERE batch_id = $1)

@@ -68,8 +68,8 @@ export class QuestionsService {
   private async insertBatch(ownerId: string, siteId: string, input: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
     this.requireUniqueNumbers(input.questions);
     const token = generateShareToken();
-    const created = await this.questions.transaction((manager) =>
-      this.questions.insert(manager, {
+    const created = await this.questions.transaction((tx) =>
+      this.questions.insert(tx, {
         siteId,
         ownerId,
         title: input.title.trim(),
@@ -198,7 +198,7 @@ export class QuestionsService {
   /** Submit: -> answered, and the notify address is e-mailed when there is something new to read. */
   async submit(token: string): Promise<SubmittedDto> {
     const batch = await this.requireShared(token);
-    const { notify, at } = await this.questions.transaction((manager) => this.questions.submit(manager, batch.id));
+    const { notify, at } = await this.questions.transaction((tx) => this.questions.submit(tx, batch.id));
     if (notify) await this.notifyOwner(batch, at);
     return { status: 'answered' };
   }

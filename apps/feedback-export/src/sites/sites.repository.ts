@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RateLimitStore, type RateLimitHit, type RateLimitOptions } from '#libs/common';
-import { PreparedQueries } from '#libs/database';
+import { executorOf, PreparedQueries } from '#libs/database';
 import type { FeedbackTokenKind } from './feedback-token.format.js';
 
 export interface SiteRow {
@@ -24,12 +24,6 @@ export interface TokenRow {
   ownerId: string;
   siteId: string | null;
   kind: FeedbackTokenKind;
-}
-
-/** UPDATE/DELETE ... RETURNING come back from TypeORM as [rows, count]. */
-function rowsOf(result: unknown): unknown[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0];
-  return result as unknown[];
 }
 
 const SITE_COLUMNS = `
@@ -80,14 +74,14 @@ export class SitesRepository {
   }
 
   async rename(ownerId: string, siteId: string, name: string): Promise<boolean> {
-    const rows = await this.dataSource.query(`UPDATE sites SET name = $3, updated_at = now() WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId, name]);
-    return rowsOf(rows).length > 0;
+    const rows = await executorOf(this.dataSource.manager).query(`UPDATE sites SET name = $3, updated_at = now() WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId, name]);
+    return rows.length > 0;
   }
 
   /** Deletes the site; its tokens, feedback (and question batches) go with it by cascade. */
   async delete(ownerId: string, siteId: string): Promise<boolean> {
-    const rows = await this.dataSource.query(`DELETE FROM sites WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId]);
-    return rowsOf(rows).length > 0;
+    const rows = await executorOf(this.dataSource.manager).query(`DELETE FROM sites WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId]);
+    return rows.length > 0;
   }
 
   /**

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiKeyEntity, SessionEntity, SubscriptionEntity, UserEntity } from '#libs/accounts';
+import { inTransaction, managerOf, type Transaction } from '#libs/database';
 
 /** Reads of everything an account owns, and its removal. Every query takes the user id first. */
 @Injectable()
 export class AccountRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return inTransaction(this.dataSource, work);
   }
 
   findUser(userId: string): Promise<UserEntity | null> {
@@ -34,7 +35,8 @@ export class AccountRepository {
    * keys and sessions it had (their rate-limit counters are keyed by text and go separately), or
    * undefined when the user was already gone.
    */
-  async deleteUser(manager: EntityManager, userId: string): Promise<{ apiKeyIds: string[]; sessionIds: string[] } | undefined> {
+  async deleteUser(tx: Transaction, userId: string): Promise<{ apiKeyIds: string[]; sessionIds: string[] } | undefined> {
+    const manager = managerOf(tx);
     const locked = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
     if (locked.length === 0) return undefined;
     const keys: Array<{ id: string }> = await manager.query(`SELECT id FROM api_keys WHERE user_id = $1`, [userId]);

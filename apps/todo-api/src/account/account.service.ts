@@ -58,9 +58,9 @@ export class AccountService {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
     }
     await this.billing.cancelForAccountDeletion(userId);
-    const deleted = await this.repository.transaction(async (manager) => {
-      const removed = await this.repository.deleteUser(manager, userId);
-      if (removed) await this.todoEvents.announceAccountDeleted(manager, userId);
+    const deleted = await this.repository.transaction(async (tx) => {
+      const removed = await this.repository.deleteUser(tx, userId);
+      if (removed) await this.todoEvents.announceAccountDeleted(tx, userId);
       return removed;
     });
     if (!deleted) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');

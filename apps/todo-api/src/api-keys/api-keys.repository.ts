@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiKeyEntity } from '#libs/accounts';
+import { executorOf, inTransaction, managerOf, type Transaction } from '#libs/database';
 
 export interface NewApiKeySecret {
   prefix: string;
@@ -13,15 +14,16 @@ export interface NewApiKeySecret {
 export class ApiKeysRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return inTransaction(this.dataSource, work);
   }
 
   list(userId: string): Promise<ApiKeyEntity[]> {
     return this.dataSource.getRepository(ApiKeyEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  findOne(userId: string, keyId: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<ApiKeyEntity | null> {
+  findOne(userId: string, keyId: string, tx?: Transaction, lock = false): Promise<ApiKeyEntity | null> {
+    const manager = tx ? managerOf(tx) : this.dataSource.manager;
     return manager.findOne(ApiKeyEntity, { where: { userId, id: keyId }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   }
 
@@ -45,16 +47,16 @@ export class ApiKeysRepository {
 
   /** Revokes the key (keeping the first revocation time); false when the owner has no such key. */
   async revoke(userId: string, keyId: string): Promise<boolean> {
-    const [rows] = (await this.dataSource.query(
+    const rows = await executorOf(this.dataSource.manager).query(
       `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE user_id = $1 AND id = $2 RETURNING id`,
       [userId, keyId],
-    )) as [unknown[], number];
+    );
     return rows.length > 0;
   }
 
   /** Replaces the secret in place: the old hash is gone in the same statement, so the old key fails at once. */
-  async replaceSecret(manager: EntityManager, userId: string, keyId: string, secret: NewApiKeySecret, expiresAt: Date | null): Promise<ApiKeyEntity> {
-    await manager.update(ApiKeyEntity, { userId, id: keyId }, { prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null });
-    return (await this.findOne(userId, keyId, manager))!;
+  async replaceSecret(tx: Transaction, userId: string, keyId: string, secret: NewApiKeySecret, expiresAt: Date | null): Promise<ApiKeyEntity> {
+    await managerOf(tx).update(ApiKeyEntity, { userId, id: keyId }, { prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null });
+    return (await this.findOne(userId, keyId, tx))!;
   }
 }

@@ -80,8 +80,8 @@ export class ApiKeysService {
     const now = new Date();
     const requested = requestedExpiry(request, now);
     const generated = generateApiKey();
-    const key = await this.repository.transaction(async (manager) => {
-      const current = await this.repository.findOne(userId, keyId, manager, true);
+    const key = await this.repository.transaction(async (tx) => {
+      const current = await this.repository.findOne(userId, keyId, tx, true);
       if (!current) throw new AppException(ErrorCode.NOT_FOUND, 'API key not found');
       if (current.revokedAt) throw new AppException(ErrorCode.CONFLICT, 'A revoked API key cannot be rotated; create a new one');
       const expiresAt = requested === undefined ? current.expiresAt : requested;
@@ -91,7 +91,7 @@ export class ApiKeysService {
           'The key has expired; rotate it with a new expiry',
         );
       }
-      return this.repository.replaceSecret(manager, userId, keyId, generated, expiresAt);
+      return this.repository.replaceSecret(tx, userId, keyId, generated, expiresAt);
     });
     await this.revocations.announce(userId);
     return { apiKey: generated.key, key: toApiKeyDto(key) };

@@ -1,18 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { canonicalEmail, UserEntity } from '#libs/accounts';
+import { executorOf, inTransaction, managerOf, type Transaction } from '#libs/database';
 
 export interface NewUser {
   userKey: string;
   username: string;
   email: string;
   passwordHash: string;
-}
-
-/** UPDATE/DELETE through EntityManager.query answer [rows, count]; SELECT/INSERT answer rows. */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }
 
 /** Users and the password-reset records. */
@@ -23,8 +19,8 @@ export class AuthRepository {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
   ) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return inTransaction(this.dataSource, work);
   }
 
   findUserById(userId: string): Promise<UserEntity | null> {
@@ -41,7 +37,8 @@ export class AuthRepository {
     return rows.length > 0;
   }
 
-  async insertUser(user: NewUser, manager: EntityManager): Promise<UserEntity> {
+  async insertUser(user: NewUser, tx: Transaction): Promise<UserEntity> {
+    const manager = managerOf(tx);
     const rows = await manager.query(
       `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
       [user.userKey, user.username, user.email, canonicalEmail(user.email), user.passwordHash],
@@ -49,7 +46,8 @@ export class AuthRepository {
     return (await manager.findOne(UserEntity, { where: { id: rows[0].id } }))!;
   }
 
-  async setPassword(userId: string, passwordHash: string, manager: EntityManager): Promise<void> {
+  async setPassword(userId: string, passwordHash: string, tx: Transaction): Promise<void> {
+    const manager = managerOf(tx);
     await manager.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1`, [userId, passwordHash]);
   }
 
@@ -79,7 +77,7 @@ export class AuthRepository {
   /** Trades a verified code for a reset token, once: false if the code was consumed meanwhile. */
   exchangeCodeForToken(userId: string, codeHash: string, tokenHash: string, ttlSeconds: number): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const deleted = rowsOf(await manager.query(`DELETE FROM password_reset_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id`, [userId, codeHash]));
+      const deleted = await executorOf(manager).query(`DELETE FROM password_reset_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id`, [userId, codeHash]);
       if (deleted.length === 0) return false;
       await manager.query(`INSERT INTO password_reset_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [
         tokenHash,
@@ -100,18 +98,18 @@ export class AuthRepository {
   }
 
   /** Marks a live reset token used, once; answers its owner, or undefined if it was not live. */
-  async useResetToken(tokenHash: string, manager: EntityManager): Promise<string | undefined> {
-    const rows = rowsOf<{ user_id: string }>(
-      await manager.query(
-        `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
-        [tokenHash],
-      ),
+  async useResetToken(tokenHash: string, tx: Transaction): Promise<string | undefined> {
+    const manager = managerOf(tx);
+    const rows = await executorOf(manager).query<{ user_id: string }>(
+      `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+      [tokenHash],
     );
     return rows[0]?.user_id;
   }
 
   /** After a password change no earlier code or reset token may be used. */
-  async discardResetState(userId: string, manager: EntityManager): Promise<void> {
+  async discardResetState(userId: string, tx: Transaction): Promise<void> {
+    const manager = managerOf(tx);
     await manager.query(`DELETE FROM password_reset_codes WHERE user_id = $1`, [userId]);
     await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
   }

@@ -54,9 +54,9 @@ export class AuthService {
     if (derived && (await this.repository.usernameTaken(username))) username = withSuffix(username);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.repository.transaction(async (manager) => {
-          const user = await this.repository.insertUser({ userKey: newUserKey(), username, email, passwordHash }, manager);
-          const issued = await this.sessions.start(user.id, client, manager);
+        return await this.repository.transaction(async (tx) => {
+          const user = await this.repository.insertUser({ userKey: newUserKey(), username, email, passwordHash }, tx);
+          const issued = await this.sessions.start(user.id, client, tx);
           return this.tokenData(user, issued.sessionId, issued.refreshToken);
         });
       } catch (error) {
@@ -122,10 +122,10 @@ export class AuthService {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     }
     const passwordHash = await this.hasher.hash(dto.newPassword);
-    await this.repository.transaction(async (manager) => {
-      await this.repository.setPassword(userId, passwordHash, manager);
-      await this.repository.discardResetState(userId, manager);
-      await this.sessions.revokeAll(userId, manager);
+    await this.repository.transaction(async (tx) => {
+      await this.repository.setPassword(userId, passwordHash, tx);
+      await this.repository.discardResetState(userId, tx);
+      await this.sessions.revokeAll(userId, tx);
     });
     await this.revocations.announce(userId);
     return { message: 'Password changed; every session has been signed out, sign in again' };

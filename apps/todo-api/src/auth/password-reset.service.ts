@@ -94,12 +94,12 @@ export class PasswordResetService implements OnModuleDestroy {
     // Look before hashing: an unknown token must not cost a bcrypt round.
     if (!(await this.repository.findResetTokenOwner(tokenHash))) throw invalidResetToken();
     const passwordHash = await this.hasher.hash(dto.password);
-    const userId = await this.repository.transaction(async (manager) => {
-      const owner = await this.repository.useResetToken(tokenHash, manager);
+    const userId = await this.repository.transaction(async (tx) => {
+      const owner = await this.repository.useResetToken(tokenHash, tx);
       if (!owner) throw invalidResetToken();
-      await this.repository.setPassword(owner, passwordHash, manager);
-      await this.repository.discardResetState(owner, manager);
-      await this.sessions.revokeAll(owner, manager);
+      await this.repository.setPassword(owner, passwordHash, tx);
+      await this.repository.discardResetState(owner, tx);
+      await this.sessions.revokeAll(owner, tx);
       return owner;
     });
     await this.revocations.announce(userId);

@@ -16,9 +16,9 @@ export class BetaAccessService {
 
   async grant(request: BetaAccessRequestDto, requestId?: string): Promise<BetaAccessResultDto> {
     const userId = await this.resolveUser(request);
-    const changed = await this.repository.transaction(async (manager) => {
-      const changed = await this.repository.setBetaLifetime(manager, userId, true);
-      await this.repository.recordBetaAudit(manager, { userId, action: 'grant', changed, requestId });
+    const changed = await this.repository.transaction(async (tx) => {
+      const changed = await this.repository.setBetaLifetime(tx, userId, true);
+      await this.repository.recordBetaAudit(tx, { userId, action: 'grant', changed, requestId });
       return changed;
     });
     this.logger.log({ audit: 'beta-access', action: 'grant', userId, changed, requestId }, 'Lifetime beta access granted');
@@ -27,11 +27,11 @@ export class BetaAccessService {
 
   async revoke(request: BetaAccessRequestDto, requestId?: string): Promise<BetaAccessResultDto> {
     const userId = await this.resolveUser(request);
-    await this.repository.transaction(async (manager) => {
-      if (!(await this.repository.setBetaLifetime(manager, userId, false))) {
+    await this.repository.transaction(async (tx) => {
+      if (!(await this.repository.setBetaLifetime(tx, userId, false))) {
         throw new AppException(ErrorCode.BETA_ACCESS_NOT_FOUND, 'The user has no lifetime beta access');
       }
-      await this.repository.recordBetaAudit(manager, { userId, action: 'revoke', changed: true, requestId });
+      await this.repository.recordBetaAudit(tx, { userId, action: 'revoke', changed: true, requestId });
     });
     await this.revocations.announce(userId);
     this.logger.log({ audit: 'beta-access', action: 'revoke', userId, requestId }, 'Lifetime beta access revoked');

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { CredentialRevocations } from '#libs/accounts';
-import { AppException, ErrorCode } from '#libs/common';
+import { AppException, ErrorCode, isUuid } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { BillingRepository } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
@@ -17,8 +17,6 @@ export const HANDLED_EVENT_TYPES = new Set([
   'customer.subscription.deleted',
   'invoice.payment_failed',
 ]);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface PlannedChange {
   userId: string;
@@ -59,10 +57,10 @@ export class BillingWebhookService {
 
     // Stripe is read outside the transaction: no database connection waits on the network.
     const change = await this.planChange(stripe, event);
-    const applied = await this.repository.transaction(async (manager) => {
-      if (!(await this.repository.claimEvent(manager, event.id, event.type))) return false;
-      if (change) await this.repository.applyProviderState(manager, change.userId, change.state, change.observedAt);
-      await this.repository.pruneProcessedEvents(manager);
+    const applied = await this.repository.transaction(async (tx) => {
+      if (!(await this.repository.claimEvent(tx, event.id, event.type))) return false;
+      if (change) await this.repository.applyProviderState(tx, change.userId, change.state, change.observedAt);
+      await this.repository.pruneProcessedEvents(tx);
       return true;
     });
     if (applied) this.logger.log({ eventId: event.id, type: event.type, userId: change?.userId, status: change?.state.status }, 'Stripe event applied');
@@ -118,7 +116,7 @@ export class BillingWebhookService {
   /** The user we attached at checkout (metadata), else whoever holds the subscription or customer. */
   private async ownerOf(state: ProviderSubscriptionState, hintedUserId: string | undefined): Promise<string | undefined> {
     for (const candidate of [hintedUserId, state.metadataUserId]) {
-      if (candidate && UUID.test(candidate)) {
+      if (isUuid(candidate)) {
         const found = await this.repository.findUserId({ userId: candidate });
         if (found) return found;
       }

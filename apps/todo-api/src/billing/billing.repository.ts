@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { canonicalEmail, SubscriptionEntity } from '#libs/accounts';
+import { inTransaction, managerOf, type Transaction } from '#libs/database';
 import { BetaAccessAuditEntity, type BetaAccessAction } from './beta-access-audit.entity.js';
 import { BillingWebhookEventEntity } from './billing-webhook-event.entity.js';
 import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionState } from './subscription-state.js';
@@ -11,11 +12,12 @@ import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionSta
 export class BillingRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return inTransaction(this.dataSource, work);
   }
 
-  findSubscription(userId: string, manager: EntityManager = this.dataSource.manager): Promise<SubscriptionEntity | null> {
+  findSubscription(userId: string, tx?: Transaction): Promise<SubscriptionEntity | null> {
+    const manager = tx ? managerOf(tx) : this.dataSource.manager;
     return manager.findOne(SubscriptionEntity, { where: { userId } });
   }
 
@@ -71,7 +73,8 @@ export class BillingRepository {
    * A concurrent delivery of the same id waits on the primary key until this transaction ends,
    * then sees the row: each event takes effect once.
    */
-  async claimEvent(manager: EntityManager, eventId: string, type: string): Promise<boolean> {
+  async claimEvent(tx: Transaction, eventId: string, type: string): Promise<boolean> {
+    const manager = managerOf(tx);
     const rows = await manager
       .createQueryBuilder()
       .insert()
@@ -87,7 +90,8 @@ export class BillingRepository {
    * Forgets event ids older than Stripe could still deliver (it retries for 3 days, and a replayed
    * old delivery fails the signature's 5-minute tolerance anyway).
    */
-  async pruneProcessedEvents(manager: EntityManager): Promise<void> {
+  async pruneProcessedEvents(tx: Transaction): Promise<void> {
+    const manager = managerOf(tx);
     await manager.query(`DELETE FROM billing_webhook_events WHERE processed_at < now() - interval '30 days'`);
   }
 
@@ -96,7 +100,8 @@ export class BillingRepository {
    * backwards: a state older than the one stored is ignored, and an ended subscription does not
    * displace a different one that is still live. Returns the row as it is afterwards.
    */
-  async applyProviderState(manager: EntityManager, userId: string, state: ProviderSubscriptionState, observedAt: Date): Promise<SubscriptionEntity> {
+  async applyProviderState(tx: Transaction, userId: string, state: ProviderSubscriptionState, observedAt: Date): Promise<SubscriptionEntity> {
+    const manager = managerOf(tx);
     await manager.query(`INSERT INTO subscriptions (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING`, [userId]);
     const current = await manager.findOne(SubscriptionEntity, { where: { userId }, lock: { mode: 'pessimistic_write' } });
     if (!current) throw new Error('subscription row vanished inside its transaction');
@@ -127,7 +132,8 @@ export class BillingRepository {
   }
 
   /** Sets lifetime beta access; true when that changed anything. */
-  async setBetaLifetime(manager: EntityManager, userId: string, granted: boolean): Promise<boolean> {
+  async setBetaLifetime(tx: Transaction, userId: string, granted: boolean): Promise<boolean> {
+    const manager = managerOf(tx);
     const rows: unknown[] = granted
       ? await manager.query(
           `INSERT INTO subscriptions (user_id, is_beta_lifetime) VALUES ($1, true)
@@ -147,7 +153,8 @@ export class BillingRepository {
     return rows.length > 0;
   }
 
-  async recordBetaAudit(manager: EntityManager, entry: { userId: string; action: BetaAccessAction; changed: boolean; requestId?: string }): Promise<void> {
+  async recordBetaAudit(tx: Transaction, entry: { userId: string; action: BetaAccessAction; changed: boolean; requestId?: string }): Promise<void> {
+    const manager = managerOf(tx);
     await manager.insert(BetaAccessAuditEntity, { userId: entry.userId, action: entry.action, changed: entry.changed, requestId: entry.requestId ?? null });
   }
 }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import type { EntityManager } from 'typeorm';
 import { hasApiAccess, type SubscriptionEntity } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { Transaction } from '#libs/database';
 import { BillingRepository } from './billing.repository.js';
 import { CheckoutSessionDto, PortalSessionDto, SubscriptionDto, SubscriptionResultDto, SubscriptionStatusDto } from './dto/subscription.dto.js';
 import { callStripe, isResourceMissing, paymentProviderException, STRIPE_CLIENT } from './stripe.client.js';
@@ -129,12 +129,12 @@ export class BillingService {
   /**
    * For account deletion: cancels the user's paid subscription at Stripe at once. A no-op when
    * billing is not configured or there is no live paid subscription. Writes nothing locally
-   * (the account's rows are about to go). Pass the caller's transaction manager when calling
+   * (the account's rows are about to go). Pass the caller's transaction when calling
    * from inside a transaction. Throws 502/503 when Stripe fails, so deletion can stop.
    */
-  async cancelForAccountDeletion(userId: string, manager?: EntityManager): Promise<void> {
+  async cancelForAccountDeletion(userId: string, tx?: Transaction): Promise<void> {
     if (!this.stripe) return;
-    const row = await this.repository.findSubscription(userId, manager);
+    const row = await this.repository.findSubscription(userId, tx);
     if (!row?.providerSubscriptionId || !LIVE_STATUSES.includes(row.status)) return;
     const subscriptionId = row.providerSubscriptionId;
     try {
@@ -155,8 +155,8 @@ export class BillingService {
       throw paymentProviderException(error, 'subscriptions.update');
     }
     const observedAt = new Date();
-    const row = await this.repository.transaction((manager) =>
-      this.repository.applyProviderState(manager, userId, stateOfStripeSubscription(updated), observedAt),
+    const row = await this.repository.transaction((tx) =>
+      this.repository.applyProviderState(tx, userId, stateOfStripeSubscription(updated), observedAt),
     );
     return toSubscriptionDto(row);
   }

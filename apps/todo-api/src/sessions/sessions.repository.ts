@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { SessionEntity } from '#libs/accounts';
+import { executorOf, managerOf, type Transaction } from '#libs/database';
 import { RefreshTokenHistoryEntity } from './refresh-token-history.entity.js';
 import { REFRESH_TOKEN_TTL_DAYS } from './refresh-token.js';
 
@@ -30,11 +31,6 @@ export interface Rotation {
   successorSealed: string | null;
 }
 
-/** UPDATE/DELETE through EntityManager.query answer [rows, count]; SELECT/INSERT answer rows. */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
-}
-
 @Injectable()
 export class SessionsRepository {
   constructor(
@@ -42,7 +38,8 @@ export class SessionsRepository {
     @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
   ) {}
 
-  async create(session: NewSession, manager: EntityManager = this.dataSource.manager): Promise<string> {
+  async create(session: NewSession, tx?: Transaction): Promise<string> {
+    const manager = tx ? managerOf(tx) : this.dataSource.manager;
     const rows = await manager.query(
       `INSERT INTO sessions (user_id, refresh_token_hash, user_agent, ip_address, last_used_at, expires_at)
        VALUES ($1, $2, $3, $4, now(), now() + make_interval(days => $5))
@@ -67,14 +64,12 @@ export class SessionsRepository {
    */
   rotate(rotation: Rotation): Promise<string | undefined> {
     return this.dataSource.transaction(async (manager) => {
-      const updated = rowsOf<{ user_id: string }>(
-        await manager.query(
-          `UPDATE sessions
-           SET refresh_token_hash = $3, last_used_at = now(), expires_at = now() + make_interval(days => $4)
-           WHERE id = $1 AND refresh_token_hash = $2 AND revoked_at IS NULL AND expires_at > now()
-           RETURNING user_id`,
-          [rotation.sessionId, rotation.oldHash, rotation.newHash, REFRESH_TOKEN_TTL_DAYS],
-        ),
+      const updated = await executorOf(manager).query<{ user_id: string }>(
+        `UPDATE sessions
+         SET refresh_token_hash = $3, last_used_at = now(), expires_at = now() + make_interval(days => $4)
+         WHERE id = $1 AND refresh_token_hash = $2 AND revoked_at IS NULL AND expires_at > now()
+         RETURNING user_id`,
+        [rotation.sessionId, rotation.oldHash, rotation.newHash, REFRESH_TOKEN_TTL_DAYS],
       );
       if (updated.length === 0) return undefined;
       const userId = updated[0].user_id;
@@ -117,31 +112,26 @@ export class SessionsRepository {
   }
 
   /** Revokes every live session of the user; answers how many. */
-  async revokeAllForUser(userId: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
-    const revoked = rowsOf(
-      await manager.query(`UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]),
-    );
+  async revokeAllForUser(userId: string, tx?: Transaction): Promise<number> {
+    const manager = tx ? managerOf(tx) : this.dataSource.manager;
+    const revoked = await executorOf(manager).query(`UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]);
     return revoked.length;
   }
 
   /** Revokes the user's session; false when the user has no session with this id. */
   async revokeOwned(userId: string, sessionId: string): Promise<boolean> {
-    const rows = rowsOf(
-      await this.dataSource.query(
-        `UPDATE sessions SET revoked_at = COALESCE(revoked_at, now()) WHERE user_id = $1 AND id = $2 RETURNING id`,
-        [userId, sessionId],
-      ),
+    const rows = await executorOf(this.dataSource.manager).query(
+      `UPDATE sessions SET revoked_at = COALESCE(revoked_at, now()) WHERE user_id = $1 AND id = $2 RETURNING id`,
+      [userId, sessionId],
     );
     return rows.length > 0;
   }
 
   /** Revokes the user's session whose current refresh token is `refreshTokenHash`; false when none. */
   async revokeOwnedByToken(userId: string, refreshTokenHash: string): Promise<boolean> {
-    const rows = rowsOf(
-      await this.dataSource.query(
-        `UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND refresh_token_hash = $2 AND revoked_at IS NULL RETURNING id`,
-        [userId, refreshTokenHash],
-      ),
+    const rows = await executorOf(this.dataSource.manager).query(
+      `UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND refresh_token_hash = $2 AND revoked_at IS NULL RETURNING id`,
+      [userId, refreshTokenHash],
     );
     return rows.length > 0;
   }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { CredentialRevocations, type SessionEntity } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
+import type { Transaction } from '#libs/database';
 import { SessionDto, SessionListDto } from './dto/session.dto.js';
 import {
   generateRefreshToken,
@@ -54,12 +54,12 @@ export class SessionsService {
     private readonly revocations: CredentialRevocations,
   ) {}
 
-  /** Opens a session for a sign-in; pass the transaction's manager when inside one. */
-  async start(userId: string, client: ClientInfo, manager?: EntityManager): Promise<IssuedRefresh> {
+  /** Opens a session for a sign-in; pass the transaction when inside one. */
+  async start(userId: string, client: ClientInfo, tx?: Transaction): Promise<IssuedRefresh> {
     const refreshToken = generateRefreshToken();
     const sessionId = await this.sessions.create(
       { userId, refreshTokenHash: hashRefreshToken(refreshToken), userAgent: client.userAgent, ipAddress: client.ipAddress },
-      manager,
+      tx,
     );
     return { userId, sessionId, refreshToken };
   }
@@ -128,12 +128,12 @@ export class SessionsService {
   }
 
   /**
-   * Revokes every session of the user. Inside the caller's transaction (`manager`), the caller
+   * Revokes every session of the user. Inside the caller's transaction (`tx`), the caller
    * announces the change after its commit (CredentialRevocations); without one, this does.
    */
-  async revokeAll(userId: string, manager?: EntityManager): Promise<number> {
-    const count = await this.sessions.revokeAllForUser(userId, manager);
-    if (!manager) await this.revocations.announce(userId);
+  async revokeAll(userId: string, tx?: Transaction): Promise<number> {
+    const count = await this.sessions.revokeAllForUser(userId, tx);
+    if (!tx) await this.revocations.announce(userId);
     return count;
   }
 

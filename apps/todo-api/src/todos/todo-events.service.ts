@@ -6,7 +6,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { credentialExpiryOf, CredentialRevocations, JwtOrApiKeyGuard } from '#libs/accounts';
 import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
-import type { SqlExecutor } from '#libs/database';
+import { DatabaseFlavour, type SqlExecutor } from '#libs/database';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
 import type { HeldLease } from './todo-stream-leases.repository.js';
 import { TodosRepository, type TodoEventRow } from './todos.repository.js';
@@ -100,6 +100,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     private readonly credentials: JwtOrApiKeyGuard,
     private readonly revocations: CredentialRevocations,
     private readonly leases: TodoStreamLeasesService,
+    private readonly databaseFlavour: DatabaseFlavour,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -113,8 +114,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     });
     this.shutdown.onDrain(() => this.endStreamsForShutdown());
     this.revocations.listen((userId) => this.announceCredentialChange(userId));
-    const [{ version }] = await this.dataSource.query(`SELECT version() AS version`);
-    this.mode = String(version).includes('PGlite') ? 'in-process' : 'notify';
+    this.mode = (await this.databaseFlavour.isEmbedded()) ? 'in-process' : 'notify';
     if (this.mode === 'notify') await this.connectListener();
   }
 

@@ -126,15 +126,12 @@ export class TodosRepository {
     if (changes.category !== undefined) sets.push(`category = $${params.push(changes.category)}`);
     if (changes.estimatedDurationMinutes !== undefined) sets.push(`estimated_duration_minutes = $${params.push(changes.estimatedDurationMinutes)}`);
     const rows = await manager.query(`UPDATE todos SET ${sets.join(', ')} WHERE user_id = $1 AND id = $2 RETURNING ${TODO_COLUMNS}`, params);
-    // TypeORM's postgres driver answers UPDATE ... RETURNING with [rows, affectedCount].
-    const returned = Array.isArray(rows[0]) ? rows[0] : rows;
-    return returned[0] ? toRow(returned[0]) : undefined;
+    return rows[0] ? toRow(rows[0]) : undefined;
   }
 
   async delete(manager: SqlExecutor, userId: string, id: number): Promise<boolean> {
     const rows = await manager.query(`DELETE FROM todos WHERE user_id = $1 AND id = $2 RETURNING id`, [userId, id]);
-    const returned = Array.isArray(rows[0]) ? rows[0] : rows;
-    return returned.length > 0;
+    return rows.length > 0;
   }
 
   // --- Idempotency-Key store (per API key) ---
@@ -154,7 +151,7 @@ export class TodosRepository {
   }
 
   async findIdempotentAnswer(manager: SqlExecutor, apiKeyId: string, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
-    const rows = await manager.query(
+    const rows = await manager.query<{ requestHash: string; statusCode: number | null; response: unknown }>(
       `SELECT request_hash AS "requestHash", status_code AS "statusCode", response FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
       [apiKeyId, key],
     );
@@ -173,7 +170,7 @@ export class TodosRepository {
   // --- Event log of the realtime stream ---
 
   async appendEvent(manager: SqlExecutor, userId: string, type: string, payload: unknown): Promise<string> {
-    const rows = await manager.query(`INSERT INTO todo_events (user_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text AS id`, [
+    const rows = await manager.query<{ id: string }>(`INSERT INTO todo_events (user_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text AS id`, [
       userId,
       type,
       JSON.stringify(payload),
