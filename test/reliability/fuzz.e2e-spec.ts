@@ -258,7 +258,10 @@ describe('fuzzing both services from their OpenAPI documents', () => {
       const sent = typeof request.body === 'string' ? JSON.parse(request.body) : undefined;
       // Only distinctive passwords: the generator's constant strings ('xxxx…', 'éééé…', the Arabic sample) are also
       // sent as todo texts, site names and so on, so finding them in the dump would prove nothing.
-      const distinctive = (value: unknown): value is string => typeof value === 'string' && new Set(value).size >= 6 && !value.includes('مرحبا');
+      // Nor the JavaScript property names fast-check draws strings from ('toString', 'constructor'…): they are
+      // everyday words of stack traces and code, not secrets.
+      const isBuiltInName = (value: string) => [Object.prototype, Function.prototype, Array.prototype, String.prototype].some((proto) => value in proto);
+      const distinctive = (value: unknown): value is string => typeof value === 'string' && new Set(value).size >= 6 && !value.includes('مرحبا') && !isBuiltInName(value);
       if (sent && typeof sent === 'object') for (const key of ['password', 'newPassword']) if (distinctive(sent[key])) secrets.push(sent[key]);
     } catch {
       // not JSON: nothing was accepted from it
