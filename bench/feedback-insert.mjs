@@ -27,7 +27,7 @@ async function seedOwners(client, count) {
   const owners = [];
   for (let i = 0; i < count; i++) {
     const { rows: user } = await client.query(
-      `INSERT INTO users (user_key, username, email, password_hash) VALUES ($1, $2, $3, 'x') RETURNING id`,
+      `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $3, 'x') RETURNING id`,
       [`usr_insert_${i}`, `insert_${i}`, `insert-${i}@example.test`],
     );
     const { rows: site } = await client.query(
