@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -19,7 +19,7 @@ export function buildServices(): BuiltServices {
   const project = resolve('.');
   const root = mkdtempSync(join(tmpdir(), 'built-services-'));
   execFileSync(process.execPath, [join(project, 'node_modules/@swc/cli/bin/swc.js'), 'apps', 'libs', 'ormconfig.ts', '-d', join(root, 'dist'), '--copy-files', '--config-file', '.swcrc', '-q'], { stdio: 'pipe' });
-  const { type, imports } = JSON.parse(execFileSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json"))'], { encoding: 'utf8' })) as { type: string; imports: unknown };
+  const { type, imports } = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { type: string; imports: unknown };
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'built-services', private: true, type, imports }));
   symlinkSync(join(project, 'node_modules'), join(root, 'node_modules'), 'dir');
   return {

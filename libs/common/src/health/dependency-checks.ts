@@ -44,6 +44,7 @@ export class DependencyChecks {
     return [...this.checks.keys()];
   }
 
+  /** Whether a failing `name` makes the replica unready; true for anything not registered (the migrations check). */
   affectsReadiness(name: string): boolean {
     return this.checks.get(name)?.affectsReadiness !== false;
   }

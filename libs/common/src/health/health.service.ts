@@ -51,7 +51,7 @@ export class HealthService {
   async readiness(): Promise<ReadinessDto> {
     const draining = this.shutdown.isDraining;
     const checks: Record<string, CheckResult> = draining ? {} : { ...(await this.checks.runAll()), migrations: await this.checkMigrations() };
-    const ready = !draining && Object.entries(checks).every(([name, result]) => result === 'ok' || (name !== 'migrations' && !this.checks.affectsReadiness(name)));
+    const ready = !draining && Object.entries(checks).every(([name, result]) => result === 'ok' || !this.checks.affectsReadiness(name));
     const readiness: ReadinessDto = { status: ready ? 'ready' : 'not_ready', draining, checks };
     if (!ready) throw new AppException(ErrorCode.SERVICE_DEGRADED, draining ? 'The service is shutting down' : 'A readiness check failed', readiness);
     return readiness;
