@@ -107,12 +107,12 @@ describe('OpenAPI contract', () => {
     expect(gaps).toEqual([]);
   });
 
-  it('both documents declare only the schemes they use, opaque tokens without a JWT format', () => {
+  it('both documents declare only the schemes they use, opaque tokens without a JWT format (the OAuth access tokens of MCP are JWTs)', () => {
     const schemes = Object.fromEntries(SERVICES.map((service) => [service, documents[service].components.securitySchemes]));
-    expect(Object.keys(schemes['todo-api']).sort()).toEqual(['adminKey', 'apiKey', 'apiKeyHeader', 'jwt']);
+    expect(Object.keys(schemes['todo-api']).sort()).toEqual(['adminKey', 'apiKey', 'apiKeyHeader', 'jwt', 'mcpOAuth']);
     expect(Object.keys(schemes['feedback-export']).sort()).toEqual(['jwt', 'portfolioToken', 'siteToken', 'siteWriteToken']);
     for (const service of SERVICES) {
-      for (const [name, scheme] of Object.entries<any>(schemes[service])) expect({ name, jwtFormat: scheme.bearerFormat === 'JWT' }).toEqual({ name, jwtFormat: name === 'jwt' });
+      for (const [name, scheme] of Object.entries<any>(schemes[service])) expect({ name, jwtFormat: scheme.bearerFormat === 'JWT' }).toEqual({ name, jwtFormat: name === 'jwt' || name === 'mcpOAuth' });
       for (const { key, operation } of operations(documents[service])) {
         const names = (operation.security as Array<Record<string, unknown>>).flatMap((requirement) => Object.keys(requirement));
         expect({ key, duplicates: names.length - new Set(names).size }).toEqual({ key, duplicates: 0 });

@@ -46,7 +46,8 @@ const TODO_API_ROUTES = [
   'GET /api/v1/todos/events jwt-or-api-key',
   'GET /api/v1/account/export jwt',
   'DELETE /api/v1/account jwt',
-  'POST /api/v1/mcp api-key',
+  'POST /api/v1/mcp todo-mcp',
+  'GET /.well-known/oauth-protected-resource/api/v1/mcp public',
 ];
 
 const FEEDBACK_EXPORT_ROUTES = [
@@ -68,7 +69,8 @@ const FEEDBACK_EXPORT_ROUTES = [
   'PUT /api/v1/export/feedback/:id site-write',
   'GET /widget.js public',
   'POST /api/v1/widget/feedback public',
-  'POST /api/v1/mcp feedback-token',
+  'POST /api/v1/mcp feedback-mcp',
+  'GET /.well-known/oauth-protected-resource/api/v1/mcp public',
   // Question batches (site tokens, owner JWT) and the recipient's share page (the token in the path is the credential).
   'POST /api/v1/export/questions site-write',
   'GET /api/v1/export/questions site-read',

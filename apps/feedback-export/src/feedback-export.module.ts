@@ -11,6 +11,8 @@ import { WidgetModule } from './widget/widget.module.js';
 import { QuestionsModule } from './questions/questions.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { FeedbackMcpModule } from './mcp/mcp.module.js';
+import { FeedbackMcpAuthGuard } from './mcp-auth/feedback-mcp-auth.guard.js';
+import { McpAuthModule } from './mcp-auth/mcp-auth.module.js';
 
 export interface FeedbackExportOptions {
   config: AppConfig;
@@ -25,6 +27,7 @@ const FEEDBACK_AUTH_SCHEMES: AuthSchemeGuards = {
   'site-write': SiteWriteTokenGuard,
   portfolio: PortfolioTokenGuard,
   'feedback-token': AnyFeedbackTokenGuard,
+  'feedback-mcp': FeedbackMcpAuthGuard,
 };
 
 @Module({})
@@ -41,6 +44,7 @@ export class FeedbackExportModule {
         QuestionsModule,
         DashboardModule,
         FeedbackMcpModule,
+        McpAuthModule,
       ],
     };
   }

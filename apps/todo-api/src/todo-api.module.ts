@@ -8,6 +8,8 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { BillingModule } from './billing/billing.module.js';
 import { McpModule } from './mcp/mcp.module.js';
+import { OAuthModule } from './oauth/oauth.module.js';
+import { TodoMcpAuthGuard } from './oauth/todo-mcp-auth.guard.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { TodosModule } from './todos/todos.module.js';
 
@@ -23,6 +25,7 @@ const TODO_API_AUTH_SCHEMES: AuthSchemeGuards = {
   'api-key': ApiKeyAuthGuard,
   'admin-key': AdminKeyGuard,
   'jwt-or-api-key': JwtOrApiKeyGuard,
+  'todo-mcp': TodoMcpAuthGuard,
 };
 
 @Module({})
@@ -40,6 +43,7 @@ export class TodoApiModule {
         TodosModule,
         AccountModule,
         McpModule,
+        OAuthModule,
       ],
     };
   }

@@ -12,6 +12,7 @@ import { ApiKeyEntity } from './api-key.entity.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
+import { OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth/index.js';
 import { PasswordHasher } from './password-hasher.js';
 import { SessionEntity } from './session.entity.js';
 import { SubscriptionEntity } from './subscription.entity.js';
@@ -32,7 +33,7 @@ import { UserEntity } from './user.entity.js';
     }),
     TypeOrmModule.forFeature([UserEntity, SessionEntity, ApiKeyEntity, SubscriptionEntity]),
   ],
-  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard],
-  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard],
+  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier],
+  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthSigningKeys, OAuthAccessTokenVerifier],
 })
 export class AccountsCoreModule {}

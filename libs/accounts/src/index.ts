@@ -15,3 +15,4 @@ export * from './subscription-access.js';
 export * from './subscription.entity.js';
 export * from './user.entity.js';
 export * from './password-hasher.js';
+export * from './oauth/index.js';

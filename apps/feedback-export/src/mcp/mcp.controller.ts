@@ -23,7 +23,7 @@ export class McpController {
 
   @Post()
   @HttpCode(200)
-  @UseAuth('feedback-token')
+  @UseAuth('feedback-mcp')
   @RateLimit(EXPORT_TOKEN_RATE_LIMIT)
   @RawResponse()
   @UseFilters(McpHttpErrorFilter)
@@ -33,7 +33,8 @@ export class McpController {
     description:
       'One JSON-RPC message per POST (initialize, ping, tools/list, tools/call); send `Accept: application/json, text/event-stream`. ' +
       'Tools: list_feedback (sk_, wk_), update_feedback_status (wk_), list_portfolio_feedback (ok_), and the question-batch tools. ' +
-      'A tool called with a token of the wrong kind returns isError with INVALID_TOKEN. A missing or invalid token is HTTP 401 with a JSON-RPC error body. ' +
+      'A tool called with a token of the wrong kind returns isError with INVALID_TOKEN. A missing or invalid token is HTTP 401 with a JSON-RPC error body ' +
+      'and `WWW-Authenticate: Bearer resource_metadata=…, scope=…` (RFC 9728 metadata at `/.well-known/oauth-protected-resource/api/v1/mcp`). ' +
       'Shares the 60 requests/minute budget of the token.',
   })
   @ApiMcpEndpoint(
@@ -43,7 +44,7 @@ export class McpController {
       structuredContent: { feedback: [], nextCursor: 'eyJ2IjoxfQ.c2ln', hasMore: false },
     },
     [
-      { status: 401, description: 'INVALID_TOKEN in error.data.code: no token, or an unknown or rotated one', example: [-32001, 'INVALID_TOKEN: The token is invalid or expired', 'INVALID_TOKEN'] },
+      { status: 401, description: 'INVALID_TOKEN in error.data.code: no token, or an unknown or rotated one; WWW-Authenticate names the resource metadata and scopes', example: [-32001, 'INVALID_TOKEN: The token is invalid or expired', 'INVALID_TOKEN'] },
       { status: 403, description: 'FORBIDDEN in error.data.code: Origin not allowed (DNS-rebinding protection)', example: [-32003, 'FORBIDDEN: Requests from this Origin are not allowed on the MCP endpoint', 'FORBIDDEN'] },
       { status: 429, description: 'RATE_LIMITED in error.data.code (the token’s budget, shared with its REST routes)', example: [-32029, 'RATE_LIMITED: Too many requests; retry in 42 s', 'RATE_LIMITED'] },
       { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32000, 'INTERNAL_ERROR: An unexpected error occurred', 'INTERNAL_ERROR'] },

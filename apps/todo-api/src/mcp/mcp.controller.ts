@@ -1,7 +1,8 @@
 import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentPrincipal, RateLimit, RawResponse, UseAuth, type PrincipalOf } from '#libs/common';
+import { CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
+import type { TodoMcpPrincipal } from '../oauth/todo-mcp-scopes.js';
 import { TODO_RATE_LIMIT } from '../todos/todo-rate-limit.js';
 import { ApiMcpEndpoint } from '#libs/mcp';
 import { McpErrorFilter } from './mcp-error.filter.js';
@@ -15,7 +16,7 @@ export class McpController {
 
   @Post()
   @HttpCode(200)
-  @UseAuth('api-key')
+  @UseAuth('todo-mcp')
   @RateLimit(TODO_RATE_LIMIT)
   @RawResponse()
   @ApiOperation({
@@ -26,7 +27,10 @@ export class McpController {
       '`Accept: application/json, text/event-stream`. Tools: list_todos, get_todo, create_todo, update_todo, delete_todo, ' +
       'with the REST rules; results carry `structuredContent` and a JSON text block; tool errors are results with ' +
       '`isError: true` and the REST error code in the text. Same API key, subscription and rate limit (shared with the ' +
-      'todo routes) as REST. Failures before JSON-RPC (401, 402, 403 Origin not allowed, 429) keep their HTTP status ' +
+      'todo routes) as REST; or an OAuth 2.1 access token issued for this endpoint (scopes todos:read, todos:write; ' +
+      'a read-only token lists and calls only the reading tools; its own rate-limit budget per grant). A 401 carries ' +
+      '`WWW-Authenticate: Bearer resource_metadata=…, scope=…` (RFC 9728 metadata at ' +
+      '`/.well-known/oauth-protected-resource/api/v1/mcp`). Failures before JSON-RPC (401, 402, 403 Origin not allowed, 429) keep their HTTP status ' +
       'and answer with a JSON-RPC error object whose `error.data.code` is the REST code, instead of the REST envelope. ' +
       'Browser requests must come from an allowed Origin. GET and DELETE answer 405 (no server-initiated streams or sessions).',
   })
@@ -34,14 +38,14 @@ export class McpController {
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_todos', arguments: { limit: 10 } } },
     { content: [{ type: 'text', text: '{"todos":[],"nextCursor":null}' }], structuredContent: { todos: [], nextCursor: null } },
     [
-      { status: 401, description: 'API_KEY_REQUIRED or INVALID_API_KEY in error.data.code', example: [-32001, 'The API key is invalid, revoked or expired', 'INVALID_API_KEY'] },
+      { status: 401, description: 'API_KEY_REQUIRED, INVALID_API_KEY or INVALID_TOKEN (OAuth) in error.data.code; WWW-Authenticate names the resource metadata and scopes', example: [-32001, 'The API key is invalid, revoked or expired', 'INVALID_API_KEY'] },
       { status: 402, description: 'SUBSCRIPTION_REQUIRED in error.data.code', example: [-32002, 'An active subscription or beta access is required', 'SUBSCRIPTION_REQUIRED'] },
       { status: 403, description: 'FORBIDDEN in error.data.code: Origin not allowed (DNS-rebinding protection)', example: [-32003, 'Requests from this Origin are not allowed on the MCP endpoint', 'FORBIDDEN'] },
       { status: 429, description: 'RATE_LIMITED in error.data.code (shared with the todo routes)', example: [-32029, 'Too many requests; retry in 42 s', 'RATE_LIMITED'] },
       { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32603, 'An unexpected error occurred', 'INTERNAL_ERROR'] },
     ],
   )
-  handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: PrincipalOf<'api-key'>): Promise<void> {
+  handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: TodoMcpPrincipal): Promise<void> {
     return this.mcp.handle(request, response, principal);
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type Type } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
-import { createValidationPipe, type PrincipalOf } from '#libs/common';
+import { createValidationPipe } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { assertAllowedMcpOrigin, mcpAllowedOrigins, McpToolMetrics, runTool, serveStatelessMcp, SHARED_JSON_SCHEMA_VALIDATOR } from '#libs/mcp';
 import { ListTodosQuery } from '../todos/dto/list-todos.query.js';
@@ -10,6 +10,7 @@ import { CreateTodoDto, UpdateTodoDto } from '../todos/dto/todo-input.dto.js';
 import { TodosService } from '../todos/todos.service.js';
 import { IdempotencyArgs, TodoIdArgs } from './dto/tool-args.dto.js';
 import { TODO_TOOLS, type TodoToolName } from './todo-tools.js';
+import { assertMayCallTodoTool, mayCallTodoTool, type TodoMcpPrincipal } from '../oauth/todo-mcp-scopes.js';
 
 const SERVER_INFO = { name: 'todo-api', title: 'Todo API', version: '1.0.0' };
 const INSTRUCTIONS =
@@ -40,18 +41,18 @@ export class McpService {
     this.allowedOrigins = mcpAllowedOrigins(config.publicBaseUrl, config.corsOrigins);
   }
 
-  async handle(request: Request, response: Response, principal: PrincipalOf<'api-key'>): Promise<void> {
+  async handle(request: Request, response: Response, principal: TodoMcpPrincipal): Promise<void> {
     assertAllowedMcpOrigin(request, this.allowedOrigins);
     await serveStatelessMcp(request, response, () => this.createServer(principal));
   }
 
-  private createServer(principal: PrincipalOf<'api-key'>): McpServer {
+  private createServer(principal: TodoMcpPrincipal): McpServer {
     const server = new McpServer(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: SHARED_JSON_SCHEMA_VALIDATOR,
     });
-    server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TODO_TOOLS }));
+    server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TODO_TOOLS.filter((tool) => mayCallTodoTool(principal, tool.name)) }));
     server.server.setRequestHandler(CallToolRequestSchema, (request) =>
       this.callTool(principal, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>),
     );
@@ -62,7 +63,7 @@ export class McpService {
     return this.validation.transform(value, { type: 'body', metatype }) as Promise<T>;
   }
 
-  private async callTool(principal: PrincipalOf<'api-key'>, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  private async callTool(principal: TodoMcpPrincipal, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const userId = principal.userId;
     const tools: Record<TodoToolName, () => Promise<Record<string, unknown>>> = {
       list_todos: async () => ({ ...(await this.todos.list(userId, await this.parse(ListTodosQuery, args))) }),
@@ -70,7 +71,7 @@ export class McpService {
       create_todo: async () => {
         const { idempotencyKey } = await this.parse(IdempotencyArgs, pick(args, ['idempotencyKey']));
         const input = await this.parse(CreateTodoDto, pick(args, Object.keys(args).filter((key) => key !== 'idempotencyKey')));
-        return { ...(await this.todos.create({ userId, apiKeyId: principal.apiKeyId }, input, idempotencyKey)).data };
+        return { ...(await this.todos.create({ userId, apiKeyId: principal.kind === 'api-key' ? principal.apiKeyId : undefined }, input, idempotencyKey)).data };
       },
       update_todo: async () => {
         const { id } = await this.parse(TodoIdArgs, pick(args, ['id']));
@@ -80,6 +81,10 @@ export class McpService {
       delete_todo: async () => ({ ...(await this.todos.delete(userId, (await this.parse(TodoIdArgs, args)).id)) }),
     };
     if (!Object.hasOwn(tools, name)) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    return runTool(tools[name as TodoToolName], this.toolMetrics.listenerFor(name));
+    const call = tools[name as TodoToolName];
+    return runTool(async () => {
+      assertMayCallTodoTool(principal, name);
+      return call();
+    }, this.toolMetrics.listenerFor(name));
   }
 }

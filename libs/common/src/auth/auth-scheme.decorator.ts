@@ -15,6 +15,10 @@ export type AuthScheme =
   | 'portfolio'
   /** Any feedback export token (sk_, wk_ or ok_): the feedback MCP endpoint, whose tools check their own scope. */
   | 'feedback-token'
+  /** The todo MCP endpoint: an API key, or an OAuth access token issued for that resource (todos:read / todos:write). */
+  | 'todo-mcp'
+  /** The feedback MCP endpoint: a feedback export token, or an OAuth access token issued for that resource. */
+  | 'feedback-mcp'
   /** Operators' Prometheus scraper (METRICS_TOKEN): GET /metrics, served by every app. */
   | 'metrics-token';
 

@@ -6,7 +6,9 @@ export type Principal =
   | { kind: 'api-key'; userId: string; apiKeyId: string }
   | { kind: 'admin' }
   | { kind: 'site'; siteId: string; ownerId: string; scope: 'read' | 'write'; tokenId: string }
-  | { kind: 'portfolio'; ownerId: string; tokenId: string };
+  | { kind: 'portfolio'; ownerId: string; tokenId: string }
+  /** An OAuth access token an agent got through the authorization server, for one resource (its audience). */
+  | { kind: 'oauth'; userId: string; clientId: string; grantId: string; scopes: string[] };
 
 export type PrincipalOf<K extends Principal['kind']> = Extract<Principal, { kind: K }>;
 

@@ -38,6 +38,14 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
   siteToken: { type: 'http', scheme: 'bearer', description: 'Site token (opaque): `sk_…` (read) or `wk_…` (read and write)' },
   siteWriteToken: { type: 'http', scheme: 'bearer', description: 'Site write token (opaque): `wk_…` only; a read token is 401 INVALID_TOKEN' },
   portfolioToken: { type: 'http', scheme: 'bearer', description: 'Account portfolio token (opaque): `ok_…`, read-only, across every site of the account' },
+  mcpOAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'OAuth 2.1 access token (ES256 JWT) issued by the todo service’s authorization server for this MCP endpoint only (its `aud`); ' +
+      'discovered from the 401’s `WWW-Authenticate: Bearer resource_metadata=…` (see README “Connecting an agent”)',
+  },
 };
 
 /** Any one requirement of the list is enough (OpenAPI's "or"). */
@@ -51,6 +59,8 @@ const SECURITY_OF: Record<AuthScheme, SecurityRequirementObject[]> = {
   'site-write': [{ siteWriteToken: [] }],
   portfolio: [{ portfolioToken: [] }],
   'feedback-token': [{ siteToken: [] }, { portfolioToken: [] }],
+  'todo-mcp': [{ apiKey: [] }, { apiKeyHeader: [] }, { mcpOAuth: [] }],
+  'feedback-mcp': [{ siteToken: [] }, { portfolioToken: [] }],
   // GET /metrics is for the operators' scraper and left out of the document (@ApiExcludeController).
   'metrics-token': [],
 };

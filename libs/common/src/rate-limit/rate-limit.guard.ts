@@ -71,6 +71,8 @@ export function rateLimitTracker(request: Request, options?: RateLimitOptions): 
       return rateLimitTrackerOf('site', principal.tokenId);
     case 'portfolio':
       return rateLimitTrackerOf('portfolio', principal.tokenId);
+    case 'oauth':
+      return rateLimitTrackerOf('oauth-grant', principal.grantId);
     case 'user':
       return rateLimitTrackerOf('user', principal.userId);
     default:

@@ -1,6 +1,6 @@
 /**
  * The one definition of a rate-limit counter's key: `<bucket>:<tracker>`, the tracker being
- * who is counted (`api-key:<id>`, `site-token:<id>`, `portfolio-token:<id>`, `user:<id>`,
+ * who is counted (`api-key:<id>`, `site-token:<id>`, `portfolio-token:<id>`, `oauth-grant:<id>`, `user:<id>`,
  * `session:<id>`, `ip:<address>`, `email:<digest of the canonical address>`, or a client and an
  * e-mail together, `ip:<address>:<digest>`). Both stores keep it as is (Redis behind REDIS_KEY_PREFIX); credential
  * lookups that count in SQL build the same key with counterKeySql from the same table.
@@ -9,6 +9,8 @@ export const TRACKER_PREFIX = {
   'api-key': 'api-key:',
   site: 'site-token:',
   portfolio: 'portfolio-token:',
+  /** An OAuth grant (one client, one account): its budget is its own, like an API key's. */
+  'oauth-grant': 'oauth-grant:',
   user: 'user:',
   session: 'session:',
   ip: 'ip:',

@@ -1,0 +1,4 @@
+export * from './oauth-access-token.verifier.js';
+export * from './oauth-access.repository.js';
+export * from './oauth-signing-keys.js';
+export * from './protected-resource.js';

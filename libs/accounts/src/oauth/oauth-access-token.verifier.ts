@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { errors, jwtVerify } from 'jose';
+import { AppException, ErrorCode, type PrincipalOf } from '#libs/common';
+import { OAuthAccessRepository } from './oauth-access.repository.js';
+import { OAUTH_SIGNING_ALG, OAuthSigningKeys } from './oauth-signing-keys.js';
+import type { ProtectedResource } from './protected-resource.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A JWT (three base64url parts, a JSON header): an OAuth access token rather than an opaque key. */
+export function looksLikeJwt(credential: string): boolean {
+  return /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/.test(credential);
+}
+
+function refused(message: string): AppException {
+  return new AppException(ErrorCode.INVALID_TOKEN, message);
+}
+
+/**
+ * Checks an OAuth access token for one protected resource: signed by our authorization server
+ * (jose, against its key set), issued for this resource (`aud`, RFC 8707), not expired, and its
+ * grant still standing (revoking a connected app, or reusing a rotated refresh token, ends every
+ * token of the grant at once, on every replica).
+ */
+@Injectable()
+export class OAuthAccessTokenVerifier {
+  constructor(
+    private readonly keys: OAuthSigningKeys,
+    private readonly repository: OAuthAccessRepository,
+  ) {}
+
+  async verify(token: string, resource: ProtectedResource): Promise<PrincipalOf<'oauth'>> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, await this.keys.verificationKeys(), {
+        issuer: resource.authorizationServer,
+        audience: resource.resource,
+        algorithms: [OAUTH_SIGNING_ALG],
+        typ: 'at+jwt',
+        requiredClaims: ['sub', 'client_id', 'scope', 'gid', 'exp'],
+      }));
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) throw refused('The access token has expired: refresh it or sign in again');
+      if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud') throw refused('The access token was not issued for this resource');
+      if (error instanceof errors.JOSEError) throw refused('The access token is invalid');
+      throw error;
+    }
+    const { sub, client_id: clientId, gid, scope } = payload;
+    if (typeof sub !== 'string' || !UUID.test(sub) || typeof clientId !== 'string' || typeof gid !== 'string' || typeof scope !== 'string') {
+      throw refused('The access token is invalid');
+    }
+    if (!(await this.repository.isGrantLive(sub, gid))) throw refused('The access token was revoked: sign in again');
+    return { kind: 'oauth', userId: sub, clientId, grantId: gid, scopes: scope.split(' ').filter(Boolean) };
+  }
+}
