@@ -57,12 +57,17 @@ export interface TestApp {
 
 export type ServiceKind = 'todo-api' | 'feedback-export';
 
-export async function startApp(kind: ServiceKind, databaseUrl: string, env: Record<string, string | undefined> = {}): Promise<TestApp> {
+export interface StartOptions {
+  /** Listen on this port instead of any free one (a test whose PUBLIC_BASE_URL must be the real address, e.g. an OAuth issuer). */
+  port?: number;
+}
+
+export async function startApp(kind: ServiceKind, databaseUrl: string, env: Record<string, string | undefined> = {}, options: StartOptions = {}): Promise<TestApp> {
   const config = loadConfig(testEnv(env));
   const logs = new LogCapture();
   const create = kind === 'todo-api' ? createTodoApiApp : createFeedbackExportApp;
   const app = await create({ config, databaseUrl, logDestination: logs });
-  await app.listen(0, '127.0.0.1');
+  await app.listen(options.port ?? 0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const dataSource = app.get(DataSource);
   const rateLimits = new RateLimitCounters(dataSource, config.redisUrl ? { url: config.redisUrl, keyPrefix: config.redisKeyPrefix } : undefined);
@@ -86,9 +91,10 @@ export async function startApp(kind: ServiceKind, databaseUrl: string, env: Reco
 export async function startWithDatabase(
   kind: ServiceKind,
   env: Record<string, string | undefined> = {},
+  options: StartOptions = {},
 ): Promise<TestApp & { database: TestDatabase }> {
   const database = await createTestDatabase();
-  const testApp = await startApp(kind, database.url, env);
+  const testApp = await startApp(kind, database.url, env, options);
   return {
     ...testApp,
     database,

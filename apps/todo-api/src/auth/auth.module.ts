@@ -15,5 +15,6 @@ import { TurnstileVerifier } from './turnstile.verifier.js';
   imports: [TypeOrmModule.forFeature([PasswordResetCodeEntity, PasswordResetTokenEntity]), MailModule, SessionsModule],
   controllers: [AuthController],
   providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, ResetCodeRateLimiter, TurnstileVerifier],
+  exports: [AuthService],
 })
 export class AuthModule {}

@@ -75,13 +75,22 @@ export class AuthService {
   }
 
   async login(dto: LoginDto, client: ClientInfo): Promise<AuthTokenDataDto> {
-    const attempt = await this.loginLimiter.begin(client.ipAddress, dto.email);
-    const user = await this.repository.findUserByEmail(dto.email.trim());
-    const valid = user ? await this.hasher.verify(dto.password, user.passwordHash) : await this.hasher.verifyNothing(dto.password);
-    if (!user || !valid) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'Wrong e-mail or password', undefined, attempt.headers);
-    await attempt.succeeded();
+    const user = await this.checkPassword(dto.email, dto.password, client);
     const issued = await this.sessions.start(user.id, client);
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
+  }
+
+  /**
+   * The sign-in rule, for every way of signing in (login, the OAuth sign-in page): the e-mail's
+   * account and its password, under the failed-login limits. Starts no session.
+   */
+  async checkPassword(email: string, password: string, client: ClientInfo): Promise<UserEntity> {
+    const attempt = await this.loginLimiter.begin(client.ipAddress, email);
+    const user = await this.repository.findUserByEmail(email.trim());
+    const valid = user ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyNothing(password);
+    if (!user || !valid) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'Wrong e-mail or password', undefined, attempt.headers);
+    await attempt.succeeded();
+    return user;
   }
 
   async verify(userId: string): Promise<VerifyDataDto> {

@@ -1,11 +1,28 @@
-import { Module } from '@nestjs/common';
+import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import express from 'express';
+import { AuthModule } from '../auth/auth.module.js';
+import { OAuthInteractionController } from './oauth-interaction.controller.js';
+import { OAuthInteractionService } from './oauth-interaction.service.js';
+import { OAuthProviderController } from './oauth-provider.controller.js';
+import { OAuthProvider } from './oauth-provider.js';
+import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { TodoMcpAuthGuard } from './todo-mcp-auth.guard.js';
 
-/** OAuth 2.1 for agents: the todo MCP endpoint as a protected resource. */
+/**
+ * OAuth 2.1 for agents: the authorization server (oidc-provider under /oauth, metadata at
+ * /.well-known/oauth-authorization-server), its sign-in and consent page, and the todo MCP
+ * endpoint as a protected resource.
+ */
 @Module({
-  controllers: [ProtectedResourceController],
-  providers: [TodoMcpAuthGuard],
+  imports: [AuthModule],
+  controllers: [ProtectedResourceController, OAuthInteractionController, OAuthProviderController],
+  providers: [OAuthRecordsRepository, OAuthProvider, OAuthInteractionService, TodoMcpAuthGuard],
   exports: [TodoMcpAuthGuard],
 })
-export class OAuthModule {}
+export class OAuthModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    // The sign-in page is a plain HTML form (no script under its CSP).
+    consumer.apply(express.urlencoded({ extended: false, limit: '16kb' })).forRoutes(OAuthInteractionController);
+  }
+}

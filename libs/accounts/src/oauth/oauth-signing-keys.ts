@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, type JWK, type JWTVerifyGetKey } from 'jose';
+import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, generateSecret, type JWK, type JWTVerifyGetKey } from 'jose';
 import { OAuthAccessRepository } from './oauth-access.repository.js';
 
 /** The access tokens' signature algorithm. */
 export const OAUTH_SIGNING_ALG = 'ES256';
 const SIGNING_KEY = 'signing';
+const COOKIE_KEY = 'cookies';
 
 /** A private JWK without its private part. */
 function publicPart({ d: _d, ...rest }: JWK): JWK {
@@ -12,7 +13,7 @@ function publicPart({ d: _d, ...rest }: JWK): JWK {
 }
 
 /**
- * The authorization server's signing key: generated with jose by the first replica that needs
+ * The authorization server's keys. Its signing key: generated with jose by the first replica that needs
  * it, kept in the database, the same for every replica and every restart. The key never
  * changes at run time, so each process reads it once.
  */
@@ -41,6 +42,12 @@ export class OAuthSigningKeys {
         throw error;
       });
     return this.verification;
+  }
+
+  /** The secret the authorization server signs its browser cookies with (a symmetric JWK's `k`). */
+  async cookieSecret(): Promise<string> {
+    const stored = (await this.repository.findKey(COOKIE_KEY)) ?? (await this.repository.storeKeyOnce(COOKIE_KEY, await exportJWK(await generateSecret('HS256', { extractable: true }))));
+    return stored.k!;
   }
 
   private async loadOrCreate(): Promise<JWK> {

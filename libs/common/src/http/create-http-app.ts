@@ -21,6 +21,9 @@ import { ServiceIndexModule, type ServiceIndexOptions } from './service-index.js
 /** Paths whose raw body is kept (signature checks need the exact bytes). */
 const RAW_BODY_PATHS = ['/api/v1/billing/webhook'];
 const keepsRawBody = (request: Request) => RAW_BODY_PATHS.includes(request.path ?? request.url);
+/** Paths whose handler reads its own body: the OAuth authorization server (oidc-provider parses and checks its requests itself). */
+const OWN_BODY_PREFIXES = ['/oauth/'];
+const readsOwnBody = (request: Request) => OWN_BODY_PREFIXES.some((prefix) => (request.path ?? request.url).startsWith(prefix));
 
 export interface HttpAppOptions {
   openApi: Omit<OpenApiInfo, 'serverUrl'>;
@@ -105,8 +108,10 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
     callback(null, OPEN_CORS_PATHS.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
   );
   // Size (also after inflating), depth and prototype keys are refused here, before any validation.
-  app.use(jsonBodyParser(keepsRawBody));
-  app.use(checkJsonBody(keepsRawBody));
+  const parseJson = jsonBodyParser(keepsRawBody);
+  app.use((request: Request, response: Response, next: NextFunction) => (readsOwnBody(request) ? next() : parseJson(request, response, next)));
+  const checkJson = checkJsonBody(keepsRawBody);
+  app.use((request: Request, response: Response, next: NextFunction) => (readsOwnBody(request) ? next() : checkJson(request, response, next)));
 
   await runMigrations(app.get(DataSource));
 

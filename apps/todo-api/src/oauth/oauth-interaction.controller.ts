@@ -1,0 +1,31 @@
+import { Body, Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public, RawResponse } from '#libs/common';
+import { Client } from '../auth/client-info.decorator.js';
+import type { ClientInfo } from '../sessions/sessions.service.js';
+import { OAuthInteractionService, type SignInForm } from './oauth-interaction.service.js';
+
+/** The authorization server's sign-in and consent page (HTML, a browser flow: described in the README). */
+@ApiExcludeController()
+@Controller('oauth')
+@Public()
+@RawResponse()
+export class OAuthInteractionController {
+  constructor(private readonly interactions: OAuthInteractionService) {}
+
+  @Get('assets/sign-in.css')
+  stylesheet(@Res() response: Response): void {
+    this.interactions.stylesheet(response);
+  }
+
+  @Get('interaction/:uid')
+  show(@Req() request: Request, @Res() response: Response): Promise<void> {
+    return this.interactions.show(request, response);
+  }
+
+  @Post('interaction/:uid')
+  submit(@Req() request: Request, @Res() response: Response, @Body() form: SignInForm, @Client() client: ClientInfo): Promise<void> {
+    return this.interactions.submit(request, response, form, client);
+  }
+}

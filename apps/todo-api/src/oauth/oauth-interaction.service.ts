@@ -1,0 +1,143 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { errors } from 'oidc-provider';
+import { AppException, ErrorCode } from '#libs/common';
+import { AuthService } from '../auth/auth.service.js';
+import type { ClientInfo } from '../sessions/sessions.service.js';
+import { OAuthProvider } from './oauth-provider.js';
+import { PAGE_HEADERS, renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
+
+type InteractionDetails = Awaited<ReturnType<OAuthProvider['provider']['interactionDetails']>>;
+
+/** The sign-in form as posted. */
+export interface SignInForm {
+  email?: unknown;
+  password?: unknown;
+  scope?: unknown;
+  decision?: unknown;
+}
+
+interface Request_ {
+  /** What the app asked for, resolved against the resource it named. */
+  resource: string;
+  requestedScopes: string[];
+  protocolScopes: string[];
+  clientName: string;
+  redirectUri: string;
+}
+
+const asStrings = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item): item is string => typeof item === 'string');
+
+/**
+ * The authorization server's one page: sign in (the account system's own password check and
+ * failed-login limits) and choose which of the asked scopes to allow, or deny. Then the
+ * authorization request carries on (oidc-provider) back to the app.
+ */
+@Injectable()
+export class OAuthInteractionService {
+  constructor(
+    private readonly oauth: OAuthProvider,
+    private readonly auth: AuthService,
+  ) {}
+
+  stylesheet(response: Response): void {
+    response.status(200).type('text/css').setHeader('Cache-Control', 'public, max-age=3600');
+    response.send(SIGN_IN_STYLESHEET);
+  }
+
+  async show(request: Request, response: Response): Promise<void> {
+    const found = await this.load(request, response);
+    if (!found) return;
+    const { details, asked } = found;
+    this.page(response, 200, details, asked, { scopes: asked.requestedScopes.map((scope) => ({ scope, checked: true })) });
+  }
+
+  async submit(request: Request, response: Response, form: SignInForm, client: ClientInfo): Promise<void> {
+    const found = await this.load(request, response);
+    if (!found) return;
+    const { details, asked } = found;
+    const provider = this.oauth.provider;
+    if (form.decision !== 'allow') {
+      await provider.interactionFinished(request, response, { error: 'access_denied', error_description: 'The user did not allow access' }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const chosen = new Set(asStrings(form.scope));
+    const email = typeof form.email === 'string' ? form.email : '';
+    const retry = (status: number, error: string, headers?: Record<string, string>) =>
+      this.page(response, status, details, asked, { email, error, scopes: asked.requestedScopes.map((scope) => ({ scope, checked: chosen.has(scope) })) }, headers);
+    if (!asked.requestedScopes.some((scope) => chosen.has(scope))) return retry(400, 'Choose at least one permission to allow, or deny.');
+    let accountId: string;
+    try {
+      accountId = (await this.auth.checkPassword(email, typeof form.password === 'string' ? form.password : '', client)).id;
+    } catch (error) {
+      if (error instanceof AppException && (error.code === ErrorCode.INVALID_CREDENTIALS || error.code === ErrorCode.RATE_LIMITED)) {
+        return retry(error.status, error.message, error.headers);
+      }
+      throw error;
+    }
+    const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId: details.params.client_id as string });
+    if (grant.accountId !== accountId) throw new AppException(ErrorCode.FORBIDDEN, 'This sign-in belongs to another account');
+    for (const scope of asked.protocolScopes) grant.addOIDCScope(scope);
+    for (const scope of asked.requestedScopes) {
+      // A scope left unticked is recorded as refused, so the app is not asked again for it at once.
+      if (chosen.has(scope)) {
+        grant.addOIDCScope(scope);
+        grant.addResourceScope(asked.resource, scope);
+      } else {
+        grant.rejectOIDCScope(scope);
+        grant.rejectResourceScope(asked.resource, scope);
+      }
+    }
+    const grantId = await grant.save();
+    await provider.interactionFinished(request, response, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }
+
+  /** The pending authorization request of this browser, or (having answered with an error page) nothing. */
+  private async load(request: Request, response: Response): Promise<{ details: InteractionDetails; asked: Request_ } | undefined> {
+    let details: InteractionDetails;
+    try {
+      details = await this.oauth.provider.interactionDetails(request, response);
+    } catch (error) {
+      if (error instanceof errors.OIDCProviderError) {
+        this.errorPage(response, error.statusCode, error.error, 'the sign-in expired or was started in another browser');
+        return undefined;
+      }
+      throw error;
+    }
+    if (details.uid !== request.params.uid) {
+      this.errorPage(response, 400, 'invalid_request', 'the sign-in link does not match this browser’s sign-in');
+      return undefined;
+    }
+    const params = details.params as Record<string, unknown>;
+    const resource = asStrings(params.resource)[0] ?? this.oauth.resources[0].resource;
+    const target = this.oauth.resources.find((candidate) => candidate.resource === resource);
+    const scopes = typeof params.scope === 'string' ? params.scope.split(' ') : [];
+    const requestedScopes = target ? target.scopes.filter((scope) => scopes.includes(scope)) : [];
+    if (requestedScopes.length === 0) {
+      this.errorPage(response, 400, 'invalid_scope', 'the app asked for no permission of this service');
+      return undefined;
+    }
+    const client = await this.oauth.provider.Client.find(params.client_id as string);
+    return {
+      details,
+      asked: {
+        resource,
+        requestedScopes,
+        protocolScopes: scopes.filter((scope) => scope === 'openid' || scope === 'offline_access'),
+        clientName: client?.clientName ?? (params.client_id as string),
+        redirectUri: params.redirect_uri as string,
+      },
+    };
+  }
+
+  private page(response: Response, status: number, details: InteractionDetails, asked: Request_, view: Omit<SignInView, 'uid' | 'clientName' | 'redirectHost'>, headers?: Record<string, string>): void {
+    const redirect = URL.parse(asked.redirectUri);
+    response.status(status).set({ ...PAGE_HEADERS, ...headers, 'Content-Security-Policy': signInPageCsp(redirect?.origin ?? null) });
+    response.send(renderSignInPage({ ...view, uid: details.uid, clientName: asked.clientName, redirectHost: redirect?.host ?? asked.redirectUri }));
+  }
+
+  private errorPage(response: Response, status: number, error: string, description: string): void {
+    response.status(status).set({ ...PAGE_HEADERS, 'Content-Security-Policy': signInPageCsp(null) });
+    response.send(renderOAuthErrorPage(error, description));
+  }
+}

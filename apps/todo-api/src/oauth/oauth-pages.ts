@@ -1,0 +1,110 @@
+import { escape } from 'html-escaper';
+import { TODO_SCOPES } from '#libs/accounts';
+
+/** What each scope lets an app do, as the consent page says it. */
+export const SCOPE_LABELS: Record<string, string> = {
+  [TODO_SCOPES.read]: 'Read your todos',
+  [TODO_SCOPES.write]: 'Create, change and delete your todos',
+};
+
+/**
+ * The sign-in page's CSP: nothing inline, nothing from elsewhere, no script at all; the form may
+ * post here only, and its answer may redirect only to the app's own redirect origin.
+ */
+export function signInPageCsp(redirectOrigin: string | null): string {
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self'",
+    `form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export const PAGE_HEADERS: Record<string, string> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+  'X-Robots-Tag': 'noindex, nofollow',
+};
+
+export const SIGN_IN_STYLESHEET = `body{font-family:system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
+main{max-width:26rem;margin:3rem auto;padding:1.5rem 2rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px rgba(0,0,0,.15)}
+h1{font-size:1.3rem}label{display:block;margin:.8rem 0 .3rem;font-weight:600}
+input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem;border:1px solid #8a93a6;border-radius:.3rem}
+fieldset{border:1px solid #c7ccd6;border-radius:.3rem;margin:1rem 0;padding:.5rem 1rem}
+fieldset label{font-weight:normal;display:flex;gap:.5rem;align-items:center}
+.buttons{display:flex;gap:1rem;margin-top:1.2rem}button{font-size:1rem;padding:.5rem 1.2rem;border-radius:.3rem;border:1px solid #1d4ed8;cursor:pointer}
+button[value=allow]{background:#1d4ed8;color:#fff}button[value=deny]{background:#fff;color:#1d4ed8}
+.error{color:#a40e26;font-weight:600}.host{font-family:ui-monospace,monospace}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+`;
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escape(title)}</title>
+<link rel="stylesheet" href="/oauth/assets/sign-in.css">
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export interface SignInView {
+  uid: string;
+  clientName: string;
+  redirectHost: string;
+  /** The scopes the app asks for, each ticked unless the user unticked it on a failed submit. */
+  scopes: Array<{ scope: string; checked: boolean }>;
+  email?: string;
+  error?: string;
+}
+
+/** Sign-in and consent in one form: the app, where it sends you back, and the scopes it asks, each one a choice. */
+export function renderSignInPage(view: SignInView): string {
+  const scopes = view.scopes
+    .map(
+      ({ scope, checked }, i) => `  <label for="scope-${i}"><input type="checkbox" id="scope-${i}" name="scope" value="${escape(scope)}"${checked ? ' checked' : ''}>
+    ${escape(SCOPE_LABELS[scope] ?? scope)} <span class="host">(${escape(scope)})</span></label>`,
+    )
+    .join('\n');
+  const error = view.error ? `<p class="error" role="alert" id="form-error">${escape(view.error)}</p>` : '';
+  return layout(
+    `Connect ${view.clientName}`,
+    `<h1>Connect <span id="client-name">${escape(view.clientName)}</span> to your todo account</h1>
+<p><strong>${escape(view.clientName)}</strong> asks to use your account. After you allow it you go back to
+<span class="host" id="redirect-host">${escape(view.redirectHost)}</span>.</p>
+${error}
+<form method="post" action="/oauth/interaction/${escape(view.uid)}"${view.error ? ' aria-describedby="form-error"' : ''}>
+  <label for="email">E-mail</label>
+  <input type="email" id="email" name="email" autocomplete="username" required value="${escape(view.email ?? '')}">
+  <label for="password">Password</label>
+  <input type="password" id="password" name="password" autocomplete="current-password" required>
+  <fieldset>
+  <legend>Allow ${escape(view.clientName)} to</legend>
+${scopes}
+  </fieldset>
+  <div class="buttons">
+    <button type="submit" name="decision" value="allow">Allow</button>
+    <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
+  </div>
+</form>
+<p>You can disconnect the app at any time from your account's connected apps.</p>`,
+  );
+}
+
+export function renderOAuthErrorPage(error: string, description?: string): string {
+  return layout('Sign-in problem', `<h1>This sign-in cannot go on</h1>
+<p role="alert"><strong>${escape(error)}</strong>${description ? `: ${escape(description)}` : ''}</p>
+<p>Go back to the app and connect again.</p>`);
+}

@@ -1,0 +1,146 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { renderOAuthErrorPage } from './oauth-pages.js';
+import { OAuthRecordsRepository } from './oauth-records.repository.js';
+import { oauthStorageAdapter } from './oauth-storage.adapter.js';
+
+/** Where the authorization server's endpoints live (the issuer is the service's public base URL). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/logout',
+  userinfo: '/oauth/userinfo',
+  introspection: '/oauth/introspect',
+} as const;
+
+/** The sign-in and consent page of an authorization request. */
+export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
+
+/** Lifetimes, in seconds. */
+export const OAUTH_TTL = {
+  accessToken: 60 * 60,
+  authorizationCode: 60,
+  refreshToken: 30 * 24 * 60 * 60,
+  grant: 365 * 24 * 60 * 60,
+  interaction: 10 * 60,
+  session: 24 * 60 * 60,
+} as const;
+
+/** Scopes outside the resources' own: OpenID's, and offline_access (clients that ask for a refresh token by it). */
+const PROTOCOL_SCOPES = ['openid', 'offline_access'];
+
+/**
+ * The OAuth 2.1 authorization server (oidc-provider, certified; nothing of the protocol written
+ * here): authorization code with PKCE S256 only, refresh tokens rotated on every use (a reused
+ * one revokes its whole grant), revocation (RFC 7009), dynamic client registration (RFC 7591),
+ * resource indicators (RFC 8707) issuing JWT access tokens whose audience is the one resource,
+ * storage in PostgreSQL, the signing key kept in the database.
+ */
+@Injectable()
+export class OAuthProvider implements OnModuleInit {
+  private readonly logger = new Logger('OAuth');
+  private instance?: Provider;
+  readonly resources: ProtectedResource[];
+  private readonly issuer: string;
+
+  constructor(
+    private readonly records: OAuthRecordsRepository,
+    private readonly keys: OAuthSigningKeys,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.issuer = oauthIssuer(config);
+    this.resources = [todoMcpResource(config)];
+  }
+
+  get provider(): Provider {
+    if (!this.instance) throw new Error('The OAuth provider is not initialised yet');
+    return this.instance;
+  }
+
+  async onModuleInit(): Promise<void> {
+    const [signingKey, cookieSecret] = await Promise.all([this.keys.privateJwk(), this.keys.cookieSecret()]);
+    const provider = new Provider(this.issuer, this.configuration(signingKey, cookieSecret));
+    provider.proxy = this.config.trustProxy !== false;
+    provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: { message: error.message, stack: error.stack } }, 'OAuth server error'));
+    provider.on('grant.revoked', (_ctx: unknown, grantId: string) => this.logger.log({ grantId }, 'OAuth grant revoked'));
+    this.instance = provider;
+  }
+
+  /** Hands a request to the authorization server (it writes the whole response). */
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    return this.provider.callback()(request, response) as Promise<void>;
+  }
+
+  /** Every scope a resource offers. */
+  resourceScopes(): string[] {
+    return [...new Set(this.resources.flatMap((resource) => resource.scopes))];
+  }
+
+  private configuration(signingKey: object, cookieSecret: string): Configuration {
+    const resources = this.resources;
+    return {
+      adapter: oauthStorageAdapter(this.records),
+      jwks: { keys: [signingKey as never] },
+      cookies: { keys: [cookieSecret], long: { signed: true }, short: { signed: true } },
+      findAccount: async (_ctx, sub) => ((await this.records.accountExists(sub)) ? { accountId: sub, claims: () => ({ sub }) } : undefined),
+      scopes: [...PROTOCOL_SCOPES, ...this.resourceScopes()],
+      claims: { openid: ['sub'] },
+      responseTypes: ['code'],
+      pkce: { required: () => true },
+      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: OAUTH_SIGNING_ALG },
+      enabledJWA: { idTokenSigningAlgValues: [OAUTH_SIGNING_ALG] },
+      routes: OAUTH_ROUTES,
+      interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+      features: {
+        devInteractions: { enabled: false },
+        registration: { enabled: true },
+        // A client revokes only its own tokens (RFC 7009 §2.1); another client's token is left alone, silently.
+        revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+        userinfo: { enabled: false },
+        introspection: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          // A client that names no resource gets a token for the todo MCP endpoint.
+          defaultResource: async (_ctx, _client, oneOf) => oneOf ?? resources[0].resource,
+          useGrantedResource: async () => true,
+          getResourceServerInfo: async (_ctx, indicator) => {
+            const resource = resources.find((candidate) => candidate.resource === indicator);
+            if (!resource) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+            return {
+              scope: resource.scopes.join(' '),
+              audience: resource.resource,
+              accessTokenTTL: OAUTH_TTL.accessToken,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg: OAUTH_SIGNING_ALG } },
+            };
+          },
+        },
+      },
+      // The grant id travels in the access token, so a resource can check the grant still stands (revocation at once).
+      extraTokenClaims: async (_ctx, token) => ('grantId' in token ? { gid: token.grantId } : undefined),
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      rotateRefreshToken: true,
+      // Tokens belong to the grant, not to the browser session of the sign-in page.
+      expiresWithSession: async () => false,
+      ttl: {
+        AccessToken: OAUTH_TTL.accessToken,
+        AuthorizationCode: OAUTH_TTL.authorizationCode,
+        RefreshToken: OAUTH_TTL.refreshToken,
+        Grant: OAUTH_TTL.grant,
+        Interaction: OAUTH_TTL.interaction,
+        Session: OAUTH_TTL.session,
+      },
+      renderError: async (ctx: KoaContextWithOIDC, out) => {
+        ctx.type = 'html';
+        ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
+        ctx.body = renderOAuthErrorPage(out.error, out.error_description);
+      },
+    };
+  }
+}

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+/**
+ * Models whose id is itself a bearer secret (the code or token handed to the client): stored
+ * under its SHA-256, like API keys, so the table never holds a usable credential.
+ */
+const SECRET_ID_MODELS: ReadonlySet<string> = new Set(['AuthorizationCode', 'RefreshToken', 'AccessToken', 'ClientCredentials', 'RegistrationAccessToken']);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type OAuthPayload = Record<string, unknown> & { accountId?: string; clientId?: string; grantId?: string; uid?: string; userCode?: string };
+
+function storedId(model: string, id: string): string {
+  return SECRET_ID_MODELS.has(model) ? createHash('sha256').update(id).digest('hex') : id;
+}
+
+/** The grants of an account: one per connected app (client). */
+export interface GrantRow {
+  grantId: string;
+  clientId: string;
+  clientName: string | null;
+  scopes: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+/** The authorization server's storage (table oauth_records, see its migration); the only code that touches it. */
+@Injectable()
+export class OAuthRecordsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async upsert(model: string, id: string, payload: OAuthPayload, expiresAt: Date | null): Promise<void> {
+    const secretId = SECRET_ID_MODELS.has(model);
+    // A secret id must not sit in the payload either (oidc-provider keeps it as `jti`): find() puts it back.
+    const stored = secretId ? { ...payload, jti: undefined } : payload;
+    const accountId = typeof payload.accountId === 'string' && UUID.test(payload.accountId) ? payload.accountId : null;
+    await this.dataSource.query(
+      `INSERT INTO oauth_records (model, id, payload, account_id, client_id, grant_id, uid, user_code, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, account_id = EXCLUDED.account_id, client_id = EXCLUDED.client_id,
+         grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
+      [
+        model,
+        storedId(model, id),
+        JSON.stringify(stored),
+        accountId,
+        payload.clientId ?? (model === 'Client' ? id : null),
+        payload.grantId ?? (model === 'Grant' ? id : null),
+        payload.uid ?? null,
+        payload.userCode ?? null,
+        expiresAt,
+      ],
+    );
+  }
+
+  async find(model: string, id: string): Promise<OAuthPayload | undefined> {
+    return this.findWhere(model, 'id', storedId(model, id), SECRET_ID_MODELS.has(model) ? id : undefined);
+  }
+
+  findByUid(model: string, uid: string): Promise<OAuthPayload | undefined> {
+    return this.findWhere(model, 'uid', uid);
+  }
+
+  findByUserCode(model: string, userCode: string): Promise<OAuthPayload | undefined> {
+    return this.findWhere(model, 'user_code', userCode);
+  }
+
+  async consume(model: string, id: string): Promise<void> {
+    await this.dataSource.query(`UPDATE oauth_records SET consumed_at = now() WHERE model = $1 AND id = $2`, [model, storedId(model, id)]);
+  }
+
+  async destroy(model: string, id: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM oauth_records WHERE model = $1 AND id = $2`, [model, storedId(model, id)]);
+  }
+
+  async revokeByGrantId(model: string, grantId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM oauth_records WHERE model = $1 AND grant_id = $2`, [model, grantId]);
+  }
+
+  async accountExists(accountId: string): Promise<boolean> {
+    if (!UUID.test(accountId)) return false;
+    const rows = await this.dataSource.query(`SELECT 1 FROM users WHERE id = $1`, [accountId]);
+    return rows.length > 0;
+  }
+
+  /** Expired rows are never read (find filters them); this clears them out. */
+  async deleteExpired(): Promise<number> {
+    const result: [unknown, number] = await this.dataSource.query(`DELETE FROM oauth_records WHERE expires_at <= now()`);
+    return result[1] ?? 0;
+  }
+
+  private async findWhere(model: string, column: 'id' | 'uid' | 'user_code', value: string, secretId?: string): Promise<OAuthPayload | undefined> {
+    const rows: Array<{ payload: OAuthPayload; consumed: boolean }> = await this.dataSource.query(
+      `SELECT payload, consumed_at IS NOT NULL AS consumed FROM oauth_records
+       WHERE model = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now())`,
+      [model, value],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return { ...row.payload, ...(secretId !== undefined ? { jti: secretId } : {}), ...(row.consumed ? { consumed: true } : {}) };
+  }
+}

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { importJWK, SignJWT, type JWK } from 'jose';
+import type { Browser, Page } from 'playwright-core';
+import { freePort, grantBetaAccess, insertUser, launchBrowser, type TestUser } from '#libs/testing';
+import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { MemoryOAuthClient } from './support/memory-oauth-client.js';
+
+type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
+
+/**
+ * An agent connects to the todo MCP endpoint the way hosted assistants do: the MCP SDK's own
+ * client with an OAuthClientProvider discovers the authorization server from the 401, registers,
+ * sends the user's browser to sign in and consent (driven here in the test suite's browser),
+ * exchanges the code and calls tools with the access token.
+ */
+describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
+  let t: TestApp;
+  let feedback: TestApp;
+  let base: string;
+  let mcpUrl: URL;
+  let browser: Browser;
+  let user: TestUser;
+  const redirectUrl = 'http://127.0.0.1:9/agent/callback';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base }, { port });
+    feedback = await startApp('feedback-export', (t as TestApp & { database: { url: string } }).database.url, { PUBLIC_BASE_URL: base });
+    mcpUrl = new URL(`${base}/api/v1/mcp`);
+    browser = await launchBrowser();
+    user = await insertUser(t.dataSource);
+    await grantBetaAccess(t.dataSource, user.id);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await feedback?.close();
+    await t?.close();
+  });
+
+  /** The user's side: the sign-in and consent page in a browser, until it sends the browser back to the agent with a code. */
+  async function consentInBrowser(url: URL, options: { untick?: string[]; password?: string } = {}): Promise<{ code: string; page: Page }> {
+    const page = await browser.newPage();
+    let resolveCode!: (code: string) => void;
+    const code = new Promise<string>((resolve) => (resolveCode = resolve));
+    // The redirect back to the agent (nothing listens there: the request itself carries the code).
+    page.on('request', (request) => {
+      if (!request.url().startsWith(redirectUrl)) return;
+      const params = new URL(request.url()).searchParams;
+      resolveCode(params.get('code') ?? `error:${params.get('error')}`);
+    });
+    await page.goto(url.href);
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(options.password ?? user.password);
+    for (const scope of options.untick ?? []) await page.getByRole('checkbox', { name: new RegExp(scope) }).uncheck();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    return { code: await code, page };
+  }
+
+  /** The whole agent flow: 401 → discovery → registration → browser → code → token; answers a connected client. */
+  async function connectAgent(options: { untick?: string[] } = {}): Promise<{ client: Client; agent: MemoryOAuthClient }> {
+    const agent = new MemoryOAuthClient(redirectUrl);
+    const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: agent });
+    await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(agent.information?.client_id).toEqual(expect.any(String));
+    expect(agent.authorizationUrl?.href.startsWith(`${base}/oauth/authorize?`)).toBe(true);
+    const { code, page } = await consentInBrowser(agent.authorizationUrl!, options);
+    await page.close();
+    await first.finishAuth(code);
+    expect(agent.savedTokens?.access_token).toEqual(expect.any(String));
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: agent }));
+    return { client, agent };
+  }
+
+  const mcpPost = (token: string, target = t) =>
+    target.http
+      .post('/api/v1/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+
+  async function tokenRequest(params: Record<string, string>): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+    return { status: res.status, body: await res.json() };
+  }
+
+  it('publishes RFC 8414 metadata: code flow with PKCE S256 only, registration, revocation, the scopes', async () => {
+    const res = await t.http.get('/.well-known/oauth-authorization-server').expect(200);
+    expect(res.body).toMatchObject({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/oauth/token`,
+      registration_endpoint: `${base}/oauth/register`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      jwks_uri: `${base}/oauth/jwks`,
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+    });
+    expect(res.body.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
+    expect(res.body.grant_types_supported).not.toContain('implicit');
+    expect(res.body.scopes_supported).toEqual(expect.arrayContaining(['todos:read', 'todos:write']));
+    expect(res.body.token_endpoint_auth_methods_supported).toContain('none');
+  });
+
+  it('signs an agent in end to end and lets it call tools; the page shows the client, its redirect host and the scopes', async () => {
+    const agent = new MemoryOAuthClient(redirectUrl, 'Helpful Agent');
+    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: agent });
+    await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const authorize = agent.authorizationUrl!;
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('resource')).toBe(mcpUrl.href);
+    expect(authorize.searchParams.get('scope')).toBe('todos:read todos:write');
+
+    const page = await browser.newPage();
+    const response = await page.goto(authorize.href);
+    const csp = response!.headers()['content-security-policy'];
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("form-action 'self' http://127.0.0.1:9");
+    await expect(page.locator('#client-name').textContent()).resolves.toBe('Helpful Agent');
+    await expect(page.locator('#redirect-host').textContent()).resolves.toBe('127.0.0.1:9');
+    await expect(page.getByRole('checkbox', { name: /todos:read/ }).isChecked()).resolves.toBe(true);
+    await expect(page.getByRole('checkbox', { name: /todos:write/ }).isChecked()).resolves.toBe(true);
+    // A wrong password stays on the page with the login rules' answer.
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Wrong e-mail or password');
+    await page.close();
+
+    const { code } = await consentInBrowser(authorize);
+    await transport.finishAuth(code);
+    expect(agent.savedTokens).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i), scope: expect.stringContaining('todos:write'), refresh_token: expect.any(String) });
+
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: agent }));
+    const created = (await client.callTool({ name: 'create_todo', arguments: { text: 'from an OAuth agent', priority: 2, category: 'work' } })) as ToolResult;
+    expect(created.isError).toBeFalsy();
+    const listed = (await client.callTool({ name: 'list_todos', arguments: {} })) as ToolResult;
+    expect(listed.structuredContent.todos.map((todo: { text: string }) => todo.text)).toContain('from an OAuth agent');
+    await client.close();
+  });
+
+  it('refuses the todo MCP token on REST, on JWT routes and on the feedback MCP endpoint (401); a token for another audience is 401 here', async () => {
+    const { client, agent } = await connectAgent();
+    await client.close();
+    const token = agent.savedTokens!.access_token;
+    await mcpPost(token).expect(200);
+    await t.http.get('/api/v1/todos').set('Authorization', `Bearer ${token}`).expect(401);
+    await t.http.get('/api/v1/account/export').set('Authorization', `Bearer ${token}`).expect(401);
+    const refused = await mcpPost(token, feedback).expect(401);
+    expect(refused.headers['www-authenticate']).toMatch(/^Bearer resource_metadata=/);
+
+    // Signed with the server's own key, for the right account and grant, but another audience.
+    const [{ jwk }] = await t.dataSource.query(`SELECT jwk FROM oauth_keys WHERE use = 'signing'`);
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+    const elsewhere = await new SignJWT({ ...claims, aud: 'https://elsewhere.example.test/mcp' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: (jwk as JWK).kid })
+      .sign(await importJWK(jwk as JWK, 'ES256'));
+    const wrongAudience = await mcpPost(elsewhere).expect(401);
+    expect(wrongAudience.headers['www-authenticate']).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/api/v1/mcp", scope="todos:read todos:write"`);
+    expect(wrongAudience.body.error.data.code).toBe('INVALID_TOKEN');
+  });
+
+  it('a read-only grant lists and calls only the reading tools; a write tool answers FORBIDDEN naming todos:write', async () => {
+    const { client, agent } = await connectAgent({ untick: ['todos:write'] });
+    expect(agent.savedTokens!.scope).toBe('todos:read');
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_todo', 'list_todos']);
+    const read = (await client.callTool({ name: 'list_todos', arguments: {} })) as ToolResult;
+    expect(read.isError).toBeFalsy();
+    const write = (await client.callTool({ name: 'create_todo', arguments: { text: 'nope', priority: 1, category: 'x' } })) as ToolResult;
+    expect(write.isError).toBe(true);
+    expect(write.content[0].text).toMatch(/^FORBIDDEN: .*todos:write/);
+    await client.close();
+  });
+
+  it('rotates refresh tokens; reusing a rotated one revokes the whole grant, its access tokens at once', async () => {
+    const { client, agent } = await connectAgent();
+    await client.close();
+    const clientId = agent.information!.client_id;
+    const first = agent.savedTokens!;
+    const rotated = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: clientId });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.refresh_token).toEqual(expect.any(String));
+    expect(rotated.body.refresh_token).not.toBe(first.refresh_token);
+    await mcpPost(rotated.body.access_token).expect(200);
+
+    const reuse = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: clientId });
+    expect(reuse).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    // The grant is gone: the newest access token and refresh token stop working at once.
+    const revoked = await mcpPost(rotated.body.access_token).expect(401);
+    expect(revoked.headers['www-authenticate']).toMatch(/^Bearer /);
+    await mcpPost(first.access_token).expect(401);
+    const after = await tokenRequest({ grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token, client_id: clientId });
+    expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  it('revokes a refresh token (RFC 7009); the same subscription rule as an API key applies (402)', async () => {
+    const { client, agent } = await connectAgent();
+    await client.close();
+    const clientId = agent.information!.client_id;
+    const revoke = await fetch(`${base}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: agent.savedTokens!.refresh_token!, token_type_hint: 'refresh_token', client_id: clientId }),
+    });
+    expect(revoke.status).toBe(200);
+    const refresh = await tokenRequest({ grant_type: 'refresh_token', refresh_token: agent.savedTokens!.refresh_token!, client_id: clientId });
+    expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    // Revoking the refresh token ends its grant: the access tokens stop at once too.
+    await mcpPost(agent.savedTokens!.access_token).expect(401);
+
+    const second = await connectAgent();
+    await second.client.close();
+    await t.dataSource.query(`DELETE FROM subscriptions WHERE user_id = $1`, [user.id]);
+    try {
+      const lapsed = await mcpPost(second.agent.savedTokens!.access_token).expect(402);
+      expect(lapsed.body.error.data.code).toBe('SUBSCRIPTION_REQUIRED');
+    } finally {
+      await grantBetaAccess(t.dataSource, user.id);
+    }
+  });
+
+  it('keeps no usable code or refresh token in the database (stored under their SHA-256)', async () => {
+    const { client, agent } = await connectAgent();
+    await client.close();
+    const rows: Array<{ n: number }> = await t.dataSource.query(`SELECT count(*)::int AS n FROM oauth_records r WHERE r::text LIKE $1`, [`%${agent.savedTokens!.refresh_token}%`]);
+    expect(rows[0].n).toBe(0);
+  });
+});
