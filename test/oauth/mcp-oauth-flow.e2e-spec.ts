@@ -225,6 +225,43 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     }
   });
 
+  it('lists connected apps under the account (and in its export); revoking one ends its tokens at once; account deletion removes them', async () => {
+    const owner = await insertUser(t.dataSource);
+    await grantBetaAccess(t.dataSource, owner.id);
+    const previous = user;
+    user = owner;
+    try {
+      const { client, agent } = await connectAgent({ untick: ['todos:write'] });
+      await client.close();
+      const jwt = await t.accessTokenFor(owner.id);
+      const clientId = agent.information!.client_id;
+      const listed = await t.http.get('/api/v1/account/connected-apps').set('Authorization', `Bearer ${jwt}`).expect(200);
+      expect(listed.body.data.connectedApps).toEqual([
+        { clientId, clientName: 'Test Agent', scopes: ['todos:read'], resources: [mcpUrl.href], connectedAt: expect.any(String) },
+      ]);
+      const exported = await t.http.get('/api/v1/account/export').set('Authorization', `Bearer ${jwt}`).expect(200);
+      expect(exported.body.data.connectedApps).toEqual(listed.body.data.connectedApps);
+      expect(JSON.stringify(exported.body)).not.toContain(agent.savedTokens!.refresh_token!);
+
+      await mcpPost(agent.savedTokens!.access_token).expect(200);
+      await t.http.delete(`/api/v1/account/connected-apps/${clientId}`).set('Authorization', `Bearer ${jwt}`).expect(200);
+      const revoked = await mcpPost(agent.savedTokens!.access_token).expect(401);
+      expect(revoked.body.error.data.code).toBe('INVALID_TOKEN');
+      expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: agent.savedTokens!.refresh_token!, client_id: clientId })).toMatchObject({ status: 400 });
+      await t.http.delete(`/api/v1/account/connected-apps/${clientId}`).set('Authorization', `Bearer ${jwt}`).expect(404);
+      await t.http.get('/api/v1/account/connected-apps').set('Authorization', `Bearer ${jwt}`).expect(200, { success: true, data: { connectedApps: [] } });
+
+      const again = await connectAgent();
+      await again.client.close();
+      await t.http.delete('/api/v1/account').set('Authorization', `Bearer ${jwt}`).send({ password: owner.password, confirmText: 'DELETE' }).expect(200);
+      const left: Array<{ n: number }> = await t.dataSource.query(`SELECT count(*)::int AS n FROM oauth_records WHERE account_id = $1 OR payload->>'accountId' = $2`, [owner.id, owner.id]);
+      expect(left[0].n).toBe(0);
+      await mcpPost(again.agent.savedTokens!.access_token).expect(401);
+    } finally {
+      user = previous;
+    }
+  });
+
   it('keeps no usable code or refresh token in the database (stored under their SHA-256)', async () => {
     const { client, agent } = await connectAgent();
     await client.close();

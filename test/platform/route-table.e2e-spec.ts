@@ -50,11 +50,13 @@ const TODO_API_ROUTES = [
   'GET /.well-known/oauth-protected-resource/api/v1/mcp public',
   // The OAuth authorization server (oidc-provider answers these) and its sign-in page.
   'GET /.well-known/oauth-authorization-server public',
+  'GET /api/v1/account/connected-apps jwt',
+  'DELETE /api/v1/account/connected-apps/:clientId jwt',
   'POST /oauth/register public',
   'GET /oauth/assets/sign-in.css public',
   'GET /oauth/interaction/:uid public',
   'POST /oauth/interaction/:uid public',
-  ...['/.well-known/openid-configuration', '/oauth/authorize', '/oauth/authorize/*resume', '/oauth/register/*client', '/oauth/token', '/oauth/revoke', '/oauth/jwks', '/oauth/logout', '/oauth/logout/*confirm'].map((path) => `ALL ${path} public`),
+  ...['/.well-known/openid-configuration', '/oauth/authorize', '/oauth/authorize/*resume', '/oauth/register/*client', '/oauth/token', '/oauth/revoke', '/oauth/jwks'].map((path) => `ALL ${path} public`),
 ];
 
 const FEEDBACK_EXPORT_ROUTES = [

@@ -28,13 +28,15 @@ type Credential = (typeof CREDENTIALS)[number];
 /** Credentials that are A's and valid: the only ones allowed to read or change A's resources. */
 const A_VALID: Credential[] = ['jwtA', 'keyA', 'skA', 'wkA', 'okA'];
 
-type Scheme = 'public' | 'metrics-token' | 'jwt' | 'api-key' | 'jwt-or-api-key' | 'admin-key' | 'site-read' | 'site-write' | 'portfolio' | 'feedback-token';
+type Scheme = 'public' | 'metrics-token' | 'jwt' | 'api-key' | 'jwt-or-api-key' | 'admin-key' | 'site-read' | 'site-write' | 'portfolio' | 'feedback-token' | 'todo-mcp' | 'feedback-mcp';
 type Service = 'todo' | 'feedback';
 
 interface Row {
   service: Service;
   scheme: Scheme;
   method: string;
+  /** The method sent, when the route takes any (`ALL` in the route table): default `method`. */
+  send?: string;
   route: string;
   /** Builds the concrete path (and fresh resources of A when the request consumes them). */
   path: (w: World) => Promise<string> | string;
@@ -255,6 +257,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
       case 'jwt':
         return credential === 'jwtA' ? ok : credential === 'jwtB' ? foreign : { status: 401, code: 'AUTH_REQUIRED' };
       case 'api-key':
+      case 'todo-mcp':
         if (credential === 'keyA') return ok;
         if (credential === 'keyB') return foreign;
         if (credential === 'keyLapsed') return { status: 402, code: row.route.endsWith('/mcp') ? undefined : 'SUBSCRIPTION_REQUIRED' };
@@ -272,6 +275,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
       case 'portfolio':
         return credential === 'okA' ? ok : credential === 'okB' ? foreign : { status: 401, code: 'INVALID_TOKEN' };
       case 'feedback-token':
+      case 'feedback-mcp':
         return ['skA', 'wkA', 'okA'].includes(credential) ? ok : ['skB', 'wkB', 'okB'].includes(credential) ? foreign : { status: 401 };
     }
   }
@@ -331,7 +335,31 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/export', path: () => '/api/v1/account/export', ok: 200 },
     // A's own request misses the exact confirmation (400, A stays); B presents A's password with it (401, nothing deleted).
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account', path: () => '/api/v1/account', body: (x, c) => ({ password: x.A.password, confirmText: c === 'jwtA' ? 'delete' : 'DELETE' }), ok: 400, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
-    { service: 'todo', scheme: 'api-key', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: (x) => rpc('get_todo', { id: x.todoA }), ok: 200 },
+    { service: 'todo', scheme: 'todo-mcp', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: (x) => rpc('get_todo', { id: x.todoA }), ok: 200 },
+    { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/connected-apps', path: () => '/api/v1/account/connected-apps', ok: 200 },
+    { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account/connected-apps/:clientId', path: () => '/api/v1/account/connected-apps/no-such-client', ok: 404 },
+    // OAuth discovery and the authorization server (oidc-provider): protocol answers (RFC-shaped JSON or HTML), not the envelope.
+    { service: 'todo', scheme: 'public', method: 'GET', route: '/.well-known/oauth-protected-resource/api/v1/mcp', path: () => '/.well-known/oauth-protected-resource/api/v1/mcp', ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'GET', route: '/.well-known/oauth-authorization-server', path: () => '/.well-known/oauth-authorization-server', ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'ALL', send: 'GET', route: '/.well-known/openid-configuration', path: () => '/.well-known/openid-configuration', ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'ALL', send: 'GET', route: '/oauth/jwks', path: () => '/oauth/jwks', ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'ALL', send: 'GET', route: '/oauth/authorize', path: () => '/oauth/authorize', ok: 400 },
+    { service: 'todo', scheme: 'public', method: 'ALL', send: 'GET', route: '/oauth/authorize/*resume', path: () => '/oauth/authorize/no-such-interaction', ok: 400 },
+    { service: 'todo', scheme: 'public', method: 'ALL', send: 'POST', route: '/oauth/token', path: () => '/oauth/token', body: () => ({ grant_type: 'refresh_token', refresh_token: 'not-a-token' }), ok: 400 },
+    { service: 'todo', scheme: 'public', method: 'ALL', send: 'POST', route: '/oauth/revoke', path: () => '/oauth/revoke', body: () => ({ token: 'not-a-token' }), ok: 400 },
+    { service: 'todo', scheme: 'public', method: 'ALL', send: 'GET', route: '/oauth/register/*client', path: () => '/oauth/register/no-such-client', ok: 401 },
+    {
+      service: 'todo', scheme: 'public', method: 'POST', route: '/oauth/register',
+      // 20 registrations per address and hour: each cell starts from a clean budget.
+      path: async () => {
+        await todo.rateLimits.clear('oauth-register');
+        return '/oauth/register';
+      },
+      body: () => ({ redirect_uris: ['not a url'] }), ok: 400,
+    },
+    { service: 'todo', scheme: 'public', method: 'GET', route: '/oauth/assets/sign-in.css', path: () => '/oauth/assets/sign-in.css', ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'GET', route: '/oauth/interaction/:uid', path: () => '/oauth/interaction/no-such-interaction', ok: 400 },
+    { service: 'todo', scheme: 'public', method: 'POST', route: '/oauth/interaction/:uid', path: () => '/oauth/interaction/no-such-interaction', body: () => ({ decision: 'allow' }), ok: 400 },
     // ---- feedback-export -----------------------------------------------------------------
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/', path: () => '/', ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/api/v1/status', path: () => '/api/v1/status', ok: 200 },
@@ -365,7 +393,8 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'feedback', scheme: 'site-write', method: 'PUT', route: '/api/v1/export/feedback/:id', path: (x) => `/api/v1/export/feedback/${x.feedbackA}`, body: () => ({ status: 'triaged' }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/widget.js', path: () => '/widget.js', ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'POST', route: '/api/v1/widget/feedback', path: () => '/api/v1/widget/feedback', body: (x) => ({ siteKey: x.siteA.siteKey, type: 'feedback', message: 'public widget', pageUrl: 'https://a.example/' }), ok: 201 },
-    { service: 'feedback', scheme: 'feedback-token', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: () => rpc('list_feedback', {}), ok: 200 },
+    { service: 'feedback', scheme: 'feedback-mcp', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: () => rpc('list_feedback', {}), ok: 200 },
+    { service: 'feedback', scheme: 'public', method: 'GET', route: '/.well-known/oauth-protected-resource/api/v1/mcp', path: () => '/.well-known/oauth-protected-resource/api/v1/mcp', ok: 200 },
     { service: 'feedback', scheme: 'site-write', method: 'POST', route: '/api/v1/export/questions', path: () => '/api/v1/export/questions', body: () => ({ title: 'matrix batch', questions: [{ n: 1, title: 'Q', html: '' }] }), ok: 201 },
     { service: 'feedback', scheme: 'site-read', method: 'GET', route: '/api/v1/export/questions', path: () => '/api/v1/export/questions', ok: 200 },
     { service: 'feedback', scheme: 'site-read', method: 'GET', route: '/api/v1/export/questions/:id', path: (x) => `/api/v1/export/questions/${x.sentA}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
@@ -434,7 +463,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
     const body = row.body ? await row.body(w, credential) : undefined;
     const headers = { ...(row.headers ?? {}), ...(await headersOf(credential)) };
     const before = checkWrites ? await fingerprintOfA() : '';
-    const response = await call(row.service, row.method, path, headers, body);
+    const response = await call(row.service, row.send ?? row.method, path, headers, body);
     row.after?.(w, credential, response);
     figures.cells++;
     const want = expected(row, credential);
@@ -443,7 +472,8 @@ describe('authorization matrix, mass assignment and secrets', () => {
     const problems: string[] = [];
     if (response.status !== want.status) problems.push(`status ${response.status}, expected ${want.status}`);
     if (want.code && response.status === want.status && code !== want.code) problems.push(`code ${code}, expected ${want.code}`);
-    if (isJson && !isEnvelope(response.json) && !(row.route.endsWith('/mcp') && isJsonRpcMessage(response.json))) problems.push('not in the envelope');
+    const protocolAnswer = row.route.startsWith('/oauth/') || row.route.startsWith('/.well-known/');
+    if (isJson && !protocolAnswer && !isEnvelope(response.json) && !(row.route.endsWith('/mcp') && isJsonRpcMessage(response.json))) problems.push('not in the envelope');
     if (row.scheme !== 'public' && !A_VALID.includes(credential) && leaksA(response.text)) {
       figures.crossAccountReads++;
       problems.push("answer carries A's data");

@@ -9,6 +9,7 @@ import { TodoEventsService } from '../todos/todo-events.service.js';
 import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
+import { ConnectedAppsService } from '../oauth/connected-apps.service.js';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()
@@ -22,16 +23,18 @@ export class AccountService {
     private readonly billing: BillingService,
     private readonly passwords: PasswordHasher,
     private readonly rateLimits: RateLimitStore,
+    private readonly connectedApps: ConnectedAppsService,
   ) {}
 
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription] = await Promise.all([
+    const [todos, apiKeys, sessions, subscription, { connectedApps }] = await Promise.all([
       this.todos.allOf(userId),
       this.repository.findApiKeys(userId),
       this.repository.findSessions(userId),
       this.repository.findSubscription(userId),
+      this.connectedApps.list(userId),
     ]);
     const now = new Date();
     return {
@@ -42,6 +45,7 @@ export class AccountService {
       apiKeys: apiKeys.map(toApiKeyDto),
       sessions: sessions.map((session) => toSessionDto(session, now)),
       subscription: toSubscriptionDto(subscription),
+      connectedApps,
     };
   }
 

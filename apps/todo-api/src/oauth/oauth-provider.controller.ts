@@ -30,7 +30,7 @@ export class OAuthProviderController {
     return this.oauth.handle(request, response);
   }
 
-  @All(['.well-known/openid-configuration', 'oauth/authorize', 'oauth/authorize/*resume', 'oauth/register/*client', 'oauth/token', 'oauth/revoke', 'oauth/jwks', 'oauth/logout', 'oauth/logout/*confirm'])
+  @All(['.well-known/openid-configuration', 'oauth/authorize', 'oauth/authorize/*resume', 'oauth/register/*client', 'oauth/token', 'oauth/revoke', 'oauth/jwks'])
   endpoints(@Req() request: Request, @Res() response: Response): Promise<void> {
     return this.oauth.handle(request, response);
   }

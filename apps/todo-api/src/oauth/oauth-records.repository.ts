@@ -17,14 +17,14 @@ function storedId(model: string, id: string): string {
   return SECRET_ID_MODELS.has(model) ? createHash('sha256').update(id).digest('hex') : id;
 }
 
-/** The grants of an account: one per connected app (client). */
+/** A live grant of an account, with the name its client registered. */
 export interface GrantRow {
   grantId: string;
   clientId: string;
   clientName: string | null;
-  scopes: string;
+  /** oidc-provider's record of what was allowed: scope strings per resource indicator. */
+  resources: Record<string, string>;
   createdAt: Date;
-  expiresAt: Date | null;
 }
 
 /** The authorization server's storage (table oauth_records, see its migration); the only code that touches it. */
@@ -84,6 +84,28 @@ export class OAuthRecordsRepository {
     if (!UUID.test(accountId)) return false;
     const rows = await this.dataSource.query(`SELECT 1 FROM users WHERE id = $1`, [accountId]);
     return rows.length > 0;
+  }
+
+  async listGrants(accountId: string): Promise<GrantRow[]> {
+    return this.dataSource.query(
+      `SELECT g.id AS "grantId", g.client_id AS "clientId", c.payload->>'client_name' AS "clientName",
+              COALESCE(g.payload->'resources', '{}'::jsonb) AS resources, to_timestamp((g.payload->>'iat')::bigint) AS "createdAt"
+       FROM oauth_records g LEFT JOIN oauth_records c ON c.model = 'Client' AND c.id = g.client_id
+       WHERE g.account_id = $1 AND g.model = 'Grant' AND (g.expires_at IS NULL OR g.expires_at > now())
+       ORDER BY (g.payload->>'iat')::bigint, g.id`,
+      [accountId],
+    );
+  }
+
+  /** Deletes every grant the account gave the client and everything issued under them; answers how many grants. */
+  async deleteClientGrants(accountId: string, clientId: string): Promise<number> {
+    const rows: Array<{ grants: number }> = await this.dataSource.query(
+      `WITH grants AS (SELECT id FROM oauth_records WHERE account_id = $1 AND model = 'Grant' AND client_id = $2),
+            gone AS (DELETE FROM oauth_records WHERE account_id = $1 AND grant_id IN (SELECT id FROM grants) RETURNING model)
+       SELECT count(*) FILTER (WHERE model = 'Grant')::int AS grants FROM gone`,
+      [accountId, clientId],
+    );
+    return rows[0]?.grants ?? 0;
   }
 
   /** Expired rows are never read (find filters them); this clears them out. */

@@ -1,6 +1,8 @@
 import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import express from 'express';
 import { AuthModule } from '../auth/auth.module.js';
+import { ConnectedAppsController } from './connected-apps.controller.js';
+import { ConnectedAppsService } from './connected-apps.service.js';
 import { OAuthInteractionController } from './oauth-interaction.controller.js';
 import { OAuthInteractionService } from './oauth-interaction.service.js';
 import { OAuthProviderController } from './oauth-provider.controller.js';
@@ -12,13 +14,13 @@ import { TodoMcpAuthGuard } from './todo-mcp-auth.guard.js';
 /**
  * OAuth 2.1 for agents: the authorization server (oidc-provider under /oauth, metadata at
  * /.well-known/oauth-authorization-server), its sign-in and consent page, and the todo MCP
- * endpoint as a protected resource.
+ * endpoint as a protected resource; the account's connected apps.
  */
 @Module({
   imports: [AuthModule],
-  controllers: [ProtectedResourceController, OAuthInteractionController, OAuthProviderController],
-  providers: [OAuthRecordsRepository, OAuthProvider, OAuthInteractionService, TodoMcpAuthGuard],
-  exports: [TodoMcpAuthGuard],
+  controllers: [ProtectedResourceController, OAuthInteractionController, OAuthProviderController, ConnectedAppsController],
+  providers: [OAuthRecordsRepository, OAuthProvider, OAuthInteractionService, ConnectedAppsService, TodoMcpAuthGuard],
+  exports: [TodoMcpAuthGuard, ConnectedAppsService],
 })
 export class OAuthModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

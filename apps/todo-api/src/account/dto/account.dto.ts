@@ -5,6 +5,7 @@ import { UserDto } from '../../auth/dto/auth-responses.dto.js';
 import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
 import { SessionDto } from '../../sessions/dto/session.dto.js';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
+import { ConnectedAppDto } from '../../oauth/dto/connected-app.dto.js';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
 export const DELETE_CONFIRMATION = 'DELETE';
@@ -47,4 +48,7 @@ export class AccountExportDto {
 
   @ApiProperty({ type: SubscriptionDto })
   subscription: SubscriptionDto;
+
+  @ApiProperty({ type: [ConnectedAppDto], description: 'Apps (AI agents) allowed through OAuth, with their scopes; never a token' })
+  connectedApps: ConnectedAppDto[];
 }

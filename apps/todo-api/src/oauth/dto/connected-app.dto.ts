@@ -1,0 +1,28 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ConnectedAppDto {
+  @ApiProperty({ example: 'xLGWypLoemYcSlpDTS5eBY6uDNzKAw8GyRG-t_oYKNv', description: 'The OAuth client id the app registered' })
+  clientId: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Claude', description: 'The name the app registered with (its own claim)' })
+  clientName: string | null;
+
+  @ApiProperty({ type: [String], example: ['todos:read', 'todos:write'], description: 'The scopes you allowed it' })
+  scopes: string[];
+
+  @ApiProperty({ type: [String], example: ['https://todo.example.com/api/v1/mcp'], description: 'The resources (MCP endpoints) its tokens are for' })
+  resources: string[];
+
+  @ApiProperty({ format: 'date-time', description: 'When you allowed it (the first time, if more than once)' })
+  connectedAt: string;
+}
+
+export class ConnectedAppListDto {
+  @ApiProperty({ type: [ConnectedAppDto], description: 'Apps holding a live grant, oldest first' })
+  connectedApps: ConnectedAppDto[];
+}
+
+export class ConnectedAppRevokedDto {
+  @ApiProperty({ example: true, description: 'The app’s grant, refresh tokens and access tokens are revoked' })
+  revoked: true;
+}
