@@ -1,17 +1,17 @@
 import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentPrincipal, RateLimit, RawResponse, UseAuth, type PrincipalOf } from '#libs/common';
+import { CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
 import { TODO_RATE_LIMIT } from '../todos/todo-rate-limit.js';
-import { ApiMcpEndpoint } from '#libs/mcp';
-import { McpErrorFilter } from './mcp-error.filter.js';
-import { McpService } from './mcp.service.js';
+import { ApiMcpEndpoint, McpErrorFilter } from '#libs/mcp';
+import type { TodoMcpPrincipal } from './todo-mcp-tool.registry.js';
+import { TodoMcpEndpoint } from './todo-mcp.endpoint.js';
 
 @ApiTags('MCP')
 @Controller('api/v1/mcp')
 @UseFilters(McpErrorFilter)
 export class McpController {
-  constructor(private readonly mcp: McpService) {}
+  constructor(private readonly mcp: TodoMcpEndpoint) {}
 
   @Post()
   @HttpCode(200)
@@ -41,7 +41,7 @@ export class McpController {
       { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32603, 'An unexpected error occurred', 'INTERNAL_ERROR'] },
     ],
   )
-  handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: PrincipalOf<'api-key'>): Promise<void> {
-    return this.mcp.handle(request, response, principal);
+  handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: TodoMcpPrincipal): Promise<void> {
+    return this.mcp.serve(request, response, principal);
   }
 }

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { ErrorCode, type PrincipalOf } from '#libs/common';
+import { McpToolRegistry } from '#libs/mcp';
+
+/** The todo MCP scopes: the REST model's todos read and write. */
+export const TODO_MCP_SCOPES = ['todos:read', 'todos:write'] as const;
+export type TodoMcpScope = (typeof TODO_MCP_SCOPES)[number];
+
+/** Who calls the todo MCP endpoint (what its auth guard puts on the request). */
+export type TodoMcpPrincipal = PrincipalOf<'api-key'>;
+
+/** The scopes a caller holds: an API key may do everything the todo routes allow. */
+export function todoMcpScopesOf(_principal: TodoMcpPrincipal): readonly TodoMcpScope[] {
+  return TODO_MCP_SCOPES;
+}
+
+/** The tools of the todo MCP endpoint; feature modules register theirs (todos-mcp.tools.ts). */
+@Injectable()
+export class TodoMcpToolRegistry extends McpToolRegistry<TodoMcpPrincipal, TodoMcpScope> {
+  constructor() {
+    super({ scopesOf: todoMcpScopesOf, refusalCode: ErrorCode.FORBIDDEN, credentialFor: (scope) => `a credential with the ${scope} scope` });
+  }
+}
