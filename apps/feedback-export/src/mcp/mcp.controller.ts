@@ -23,8 +23,10 @@ export class McpController {
     summary: 'MCP server (JSON-RPC 2.0 over stateless streamable HTTP)',
     description:
       'One JSON-RPC message per POST (initialize, ping, tools/list, tools/call); send `Accept: application/json, text/event-stream`. ' +
-      'Tools: list_feedback (sk_, wk_), update_feedback_status (wk_), list_portfolio_feedback (ok_), and the question-batch tools. ' +
-      'A tool called with a token of the wrong kind returns isError with INVALID_TOKEN. A missing or invalid token is HTTP 401 with a JSON-RPC error body. ' +
+      'Tools: list_feedback, list_question_batches, get_question_batch (sk_, wk_); update_feedback_status, create_question_batch, get_share_link (wk_); ' +
+      'list_portfolio_feedback (ok_). tools/list shows only the tools the token may call; list tools page with `cursor` (the nextCursor of the previous call). ' +
+      'A tool called with a token of the wrong kind returns isError with INVALID_TOKEN and the scope it needs in `details.requiredScopes`. ' +
+      'A missing or invalid token is HTTP 401 with a JSON-RPC error body (the request id echoed, message `CODE: message`, the REST code in error.data.code). ' +
       'Shares the 60 requests/minute budget of the token.',
   })
   @ApiMcpEndpoint(

@@ -24,21 +24,22 @@ export class McpController {
     description:
       'One JSON-RPC message per POST (initialize, ping, tools/list, tools/call); no session is kept. Send ' +
       '`Accept: application/json, text/event-stream`. Tools: list_todos, get_todo, create_todo, update_todo, delete_todo, ' +
-      'with the REST rules; results carry `structuredContent` and a JSON text block; tool errors are results with ' +
-      '`isError: true` and the REST error code in the text. Same API key, subscription and rate limit (shared with the ' +
-      'todo routes) as REST. Failures before JSON-RPC (401, 402, 403 Origin not allowed, 429) keep their HTTP status ' +
-      'and answer with a JSON-RPC error object whose `error.data.code` is the REST code, instead of the REST envelope. ' +
+      'with the REST rules; each announces an outputSchema and annotations, results carry `structuredContent` and a JSON text block; ' +
+      'list_todos pages with `cursor`. Tool errors are results with `isError: true` and the REST error code in the text. Same API key, ' +
+      'subscription and rate limit (shared with the todo routes) as REST. Failures before JSON-RPC (401, 402, 403 Origin not allowed, 429) ' +
+      'keep their HTTP status and answer with a JSON-RPC error object (the request id echoed, message `CODE: message`, `error.data.code` ' +
+      'the REST code, `error.data.details` as in the REST envelope), instead of the REST envelope. ' +
       'Browser requests must come from an allowed Origin. GET and DELETE answer 405 (no server-initiated streams or sessions).',
   })
   @ApiMcpEndpoint(
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_todos', arguments: { limit: 10 } } },
     { content: [{ type: 'text', text: '{"todos":[],"nextCursor":null}' }], structuredContent: { todos: [], nextCursor: null } },
     [
-      { status: 401, description: 'API_KEY_REQUIRED or INVALID_API_KEY in error.data.code', example: [-32001, 'The API key is invalid, revoked or expired', 'INVALID_API_KEY'] },
-      { status: 402, description: 'SUBSCRIPTION_REQUIRED in error.data.code', example: [-32002, 'An active subscription or beta access is required', 'SUBSCRIPTION_REQUIRED'] },
-      { status: 403, description: 'FORBIDDEN in error.data.code: Origin not allowed (DNS-rebinding protection)', example: [-32003, 'Requests from this Origin are not allowed on the MCP endpoint', 'FORBIDDEN'] },
-      { status: 429, description: 'RATE_LIMITED in error.data.code (shared with the todo routes)', example: [-32029, 'Too many requests; retry in 42 s', 'RATE_LIMITED'] },
-      { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32603, 'An unexpected error occurred', 'INTERNAL_ERROR'] },
+      { status: 401, description: 'API_KEY_REQUIRED or INVALID_API_KEY in error.data.code', example: [-32001, 'INVALID_API_KEY: The API key is invalid, revoked or expired', 'INVALID_API_KEY'] },
+      { status: 402, description: 'SUBSCRIPTION_REQUIRED in error.data.code', example: [-32002, 'SUBSCRIPTION_REQUIRED: An active subscription or beta access is required', 'SUBSCRIPTION_REQUIRED'] },
+      { status: 403, description: 'FORBIDDEN in error.data.code: Origin not allowed (DNS-rebinding protection)', example: [-32003, 'FORBIDDEN: Requests from this Origin are not allowed on the MCP endpoint', 'FORBIDDEN'] },
+      { status: 429, description: 'RATE_LIMITED in error.data.code (shared with the todo routes)', example: [-32029, 'RATE_LIMITED: Too many requests; retry in 42 s', 'RATE_LIMITED'] },
+      { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32603, 'INTERNAL_ERROR: An unexpected error occurred', 'INTERNAL_ERROR'] },
     ],
   )
   handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: TodoMcpPrincipal): Promise<void> {
