@@ -37,8 +37,12 @@ describe('cursor polling under concurrent writers', () => {
     return { owner, sites };
   }
 
-  /** Writer w writes for tenants[w % tenants.length], cycling over that tenant's sites; every poller must see exactly its rows. */
-  async function writeWhilePolling(tenants: Tenant[], writers: number, rowsPerWriter: number): Promise<number> {
+  /**
+   * Writer w writes for tenants[w % tenants.length], cycling over that tenant's sites; every poller must see exactly its rows.
+   * `batch` rows per insert inside a transaction that does other work first, or (`alone`) one row per insert on
+   * its own, the way the widget writes.
+   */
+  async function writeWhilePolling(tenants: Tenant[], writers: number, rowsPerWriter: number, batch: number | 'alone' = BATCH): Promise<number> {
     const repository = t.app.get(FeedbackRepository);
     const service = t.app.get(FeedbackService);
     const authenticator = t.app.get(FeedbackTokenAuthenticator);
@@ -47,20 +51,24 @@ describe('cursor polling under concurrent writers', () => {
 
     async function writer(w: number): Promise<void> {
       const { owner, sites } = tenants[w % tenants.length];
-      for (let start = 0, round = 0; start < rowsPerWriter; start += BATCH, round++) {
+      const size = batch === 'alone' ? 1 : batch;
+      for (let start = 0, round = 0; start < rowsPerWriter; start += size, round++) {
         const site = sites[(Math.floor(w / tenants.length) + round) % sites.length];
-        const rows: NewFeedback[] = Array.from({ length: BATCH }, (_, i) => ({
+        const rows: NewFeedback[] = Array.from({ length: size }, (_, i) => ({
           siteId: site.id,
           type: 'feedback',
           message: `w${w}-${start + i}`,
           rating: null,
           pageUrl: 'https://example.com/',
         }));
-        const ids = await t.dataSource.transaction(async (manager) => {
-          await manager.query('SELECT count(*) FROM sites WHERE owner_id = $1', [owner.id]);
-          await new Promise((resolve) => setImmediate(resolve));
-          return repository.insertMany(owner.id, rows, manager);
-        });
+        const ids =
+          batch === 'alone'
+            ? await repository.insertMany(owner.id, rows)
+            : await t.dataSource.transaction(async (manager) => {
+                await manager.query('SELECT count(*) FROM sites WHERE owner_id = $1', [owner.id]);
+                await new Promise((resolve) => setImmediate(resolve));
+                return repository.insertMany(owner.id, rows, manager);
+              });
         const list = writtenPerSite.get(site.id) ?? [];
         list.push(...ids);
         writtenPerSite.set(site.id, list);
@@ -115,6 +123,12 @@ describe('cursor polling under concurrent writers', () => {
     const seen = await writeWhilePolling([one], 4, 5000);
     // Two site pollers and the portfolio poller, each seeing its share once.
     expect(seen).toBe(2 * 20_000);
+  }, 240_000);
+
+  it('hands every row to each poller exactly once when eight writers insert one row at a time, as the widget does', async () => {
+    const one = await tenant('Single', 2);
+    const seen = await writeWhilePolling([one], 8, 500, 'alone');
+    expect(seen).toBe(2 * 4_000);
   }, 240_000);
 
   it('keeps exactly-once per owner while two owners write at the same time', async () => {

@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createTestDatabase, insertUser, type TestDatabase, type TestUser } from '#libs/testing';
-import { launchBrowser } from '#libs/testing';
+import { insertUser, launchBrowser, type TestUser } from '#libs/testing';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
-import { startApp, type TestApp } from '../support/test-apps.js';
+import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { bearer } from './feedback-fixtures.js';
 
 /**
@@ -14,7 +13,7 @@ import { bearer } from './feedback-fixtures.js';
  * have it answered on the share page, and read the answers. Then the same page at phone width.
  */
 describe('owner dashboard in Chromium', () => {
-  let database: TestDatabase;
+  let apps: Awaited<ReturnType<typeof startDashboardApps>>;
   let todo: TestApp;
   let t: TestApp;
   let browser: Browser;
@@ -22,18 +21,14 @@ describe('owner dashboard in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS_DIR, { recursive: true });
-    database = await createTestDatabase();
-    // The dashboard signs in against the account service (todo-api) on the same database.
-    todo = await startApp('todo-api', database.url);
-    t = await startApp('feedback-export', database.url, { PUBLIC_BASE_URL: todo.baseUrl });
+    apps = await startDashboardApps();
+    ({ todo, feedback: t } = apps);
     user = await insertUser(t.dataSource);
     browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
-    await todo?.close();
-    await database?.drop();
+    await apps?.close();
   });
 
   /** Page errors and every answer >= 400 the page received (none is expected in these flows). */

@@ -138,7 +138,8 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
   it('refuses a missing key before JSON-RPC: HTTP 401 with a JSON-RPC error body (the SDK client fails to connect)', async () => {
     await expect(connect(url, {})).rejects.toThrow();
     const res = await t.http.post('/api/v1/mcp').set('Accept', 'application/json, text/event-stream').send(rpc('tools/list')).expect(401);
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: expect.any(String), data: { code: 'API_KEY_REQUIRED' } } });
+    // The request's id is echoed (JSON-RPC 2.0 §5), as on the feedback endpoint.
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: expect.any(String), data: { code: 'API_KEY_REQUIRED' } } });
     const bad = await t.http.post('/api/v1/mcp').set('X-API-Key', 'tdk_' + 'B'.repeat(38)).send(rpc('tools/list')).expect(401);
     expect(bad.body.error.data.code).toBe('INVALID_API_KEY');
   });
@@ -147,7 +148,7 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
     const lapsed = await insertUser(t.dataSource);
     const lapsedKey = (await insertApiKey(t.dataSource, lapsed.id)).key;
     const res = await t.http.post('/api/v1/mcp').set('X-API-Key', lapsedKey).set('Accept', 'application/json, text/event-stream').send(rpc('ping')).expect(402);
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32002, message: expect.any(String), data: { code: 'SUBSCRIPTION_REQUIRED' } } });
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32002, message: expect.any(String), data: { code: 'SUBSCRIPTION_REQUIRED' } } });
   });
 
   it('refuses browser requests from a foreign Origin (DNS rebinding) and accepts allowed ones', async () => {

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { createTestDatabase, insertUser, launchBrowser, SmtpTestServer, type TestDatabase, type TestUser } from '#libs/testing';
+import { insertUser, launchBrowser, SmtpTestServer, type TestUser } from '#libs/testing';
 import { FeedbackRepository } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
-import { startApp, type TestApp } from '../support/test-apps.js';
+import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { bearer, createSite, type TestOwner, type TestSite } from './questions-fixtures.js';
 
 const SHOTS = `${process.cwd()}/test-results`;
@@ -52,8 +52,7 @@ const XSS = [
 ];
 
 describe('share page and dashboard in Chromium', () => {
-  let database: TestDatabase;
-  let todo: TestApp;
+  let apps: Awaited<ReturnType<typeof startDashboardApps>>;
   let t: TestApp;
   let smtp: SmtpTestServer;
   let browser: Browser;
@@ -65,10 +64,8 @@ describe('share page and dashboard in Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     smtp = new SmtpTestServer();
     await smtp.start();
-    database = await createTestDatabase();
-    // The dashboard signs in against the account service (todo-api) on the same database.
-    todo = await startApp('todo-api', database.url);
-    t = await startApp('feedback-export', database.url, { SMTP_URL: smtp.url, PUBLIC_BASE_URL: todo.baseUrl });
+    apps = await startDashboardApps({ SMTP_URL: smtp.url });
+    t = apps.feedback;
     user = await insertUser(t.dataSource);
     const jwt = await t.accessTokenFor(user.id);
     owner = { id: user.id, jwt, portfolioToken: '' };
@@ -77,9 +74,7 @@ describe('share page and dashboard in Chromium', () => {
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
-    await todo?.close();
-    await database?.drop();
+    await apps?.close();
     await smtp?.stop();
   });
 

@@ -32,13 +32,15 @@ describe('question-batch tools of the feedback MCP server', () => {
   }
   const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
 
-  it('announces the four question tools with their read-only hints', async () => {
-    const { tools } = await (await connect(site.readToken)).listTools();
+  it('announces the four question tools with their read-only hints (to a write token; a read token sees the two reading ones)', async () => {
+    const { tools } = await (await connect(site.writeToken)).listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     for (const name of ['list_question_batches', 'get_question_batch', 'create_question_batch', 'get_share_link']) expect(byName[name]).toBeDefined();
     expect(byName.create_question_batch.annotations?.readOnlyHint).toBe(false);
     expect(byName.list_question_batches.annotations?.readOnlyHint).toBe(true);
     expect(byName.create_question_batch.inputSchema.properties).toHaveProperty('questions');
+    const readable = (await (await connect(site.readToken)).listTools()).tools.map((tool) => tool.name);
+    expect(readable.filter((name) => name.includes('question') || name.includes('share'))).toEqual(['get_question_batch', 'list_question_batches']);
   });
 
   it('write token: creates (draft and sent), lists without links, reads detail, fetches the link; same rules as REST', async () => {

@@ -109,6 +109,28 @@ export async function startWithDatabase(
   };
 }
 
+/**
+ * What the owner dashboard needs: one database, the account service (todo-api, where the dashboard
+ * signs in) and feedback-export pointing its public links at it. Call in beforeAll, close in afterAll.
+ */
+export async function startDashboardApps(
+  feedbackEnv: Record<string, string | undefined> = {},
+): Promise<{ database: TestDatabase; todo: TestApp; feedback: TestApp; close: () => Promise<void> }> {
+  const database = await createTestDatabase();
+  const todo = await startApp('todo-api', database.url);
+  const feedback = await startApp('feedback-export', database.url, { PUBLIC_BASE_URL: todo.baseUrl, ...feedbackEnv });
+  return {
+    database,
+    todo,
+    feedback,
+    close: async () => {
+      await feedback.close();
+      await todo.close();
+      await database.drop();
+    },
+  };
+}
+
 /** Where scripts/test-redis.mjs finds, per test file, the counters in PostgreSQL and in Redis. */
 export const COUNTER_STORAGE_DIR = join(process.cwd(), 'test-results', 'rate-limit-storage');
 

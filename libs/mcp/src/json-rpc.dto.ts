@@ -55,8 +55,10 @@ export class JsonRpcResultResponseDto {
     type: 'object',
     additionalProperties: true,
     description:
-      'initialize: `{protocolVersion, capabilities, serverInfo, instructions}`; ping: `{}`; tools/list: `{tools: [{name, description, inputSchema, annotations}]}`; ' +
-      'tools/call: `{content: [{type: "text", text}], structuredContent?, isError?}` (a tool error is a result with isError true and the REST code in its text)',
+      'initialize: `{protocolVersion, capabilities, serverInfo, instructions}`; ping: `{}`; tools/list: `{tools: [{name, title, description, inputSchema, outputSchema, annotations}]}` ' +
+      '(only the tools the credential may call, in name order); tools/call: `{content: [{type: "text", text}], structuredContent?, isError?}`. structuredContent follows the ' +
+      'tool’s outputSchema and the text block holds the same JSON. A tool error is a result with isError true whose text is `CODE: message` and, on the next line, ' +
+      '`{"error": {code, message, details?}}` as in the REST envelope; a call the credential’s scopes do not allow names them in `details.requiredScopes`.',
     example: { content: [{ type: 'text', text: '{"todos":[],"nextCursor":null}' }], structuredContent: { todos: [], nextCursor: null } },
   })
   result: Record<string, unknown>;

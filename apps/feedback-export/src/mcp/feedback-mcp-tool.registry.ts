@@ -1,47 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import type { ZodRawShape } from 'zod';
+import { ErrorCode } from '#libs/common';
+import { McpToolRegistry } from '#libs/mcp';
 import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
 
-/** Which export tokens may call a tool: 'read' = sk_, 'write' = wk_, 'portfolio' = ok_. */
-export type McpToolScope = 'read' | 'write' | 'portfolio';
+/** The feedback MCP scopes, as REST: a site's read and write, and the account's portfolio read. */
+export type FeedbackMcpScope = 'read' | 'write' | 'portfolio';
+
+/** The scopes a token holds: sk_ reads its site, wk_ also writes it, ok_ reads the portfolio. */
+export function feedbackMcpScopesOf(principal: FeedbackTokenPrincipal): readonly FeedbackMcpScope[] {
+  if (principal.kind === 'portfolio') return ['portfolio'];
+  return principal.scope === 'write' ? ['read', 'write'] : ['read'];
+}
+
+const CREDENTIALS: Record<FeedbackMcpScope, string> = { read: 'an sk_ or wk_ token', write: 'a wk_ token', portfolio: 'an ok_ token' };
 
 /**
- * One tool of the feedback MCP server. Feature modules register theirs (the Questions module
- * adds the question-batch tools) with FeedbackMcpToolRegistry.register in onModuleInit.
+ * The tools of the feedback MCP endpoint. Feature modules register theirs in onModuleInit
+ * (feedback/feedback-mcp.tools.ts, questions/questions-mcp.tools.ts). A token of the wrong
+ * kind gets INVALID_TOKEN, as on REST.
  */
-export interface FeedbackMcpTool {
-  name: string;
-  title?: string;
-  description: string;
-  /** Zod shape of the arguments; the SDK validates calls against it. */
-  inputSchema: ZodRawShape;
-  /** Token kinds allowed to call it; any other token gets an isError result with INVALID_TOKEN. */
-  scopes: readonly McpToolScope[];
-  /** True when the tool changes nothing (announced as readOnlyHint). */
-  readOnly: boolean;
-  /**
-   * The tool body: call the same service the REST route calls and return the same `data`.
-   * Throw AppException for failures; they become `isError` results with the REST code.
-   */
-  run(principal: FeedbackTokenPrincipal, args: Record<string, unknown>): Promise<Record<string, unknown>>;
-}
-
-/** The tools of POST /api/v1/mcp; each request builds a fresh server from this list. */
 @Injectable()
-export class FeedbackMcpToolRegistry {
-  private readonly tools = new Map<string, FeedbackMcpTool>();
-
-  register(tool: FeedbackMcpTool): void {
-    if (this.tools.has(tool.name)) throw new Error(`MCP tool ${tool.name} is registered twice`);
-    this.tools.set(tool.name, tool);
+export class FeedbackMcpToolRegistry extends McpToolRegistry<FeedbackTokenPrincipal, FeedbackMcpScope> {
+  constructor() {
+    super({ scopesOf: feedbackMcpScopesOf, refusalCode: ErrorCode.INVALID_TOKEN, credentialFor: (scope) => CREDENTIALS[scope] });
   }
-
-  list(): FeedbackMcpTool[] {
-    return [...this.tools.values()];
-  }
-}
-
-/** The scope a principal holds, to compare with a tool's scopes. */
-export function scopeOf(principal: FeedbackTokenPrincipal): McpToolScope {
-  return principal.kind === 'portfolio' ? 'portfolio' : principal.scope;
 }

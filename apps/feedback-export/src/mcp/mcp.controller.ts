@@ -1,39 +1,32 @@
-import { Controller, HttpCode, Inject, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
-import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { ApiMcpEndpoint, assertAllowedMcpOrigin, mcpAllowedOrigins, serveStatelessMcp } from '#libs/mcp';
+import { ApiMcpEndpoint, McpErrorFilter } from '#libs/mcp';
 import { EXPORT_TOKEN_RATE_LIMIT } from '../sites/export-rate-limit.js';
 import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
-import { FeedbackMcpServerFactory } from './feedback-mcp.server.js';
-import { McpHttpErrorFilter } from './mcp-http-error.filter.js';
+import { FeedbackMcpEndpoint } from './feedback-mcp.endpoint.js';
 
 @ApiTags('MCP')
 @Controller('api/v1/mcp')
+@UseFilters(McpErrorFilter)
 export class McpController {
-  private readonly allowedOrigins: string[];
-
-  constructor(
-    private readonly servers: FeedbackMcpServerFactory,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.allowedOrigins = mcpAllowedOrigins(config.feedbackPublicBaseUrl, config.corsOrigins);
-  }
+  constructor(private readonly mcp: FeedbackMcpEndpoint) {}
 
   @Post()
   @HttpCode(200)
   @UseAuth('feedback-mcp')
   @RateLimit(EXPORT_TOKEN_RATE_LIMIT)
   @RawResponse()
-  @UseFilters(McpHttpErrorFilter)
   @ApiOperation({
     operationId: 'mcp',
     summary: 'MCP server (JSON-RPC 2.0 over stateless streamable HTTP)',
     description:
       'One JSON-RPC message per POST (initialize, ping, tools/list, tools/call); send `Accept: application/json, text/event-stream`. ' +
-      'Tools: list_feedback (sk_, wk_), update_feedback_status (wk_), list_portfolio_feedback (ok_), and the question-batch tools. ' +
-      'A tool called with a token of the wrong kind returns isError with INVALID_TOKEN. A missing or invalid token is HTTP 401 with a JSON-RPC error body ' +
+      'Tools: list_feedback, list_question_batches, get_question_batch (sk_, wk_); update_feedback_status, create_question_batch, get_share_link (wk_); ' +
+      'list_portfolio_feedback (ok_). tools/list shows only the tools the token may call; list tools page with `cursor` (the nextCursor of the previous call). ' +
+      'A tool called with a token of the wrong kind returns isError with INVALID_TOKEN and the scope it needs in `details.requiredScopes`. ' +
+      'A missing or invalid token is HTTP 401 with a JSON-RPC error body (the request id echoed, message `CODE: message`, the REST code in error.data.code) ' +
       'and `WWW-Authenticate: Bearer resource_metadata=…, scope=…` (RFC 9728 metadata at `/.well-known/oauth-protected-resource/api/v1/mcp`). ' +
       'Shares the 60 requests/minute budget of the token.',
   })
@@ -47,11 +40,10 @@ export class McpController {
       { status: 401, description: 'INVALID_TOKEN in error.data.code: no token, or an unknown or rotated one; WWW-Authenticate names the resource metadata and scopes', example: [-32001, 'INVALID_TOKEN: The token is invalid or expired', 'INVALID_TOKEN'] },
       { status: 403, description: 'FORBIDDEN in error.data.code: Origin not allowed (DNS-rebinding protection)', example: [-32003, 'FORBIDDEN: Requests from this Origin are not allowed on the MCP endpoint', 'FORBIDDEN'] },
       { status: 429, description: 'RATE_LIMITED in error.data.code (the token’s budget, shared with its REST routes)', example: [-32029, 'RATE_LIMITED: Too many requests; retry in 42 s', 'RATE_LIMITED'] },
-      { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32000, 'INTERNAL_ERROR: An unexpected error occurred', 'INTERNAL_ERROR'] },
+      { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32603, 'INTERNAL_ERROR: An unexpected error occurred', 'INTERNAL_ERROR'] },
     ],
   )
-  async handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: FeedbackTokenPrincipal): Promise<void> {
-    assertAllowedMcpOrigin(request, this.allowedOrigins);
-    await serveStatelessMcp(request, response, () => this.servers.create(principal));
+  handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: FeedbackTokenPrincipal): Promise<void> {
+    return this.mcp.serve(request, response, principal);
   }
 }

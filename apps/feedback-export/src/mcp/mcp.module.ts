@@ -1,20 +1,16 @@
 import { Module } from '@nestjs/common';
 import { McpToolMetrics } from '#libs/mcp';
-import { FeedbackModule } from '../feedback/feedback.module.js';
-import { SitesModule } from '../sites/sites.module.js';
+import { FeedbackMcpEndpoint } from './feedback-mcp.endpoint.js';
 import { FeedbackMcpToolRegistry } from './feedback-mcp-tool.registry.js';
-import { FeedbackMcpServerFactory } from './feedback-mcp.server.js';
-import { FeedbackMcpTools } from './feedback-tools.js';
 import { McpController } from './mcp.controller.js';
 
 /**
- * The feedback service's MCP endpoint. Other feature modules add tools by importing this
- * module and calling FeedbackMcpToolRegistry.register in their onModuleInit.
+ * The feedback service's MCP endpoint. Feature modules add tools by importing this module and
+ * registering with FeedbackMcpToolRegistry in their onModuleInit (feedback-mcp.tools.ts, questions-mcp.tools.ts).
  */
 @Module({
-  imports: [SitesModule, FeedbackModule],
   controllers: [McpController],
-  providers: [FeedbackMcpToolRegistry, FeedbackMcpServerFactory, FeedbackMcpTools, McpToolMetrics],
+  providers: [FeedbackMcpToolRegistry, FeedbackMcpEndpoint, McpToolMetrics],
   exports: [FeedbackMcpToolRegistry],
 })
 export class FeedbackMcpModule {}

@@ -3,14 +3,34 @@ import { z } from 'zod';
 import { UUID_PATTERN } from '#libs/common';
 import { FeedbackMcpToolRegistry } from '../mcp/feedback-mcp-tool.registry.js';
 import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
-import { MAX_HTML_LENGTH, MAX_QUESTION_NUMBER, MAX_QUESTIONS, MAX_TITLE_LENGTH, type CreateQuestionBatchDto } from './dto/question-batch.dto.js';
+import { BATCH_STATUSES, MAX_HTML_LENGTH, MAX_QUESTION_NUMBER, MAX_QUESTIONS, MAX_TITLE_LENGTH } from './dto/question-batch.dto.js';
 import { QuestionsService } from './questions.service.js';
 
 const batchId = z.string().regex(UUID_PATTERN, 'must be a UUID').describe('question batch id (uuid)');
 const title = z.string().min(1).max(MAX_TITLE_LENGTH).regex(/\S/, 'must not be blank');
+const timestamp = z.string().describe('ISO 8601 date-time');
 
+const batchSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(BATCH_STATUSES),
+  questionCount: z.number().int(),
+  answerCount: z.number().int().describe('Questions with a saved answer'),
+  createdAt: timestamp,
+  sentAt: timestamp.nullable(),
+  openedAt: timestamp.nullable().describe('First view of the share page'),
+  answeredAt: timestamp.nullable().describe('First submit'),
+});
+const batchDetail = batchSummary.extend({
+  introHtml: z.string(),
+  notifyEmail: z.string(),
+  questions: z.array(
+    z.object({ n: z.number().int(), title: z.string(), html: z.string(), answer: z.object({ text: z.string(), updatedAt: timestamp }).nullable() }),
+  ),
+});
+const shareUrl = z.string().describe('FEEDBACK_PUBLIC_BASE_URL + /q/{shareToken}');
 
-/** The question-batch tools of the MCP server: the REST routes' rules, through the same service. */
+/** The question-batch tools of the MCP endpoint: the REST routes' rules, through the same service. */
 @Injectable()
 export class QuestionsMcpTools implements OnModuleInit {
   constructor(
@@ -23,9 +43,10 @@ export class QuestionsMcpTools implements OnModuleInit {
       name: 'list_question_batches',
       title: 'List question batches',
       description: "The site's question batches, oldest first, with status and question and answer counts: {batches}. Never includes share links.",
-      inputSchema: {},
-      scopes: ['read', 'write'],
-      readOnly: true,
+      input: z.object({}),
+      output: z.object({ batches: z.array(batchSummary) }),
+      scopes: ['read'],
+      hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal) => {
         const site = principal as SitePrincipal;
         return { batches: await this.questions.list(site.ownerId, site.siteId) };
@@ -35,12 +56,13 @@ export class QuestionsMcpTools implements OnModuleInit {
       name: 'get_question_batch',
       title: 'Get a question batch with answers',
       description: 'One batch with its questions beside the answers, each answer with its own updatedAt: {batch}.',
-      inputSchema: { id: batchId },
-      scopes: ['read', 'write'],
-      readOnly: true,
+      input: z.object({ id: batchId }),
+      output: z.object({ batch: batchDetail }),
+      scopes: ['read'],
+      hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, args) => {
         const site = principal as SitePrincipal;
-        return { batch: await this.questions.detail(site.ownerId, site.siteId, String(args.id)) };
+        return { batch: await this.questions.detail(site.ownerId, site.siteId, args.id) };
       },
     });
     this.registry.register({
@@ -49,7 +71,7 @@ export class QuestionsMcpTools implements OnModuleInit {
       description:
         `Create a batch of 1..${MAX_QUESTIONS} questions (n unique) as a draft, or sent at once with sendNow: {id, status} plus shareUrl when sent. ` +
         "HTML is sanitised; notifyEmail defaults to the site owner's e-mail.",
-      inputSchema: {
+      input: z.object({
         title,
         introHtml: z.string().max(MAX_HTML_LENGTH).optional(),
         notifyEmail: z.email().max(254).optional(),
@@ -58,19 +80,21 @@ export class QuestionsMcpTools implements OnModuleInit {
           .array(z.strictObject({ n: z.number().int().min(1).max(MAX_QUESTION_NUMBER), title, html: z.string().max(MAX_HTML_LENGTH) }))
           .min(1)
           .max(MAX_QUESTIONS),
-      },
+      }),
+      output: z.object({ id: z.string(), status: z.enum(BATCH_STATUSES), shareUrl: shareUrl.optional().describe('Present when sent') }),
       scopes: ['write'],
-      readOnly: false,
-      run: async (principal, args) => ({ ...(await this.questions.create(principal as SitePrincipal, args as unknown as CreateQuestionBatchDto)) }),
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async (principal, args) => this.questions.create(principal as SitePrincipal, args),
     });
     this.registry.register({
       name: 'get_share_link',
       title: 'Get the share link of a sent batch',
       description: 'The share URL of a sent batch: {shareUrl}. A draft is BATCH_NOT_SENT.',
-      inputSchema: { id: batchId },
+      input: z.object({ id: batchId }),
+      output: z.object({ shareUrl }),
       scopes: ['write'],
-      readOnly: true,
-      run: async (principal, args) => ({ ...(await this.questions.linkForToken(principal as SitePrincipal, String(args.id))) }),
+      hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: async (principal, args) => this.questions.linkForToken(principal as SitePrincipal, args.id),
     });
   }
 }

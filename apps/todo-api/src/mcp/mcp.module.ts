@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
 import { McpToolMetrics } from '#libs/mcp';
-import { TodosModule } from '../todos/todos.module.js';
 import { McpController } from './mcp.controller.js';
-import { McpService } from './mcp.service.js';
+import { TodoMcpEndpoint } from './todo-mcp.endpoint.js';
+import { TodoMcpToolRegistry } from './todo-mcp-tool.registry.js';
 
+/**
+ * The todo service's MCP endpoint. Feature modules add tools by importing this module and
+ * registering with TodoMcpToolRegistry in their onModuleInit (see todos/todos-mcp.tools.ts).
+ */
 @Module({
-  imports: [TodosModule],
   controllers: [McpController],
-  providers: [McpService, McpToolMetrics],
+  providers: [TodoMcpToolRegistry, TodoMcpEndpoint, McpToolMetrics],
+  exports: [TodoMcpToolRegistry],
 })
 export class McpModule {}
