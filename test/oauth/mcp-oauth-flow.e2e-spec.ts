@@ -144,7 +144,7 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     await client.close();
   });
 
-  it('refuses the todo MCP token on REST, on JWT routes and on the feedback MCP endpoint (401); a token for another audience is 401 here', async () => {
+  it('refuses the todo MCP token on REST, on JWT routes and on the feedback MCP endpoint (401); another audience or an expired token is 401 here with the challenge', async () => {
     const { client, agent } = await connectAgent();
     await client.close();
     const token = agent.savedTokens!.access_token;
@@ -163,6 +163,14 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     const wrongAudience = await mcpPost(elsewhere).expect(401);
     expect(wrongAudience.headers['www-authenticate']).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/api/v1/mcp", scope="todos:read todos:write"`);
     expect(wrongAudience.body.error.data.code).toBe('INVALID_TOKEN');
+
+    // The same token, expired: an HTTP 401 with the challenge (so the SDK refreshes), not a tool error.
+    const expired = await new SignJWT({ ...claims, iat: claims.iat - 7200, exp: claims.iat - 3600 })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: (jwk as JWK).kid })
+      .sign(await importJWK(jwk as JWK, 'ES256'));
+    const late = await mcpPost(expired).expect(401);
+    expect(late.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="/);
+    expect(late.body.error.message).toMatch(/expired/);
   });
 
   it('a read-only grant lists and calls only the reading tools; a write tool answers FORBIDDEN naming todos:write', async () => {
