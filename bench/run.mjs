@@ -204,7 +204,20 @@ async function main() {
     await waitForOk(`${feedback.url}/api/v1/status`);
     await sleep(2000);
     const feedbackIdleRss = rssMb(feedback.child.pid);
-    if (want('feedback')) for (const row of await feedbackScenarios({ databaseUrl: database.url, feedbackUrl: feedback.url, ratio, resetRateLimits })) record(row);
+    if (want('feedback')) {
+      const feedbackBaseline = await startService('feedback-baseline', 'bench/feedback-baseline-server.mjs', { DATABASE_URL: database.url, DB_POOL_SIZE: '10', JWT_SECRET });
+      await waitForOk(`${feedbackBaseline.url}/status`);
+      const scenarios = await feedbackScenarios({
+        databaseUrl: database.url,
+        feedbackUrl: feedback.url,
+        feedbackPid: feedback.child.pid,
+        baselineUrl: feedbackBaseline.url,
+        baselinePid: feedbackBaseline.child.pid,
+        ratio,
+        resetRateLimits,
+      });
+      for (const row of scenarios) record(row);
+    }
     if (want('feedback-insert')) for (const row of await feedbackInsertScenario({ databaseUrl: database.url, seconds: DURATION, ratio })) record(row);
 
     // Memory per app: idle after start (the target), and after the load above (for reference).
