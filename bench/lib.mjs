@@ -131,6 +131,7 @@ export async function load({ warmup = WARMUP_SECONDS, onMeasureStart, ...options
     p99: result.latency.p99,
     total: result.requests.total,
     non2xx: result.non2xx,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
     errors: result.errors + result.timeouts,
   };
 }
