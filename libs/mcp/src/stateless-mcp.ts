@@ -68,8 +68,14 @@ export class StatelessMcpEndpoint<Principal, Scope extends string> {
       await writeWebResponse(answer, response);
     } finally {
       response.off('close', abandon);
-      // Disconnects the server from this request's transport (nothing is pending after a complete exchange).
-      await server.close();
+      // Disconnects the server from this request's transport. The SDK builds a "Connection closed" error for
+      // requests still pending, whether or not there are any (none after a complete exchange); close() runs
+      // synchronously up to its first await, so that error is built here, without the stack trace nobody reads.
+      const stackTraceLimit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      const closed = server.close();
+      Error.stackTraceLimit = stackTraceLimit;
+      await closed;
       if (this.idleServers.length < MAX_IDLE_SERVERS) this.idleServers.push(server);
     }
   }
