@@ -65,7 +65,7 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 2);
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 /** CPU seconds (user + system) a process has used so far; 0 when it is gone. */
-function cpuSeconds(pid) {
+export function cpuSeconds(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
@@ -75,7 +75,7 @@ function cpuSeconds(pid) {
 }
 
 /** CPU seconds used so far by each PostgreSQL process of the machine (the bench's server is local), by pid. */
-function postgresCpuByPid() {
+export function postgresCpuByPid() {
   const byPid = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -89,10 +89,16 @@ function postgresCpuByPid() {
 }
 
 /** PostgreSQL CPU between two samples: backends that ended in between are left out, new ones count whole. */
-function postgresCpuBetween(before, after) {
+export function postgresCpuBetween(before, after) {
   let total = 0;
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
+}
+
+/** Starts counting the CPU of process `pid` and of PostgreSQL; the returned function gives the seconds used since. */
+export function cpuMeter(pid) {
+  const before = { service: cpuSeconds(pid), postgres: postgresCpuByPid() };
+  return () => ({ service: cpuSeconds(pid) - before.service, postgres: postgresCpuBetween(before.postgres, postgresCpuByPid()) });
 }
 
 /**
@@ -125,6 +131,7 @@ export async function load({ warmup = WARMUP_SECONDS, onMeasureStart, ...options
     p99: result.latency.p99,
     total: result.requests.total,
     non2xx: result.non2xx,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
     errors: result.errors + result.timeouts,
   };
 }

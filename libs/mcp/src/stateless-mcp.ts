@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { assertAllowedMcpOrigin } from './mcp-origin.js';
 import type { McpToolMetrics } from './mcp-tool-metrics.js';
@@ -23,8 +24,11 @@ export interface McpServerDescription {
 /**
  * One app's MCP endpoint over stateless streamable HTTP: the HTTP adapter between Express and
  * the tool registry. Everything that does not depend on the request (tool listings, JSON
- * Schemas, the Ajv validator, allowed origins) is built once; a request costs one SDK server
- * and transport (a stateless SDK transport refuses a second request) with two handlers.
+ * Schemas, the Ajv validator, allowed origins) is built once. A stateless SDK transport refuses
+ * a second request, so each request gets a fresh one; the SDK server with its handlers is
+ * reused: idle servers wait in a small pool, one connects to the request's transport, and
+ * disconnects (close) once the answer is out. The caller reaches the handlers as the request's
+ * `authInfo`, the SDK's channel for who is calling, so a server holds nothing of a request.
  *
  * The SDK's web-standard transport is driven directly with the body Express already parsed:
  * its Node wrapper converts every request and response through a generic adapter, which cost
@@ -32,6 +36,8 @@ export interface McpServerDescription {
  */
 export class StatelessMcpEndpoint<Principal, Scope extends string> {
   private readonly serverOptions: ServerOptions;
+  /** Servers between requests (each request holds one for its duration; concurrent requests each take their own). */
+  private readonly idleServers: Server[] = [];
 
   constructor(
     private readonly description: McpServerDescription,
@@ -49,29 +55,53 @@ export class StatelessMcpEndpoint<Principal, Scope extends string> {
   /** Answers one JSON-RPC message of an authenticated caller. */
   async serve(request: Request, response: Response, principal: Principal): Promise<void> {
     assertAllowedMcpOrigin(request, this.allowedOrigins);
-    const server = this.createServer(principal);
+    const server = this.idleServers.pop() ?? this.createServer();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // A client that goes away mid-call aborts the handlers still running. After a complete
-    // exchange there is nothing to release (both objects are this request's garbage), and
-    // closing would build a stack-traced "Connection closed" error on every request.
-    response.on('close', () => {
+    // A client that goes away mid-call aborts the handlers still running (close does that).
+    const abandon = () => {
       if (!response.writableFinished) void server.close();
-    });
-    await server.connect(transport);
-    const answer = await transport.handleRequest(toWebRequest(request), { parsedBody: request.body });
-    await writeWebResponse(answer, response);
+    };
+    response.on('close', abandon);
+    try {
+      await server.connect(transport);
+      const answer = await transport.handleRequest(toWebRequest(request), { parsedBody: request.body, authInfo: callerInfo(principal) });
+      await writeWebResponse(answer, response);
+    } finally {
+      response.off('close', abandon);
+      // Disconnects the server from this request's transport. The SDK builds a "Connection closed" error for
+      // requests still pending, whether or not there are any (none after a complete exchange); close() runs
+      // synchronously up to its first await, so that error is built here, without the stack trace nobody reads.
+      const stackTraceLimit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      const closed = server.close();
+      Error.stackTraceLimit = stackTraceLimit;
+      await closed;
+      if (this.idleServers.length < MAX_IDLE_SERVERS) this.idleServers.push(server);
+    }
   }
 
-  private createServer(principal: Principal): Server {
+  private createServer(): Server {
     const server = new Server(this.description.info, this.serverOptions);
-    server.setRequestHandler(ListToolsRequestSchema, () => this.registry.listFor(principal));
-    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-      const result = await this.registry.call(principal, params.name, params.arguments, this.toolMetrics.listenerFor(params.name));
+    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => this.registry.listFor(principalOf<Principal>(extra.authInfo)));
+    server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
+      const result = await this.registry.call(principalOf<Principal>(extra.authInfo), params.name, params.arguments, this.toolMetrics.listenerFor(params.name));
       if (!result) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
       return result;
     });
     return server;
   }
+}
+
+/** Idle servers kept between requests: about the number of requests one process serves at once. */
+const MAX_IDLE_SERVERS = 64;
+
+/** The authenticated caller as the SDK's AuthInfo (our guards authenticated it; the SDK only passes it to the handlers). */
+function callerInfo<Principal>(principal: Principal): AuthInfo {
+  return { token: '', clientId: '', scopes: [], extra: { principal } };
+}
+
+function principalOf<Principal>(authInfo: AuthInfo | undefined): Principal {
+  return authInfo!.extra!.principal as Principal;
 }
 
 function toWebRequest(request: Request): globalThis.Request {
