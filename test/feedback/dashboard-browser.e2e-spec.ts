@@ -14,7 +14,6 @@ import { bearer } from './feedback-fixtures.js';
  */
 describe('owner dashboard in Chromium', () => {
   let apps: Awaited<ReturnType<typeof startDashboardApps>>;
-  let todo: TestApp;
   let t: TestApp;
   let browser: Browser;
   let user: TestUser;
@@ -22,7 +21,7 @@ describe('owner dashboard in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS_DIR, { recursive: true });
     apps = await startDashboardApps();
-    ({ todo, feedback: t } = apps);
+    t = apps.feedback;
     user = await insertUser(t.dataSource);
     browser = await launchBrowser();
   }, 60_000);
