@@ -75,7 +75,7 @@ export async function feedbackInsertScenario({ databaseUrl, seconds, ratio }) {
   const globalClock = [];
   const roundSeconds = Math.max(2, Math.round(seconds / 2));
   for (let round = 0; round < ROUNDS; round++) {
-    service.push(await measure(pool, owners, roundSeconds, (client, o) => repository.insertMany(o.ownerId, [{ siteId: o.siteId, ...ROW }], executorOf(client))));
+    service.push(await measure(pool, owners, roundSeconds, (client, o) => repository.insertMany(executorOf(client), o.ownerId, [{ siteId: o.siteId, ...ROW }])));
     plain.push(await measure(pool, owners, roundSeconds, (client, o) => client.query(PLAIN_INSERT, values(o))));
     globalClock.push(await measure(pool, owners, roundSeconds, (client, o) => client.query(GLOBAL_CLOCK_INSERT, values(o))));
   }

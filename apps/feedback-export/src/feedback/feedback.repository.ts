@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { executorOf, PreparedQueries } from '#libs/database';
+import { DataSource } from 'typeorm';
+import { executorOf, PreparedQueries, type Transaction } from '#libs/database';
 import type { FeedbackStatus, FeedbackType } from './feedback.entity.js';
 
 /** A feedback row to insert; its owner is passed beside the rows (all rows of one call share it). */
@@ -62,11 +62,11 @@ export class FeedbackRepository {
    * every earlier row of the same owner, and keyset paging on (created_at, id) is exactly-once
    * for every poller, all of which read within one owner (a site, or one owner's portfolio).
    * Writers of one owner serialise only for the insert and commit; other owners' writers do not
-   * wait at all. Call it as the last statement of a transaction (or alone, in autocommit).
+   * wait at all. Call it as the last statement of `tx` (or alone, in autocommit, with `undefined`).
    */
-  async insertMany(ownerId: string, rows: NewFeedback[], manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+  async insertMany(tx: Transaction | undefined, ownerId: string, rows: NewFeedback[]): Promise<string[]> {
     if (rows.length === 0) return [];
-    const result: Array<{ id: string }> = await manager.query(
+    const result = await (tx ?? executorOf(this.dataSource.manager)).query<{ id: string }>(
       `WITH clock AS (
          INSERT INTO feedback_owner_clock AS c (owner_id, last_at) VALUES ($1, clock_timestamp())
          ON CONFLICT (owner_id) DO UPDATE SET last_at = GREATEST(clock_timestamp(), c.last_at + interval '1 microsecond')

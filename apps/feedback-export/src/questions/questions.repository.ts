@@ -98,9 +98,8 @@ export class QuestionsRepository {
   }
 
   /** A batch by its share token hash, drafts included (the caller decides). */
-  async findByTokenHash(tokenHash: string, tx?: Transaction): Promise<BatchRow | undefined> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    const rows: BatchRow[] = await manager.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
+  async findByTokenHash(tokenHash: string): Promise<BatchRow | undefined> {
+    const rows: BatchRow[] = await this.dataSource.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
     return rows[0];
   }
 

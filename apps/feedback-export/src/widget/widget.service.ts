@@ -14,7 +14,7 @@ export class WidgetService {
   async submit(input: SubmitFeedbackDto): Promise<SubmittedFeedbackDto> {
     const site = await this.sites.findBySiteKey(input.siteKey);
     if (!site) throw new AppException(ErrorCode.NOT_FOUND, 'No site has this siteKey');
-    const [id] = await this.feedback.insertMany(site.ownerId, [
+    const [id] = await this.feedback.insertMany(undefined, site.ownerId, [
       { siteId: site.id, type: input.type, message: input.message, rating: input.rating ?? null, pageUrl: input.pageUrl },
     ]);
     return { id };

@@ -22,9 +22,13 @@ export class ApiKeysRepository {
     return this.dataSource.getRepository(ApiKeyEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  findOne(userId: string, keyId: string, tx?: Transaction, lock = false): Promise<ApiKeyEntity | null> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    return manager.findOne(ApiKeyEntity, { where: { userId, id: keyId }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  findOne(userId: string, keyId: string): Promise<ApiKeyEntity | null> {
+    return this.dataSource.manager.findOne(ApiKeyEntity, { where: { userId, id: keyId } });
+  }
+
+  /** The key, locked until `tx` ends. */
+  lockOne(tx: Transaction, userId: string, keyId: string): Promise<ApiKeyEntity | null> {
+    return managerOf(tx).findOne(ApiKeyEntity, { where: { userId, id: keyId }, lock: { mode: 'pessimistic_write' } });
   }
 
   /**
@@ -57,6 +61,6 @@ export class ApiKeysRepository {
   /** Replaces the secret in place: the old hash is gone in the same statement, so the old key fails at once. */
   async replaceSecret(tx: Transaction, userId: string, keyId: string, secret: NewApiKeySecret, expiresAt: Date | null): Promise<ApiKeyEntity> {
     await managerOf(tx).update(ApiKeyEntity, { userId, id: keyId }, { prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null });
-    return (await this.findOne(userId, keyId, tx))!;
+    return (await managerOf(tx).findOne(ApiKeyEntity, { where: { userId, id: keyId } }))!;
   }
 }

@@ -81,7 +81,7 @@ export class ApiKeysService {
     const requested = requestedExpiry(request, now);
     const generated = generateApiKey();
     const key = await this.repository.transaction(async (tx) => {
-      const current = await this.repository.findOne(userId, keyId, tx, true);
+      const current = await this.repository.lockOne(tx, userId, keyId);
       if (!current) throw new AppException(ErrorCode.NOT_FOUND, 'API key not found');
       if (current.revokedAt) throw new AppException(ErrorCode.CONFLICT, 'A revoked API key cannot be rotated; create a new one');
       const expiresAt = requested === undefined ? current.expiresAt : requested;

@@ -37,7 +37,7 @@ export class AuthRepository {
     return rows.length > 0;
   }
 
-  async insertUser(user: NewUser, tx: Transaction): Promise<UserEntity> {
+  async insertUser(tx: Transaction, user: NewUser): Promise<UserEntity> {
     const manager = managerOf(tx);
     const rows = await manager.query(
       `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
@@ -46,7 +46,7 @@ export class AuthRepository {
     return (await manager.findOne(UserEntity, { where: { id: rows[0].id } }))!;
   }
 
-  async setPassword(userId: string, passwordHash: string, tx: Transaction): Promise<void> {
+  async setPassword(tx: Transaction, userId: string, passwordHash: string): Promise<void> {
     const manager = managerOf(tx);
     await manager.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1`, [userId, passwordHash]);
   }
@@ -98,7 +98,7 @@ export class AuthRepository {
   }
 
   /** Marks a live reset token used, once; answers its owner, or undefined if it was not live. */
-  async useResetToken(tokenHash: string, tx: Transaction): Promise<string | undefined> {
+  async useResetToken(tx: Transaction, tokenHash: string): Promise<string | undefined> {
     const manager = managerOf(tx);
     const rows = await executorOf(manager).query<{ user_id: string }>(
       `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
@@ -108,7 +108,7 @@ export class AuthRepository {
   }
 
   /** After a password change no earlier code or reset token may be used. */
-  async discardResetState(userId: string, tx: Transaction): Promise<void> {
+  async discardResetState(tx: Transaction, userId: string): Promise<void> {
     const manager = managerOf(tx);
     await manager.query(`DELETE FROM password_reset_codes WHERE user_id = $1`, [userId]);
     await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);

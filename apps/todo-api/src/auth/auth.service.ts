@@ -55,8 +55,8 @@ export class AuthService {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.repository.transaction(async (tx) => {
-          const user = await this.repository.insertUser({ userKey: newUserKey(), username, email, passwordHash }, tx);
-          const issued = await this.sessions.start(user.id, client, tx);
+          const user = await this.repository.insertUser(tx, { userKey: newUserKey(), username, email, passwordHash });
+          const issued = await this.sessions.start(tx, user.id, client);
           return this.tokenData(user, issued.sessionId, issued.refreshToken);
         });
       } catch (error) {
@@ -80,7 +80,7 @@ export class AuthService {
     const valid = user ? await this.hasher.verify(dto.password, user.passwordHash) : await this.hasher.verifyNothing(dto.password);
     if (!user || !valid) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'Wrong e-mail or password', undefined, attempt.headers);
     await attempt.succeeded();
-    const issued = await this.sessions.start(user.id, client);
+    const issued = await this.sessions.start(undefined, user.id, client);
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }
 
@@ -104,7 +104,7 @@ export class AuthService {
    */
   async logout(userId: string, currentSessionId: string, dto: LogoutDto): Promise<MessageDto> {
     if (dto.allSessions) {
-      const count = await this.sessions.revokeAll(userId);
+      const count = await this.sessions.revokeAll(undefined, userId);
       return { message: `Signed out of ${count} session${count === 1 ? '' : 's'}` };
     }
     if (dto.refreshToken !== undefined) {
@@ -123,9 +123,9 @@ export class AuthService {
     }
     const passwordHash = await this.hasher.hash(dto.newPassword);
     await this.repository.transaction(async (tx) => {
-      await this.repository.setPassword(userId, passwordHash, tx);
-      await this.repository.discardResetState(userId, tx);
-      await this.sessions.revokeAll(userId, tx);
+      await this.repository.setPassword(tx, userId, passwordHash);
+      await this.repository.discardResetState(tx, userId);
+      await this.sessions.revokeAll(tx, userId);
     });
     await this.revocations.announce(userId);
     return { message: 'Password changed; every session has been signed out, sign in again' };

@@ -16,9 +16,8 @@ export class BillingRepository {
     return inTransaction(this.dataSource, work);
   }
 
-  findSubscription(userId: string, tx?: Transaction): Promise<SubscriptionEntity | null> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    return manager.findOne(SubscriptionEntity, { where: { userId } });
+  findSubscription(userId: string): Promise<SubscriptionEntity | null> {
+    return this.dataSource.manager.findOne(SubscriptionEntity, { where: { userId } });
   }
 
   async findUserEmail(userId: string): Promise<string | undefined> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { SessionEntity } from '#libs/accounts';
-import { executorOf, managerOf, type Transaction } from '#libs/database';
+import { executorOf, type Transaction } from '#libs/database';
 import { RefreshTokenHistoryEntity } from './refresh-token-history.entity.js';
 import { REFRESH_TOKEN_TTL_DAYS } from './refresh-token.js';
 
@@ -38,9 +38,9 @@ export class SessionsRepository {
     @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
   ) {}
 
-  async create(session: NewSession, tx?: Transaction): Promise<string> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    const rows = await manager.query(
+  /** Inside `tx` when given, else alone. */
+  async create(tx: Transaction | undefined, session: NewSession): Promise<string> {
+    const rows = await (tx ?? executorOf(this.dataSource.manager)).query<{ id: string }>(
       `INSERT INTO sessions (user_id, refresh_token_hash, user_agent, ip_address, last_used_at, expires_at)
        VALUES ($1, $2, $3, $4, now(), now() + make_interval(days => $5))
        RETURNING id`,
@@ -112,9 +112,8 @@ export class SessionsRepository {
   }
 
   /** Revokes every live session of the user; answers how many. */
-  async revokeAllForUser(userId: string, tx?: Transaction): Promise<number> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    const revoked = await executorOf(manager).query(`UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]);
+  async revokeAllForUser(tx: Transaction | undefined, userId: string): Promise<number> {
+    const revoked = await (tx ?? executorOf(this.dataSource.manager)).query(`UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]);
     return revoked.length;
   }
 
