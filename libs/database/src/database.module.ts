@@ -27,7 +27,6 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName, queryTimeoutMs: config.dbQueryTimeoutMs }),
-          autoLoadEntities: true,
           // Keep retrying at start for a short while (a DB container may still be booting).
           retryAttempts: 10,
           retryDelay: 1000,

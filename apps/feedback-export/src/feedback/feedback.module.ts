@@ -1,14 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { SitesModule } from '../sites/sites.module.js';
 import { FeedbackController } from './feedback.controller.js';
-import { FeedbackEntity } from './feedback.entity.js';
 import { FeedbackRepository } from './feedback.repository.js';
 import { FeedbackService } from './feedback.service.js';
 
 /** Feedback export by cursor (per site and portfolio) and triage; its service also serves MCP. */
 @Module({
-  imports: [TypeOrmModule.forFeature([FeedbackEntity]), SitesModule],
+  imports: [SitesModule],
   controllers: [FeedbackController],
   providers: [FeedbackRepository, FeedbackService],
   exports: [FeedbackRepository, FeedbackService],

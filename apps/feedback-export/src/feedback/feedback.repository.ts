@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { executorOf, PreparedQueries, type Transaction } from '#libs/database';
-import type { FeedbackStatus, FeedbackType } from './feedback.entity.js';
+import type { FeedbackStatus, FeedbackType } from './feedback-kinds.js';
 
 /** A feedback row to insert; its owner is passed beside the rows (all rows of one call share it). */
 export interface NewFeedback {

@@ -13,7 +13,7 @@ import {
   type PortfolioFeedbackPageDto,
 } from './dto/feedback.dto.js';
 import { ExportCursorCodec } from './export-cursor.js';
-import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback.entity.js';
+import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback-kinds.js';
 import { FeedbackRepository, type FeedbackRow } from './feedback.repository.js';
 
 export interface ExportQuery {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AccessTokenService, CredentialRevocations, PasswordHasher, type UserEntity } from '#libs/accounts';
+import { AccessTokenService, CredentialRevocations, PasswordHasher, type UserRow } from '#libs/accounts';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
@@ -131,13 +131,13 @@ export class AuthService {
     return { message: 'Password changed; every session has been signed out, sign in again' };
   }
 
-  private async requireUser(userId: string): Promise<UserEntity> {
+  private async requireUser(userId: string): Promise<UserRow> {
     const user = await this.repository.findUserById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     return user;
   }
 
-  private tokenData(user: UserEntity, sessionId: string, refreshToken: string): AuthTokenDataDto {
+  private tokenData(user: UserRow, sessionId: string, refreshToken: string): AuthTokenDataDto {
     return { token: this.accessTokens.sign(user.id, sessionId), refreshToken, user: toUserDto(user) };
   }
 }

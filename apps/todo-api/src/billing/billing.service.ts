@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { hasApiAccess, type SubscriptionEntity } from '#libs/accounts';
+import { hasApiAccess, type SubscriptionRow } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { BillingRepository } from './billing.repository.js';
@@ -11,7 +11,7 @@ import { LIVE_STATUSES, MONTHLY_PRICE_USD, PLAN_CODE, publishedStatusOf, stateOf
 
 const PAID_ACCESS_STATUSES = ['active', 'trialing'];
 
-export function toSubscriptionDto(row: SubscriptionEntity | null): SubscriptionDto {
+export function toSubscriptionDto(row: SubscriptionRow | null): SubscriptionDto {
   return {
     provider: row?.provider ?? null,
     planCode: row?.planCode ?? null,

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
-import { SessionEntity } from '#libs/accounts';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { SESSION_COLUMNS, type SessionRow } from '#libs/accounts';
 import { executorOf, type Transaction } from '#libs/database';
-import { RefreshTokenHistoryEntity } from './refresh-token-history.entity.js';
 import { REFRESH_TOKEN_TTL_DAYS } from './refresh-token.js';
 
 /** The most recent sessions a user sees in the list. */
@@ -23,6 +22,18 @@ export interface NewSession {
   ipAddress: string | null;
 }
 
+/** A refresh token rotated out (refresh_token_history), with its age. */
+export interface RetiredToken {
+  tokenHash: string;
+  sessionId: string;
+  userId: string;
+  successorHash: string;
+  retryKeyHash: string | null;
+  successorSealed: string | null;
+  rotatedAt: Date;
+  ageMs: number;
+}
+
 export interface Rotation {
   sessionId: string;
   oldHash: string;
@@ -33,10 +44,7 @@ export interface Rotation {
 
 @Injectable()
 export class SessionsRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Inside `tx` when given, else alone. */
   async create(tx: Transaction | undefined, session: NewSession): Promise<string> {
@@ -87,7 +95,7 @@ export class SessionsRepository {
     });
   }
 
-  async findRetired(tokenHash: string): Promise<(RefreshTokenHistoryEntity & { ageMs: number }) | undefined> {
+  async findRetired(tokenHash: string): Promise<RetiredToken | undefined> {
     const rows = await this.dataSource.query(
       `SELECT token_hash AS "tokenHash", session_id AS "sessionId", user_id AS "userId", successor_hash AS "successorHash",
               retry_key_hash AS "retryKeyHash", successor_sealed AS "successorSealed", rotated_at AS "rotatedAt",
@@ -135,7 +143,7 @@ export class SessionsRepository {
     return rows.length > 0;
   }
 
-  listForUser(userId: string): Promise<SessionEntity[]> {
-    return this.sessions.find({ where: { userId }, order: { createdAt: 'DESC', id: 'ASC' }, take: SESSION_LIST_LIMIT });
+  listForUser(userId: string): Promise<SessionRow[]> {
+    return this.dataSource.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at DESC, id LIMIT $2`, [userId, SESSION_LIST_LIMIT]);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CredentialRevocations, type SessionEntity } from '#libs/accounts';
+import { CredentialRevocations, type SessionRow } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import type { Transaction } from '#libs/database';
 import { SessionDto, SessionListDto } from './dto/session.dto.js';
@@ -27,7 +27,7 @@ export interface IssuedRefresh {
 /** Longest refresh token we bother to hash; ours are 43 characters. */
 const MAX_REFRESH_TOKEN_LENGTH = 512;
 
-export function toSessionDto(session: SessionEntity, now = new Date()): SessionDto {
+export function toSessionDto(session: SessionRow, now = new Date()): SessionDto {
   return {
     id: session.id,
     createdAt: session.createdAt.toISOString(),

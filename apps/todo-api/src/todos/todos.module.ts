@@ -1,16 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { TodoEventsController } from './todo-events.controller.js';
 import { TodoEventsService } from './todo-events.service.js';
 import { TodoStreamLeasesRepository } from './todo-stream-leases.repository.js';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
-import { TodoEntity } from './todo.entity.js';
 import { TodosController } from './todos.controller.js';
 import { TodosRepository } from './todos.repository.js';
 import { TodosService } from './todos.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([TodoEntity])],
   // The events route first: `/todos/events` must not be taken for `/todos/{todoId}`.
   controllers: [TodoEventsController, TodosController],
   providers: [TodosRepository, TodosService, TodoEventsService, TodoStreamLeasesRepository, TodoStreamLeasesService],
