@@ -3,8 +3,8 @@ import { inTransaction } from '#libs/database';
 import { usingRealPostgres } from '#libs/testing';
 import { FeedbackRepository, type NewFeedback } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
 import { FeedbackService } from '../../apps/feedback-export/src/feedback/feedback.service.js';
-import type { PortfolioPrincipal, SitePrincipal } from '../../apps/feedback-export/src/sites/feedback-token.authenticator.js';
-import { FeedbackTokenAuthenticator } from '../../apps/feedback-export/src/sites/feedback-token.authenticator.js';
+import type { PortfolioPrincipal, SitePrincipal } from '../../apps/feedback-export/src/token-auth/feedback-token.authenticator.js';
+import { FeedbackTokenAuthenticator } from '../../apps/feedback-export/src/token-auth/feedback-token.authenticator.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { createOwner, createSite, type TestOwner, type TestSite } from './feedback-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ZodRawShape } from 'zod';
-import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
+import type { FeedbackTokenPrincipal } from '../token-auth/feedback-token.authenticator.js';
 
 /** Which export tokens may call a tool: 'read' = sk_, 'write' = wk_, 'portfolio' = ok_. */
 export type McpToolScope = 'read' | 'write' | 'portfolio';

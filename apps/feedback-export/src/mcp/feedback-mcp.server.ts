@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AppException, ErrorCode } from '#libs/common';
 import { McpToolMetrics, runTool, SHARED_JSON_SCHEMA_VALIDATOR, toolError } from '#libs/mcp';
-import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
+import type { FeedbackTokenPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { FeedbackMcpToolRegistry, scopeOf, type FeedbackMcpTool } from './feedback-mcp-tool.registry.js';
 
 const TOKEN_NAMES: Record<string, string> = { read: 'sk_', write: 'wk_', portfolio: 'ok_' };

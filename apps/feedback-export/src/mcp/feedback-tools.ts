@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_PAGE_SIZE } from '../feedback/dto/feedback.dto.js';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES } from '../feedback/feedback-kinds.js';
 import { FeedbackService, type ExportQuery } from '../feedback/feedback.service.js';
-import type { PortfolioPrincipal, SitePrincipal } from '../sites/feedback-token.authenticator.js';
+import type { PortfolioPrincipal, SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { FeedbackMcpToolRegistry } from './feedback-mcp-tool.registry.js';
 
 const pageArguments = {

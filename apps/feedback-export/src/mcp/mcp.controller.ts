@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import { CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ApiMcpEndpoint, assertAllowedMcpOrigin, mcpAllowedOrigins, serveStatelessMcp } from '#libs/mcp';
-import { EXPORT_TOKEN_RATE_LIMIT } from '../sites/export-rate-limit.js';
-import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
+import { EXPORT_TOKEN_RATE_LIMIT } from '../token-auth/export-rate-limit.js';
+import type { FeedbackTokenPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { FeedbackMcpServerFactory } from './feedback-mcp.server.js';
 import { McpHttpErrorFilter } from './mcp-http-error.filter.js';
 

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AppException, ErrorCode } from '#libs/common';
 import { FeedbackRepository } from '../feedback/feedback.repository.js';
-import { SitesRepository } from '../sites/sites.repository.js';
+import { SitesService } from '../sites/sites.service.js';
 import type { SubmitFeedbackDto, SubmittedFeedbackDto } from './dto/widget.dto.js';
 
 @Injectable()
 export class WidgetService {
   constructor(
-    private readonly sites: SitesRepository,
+    private readonly sites: SitesService,
     private readonly feedback: FeedbackRepository,
   ) {}
 
