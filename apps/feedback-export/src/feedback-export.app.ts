@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp, displayPath } from '#libs/common';
 import type { AppConfig } from '#libs/config';
+import { WIDGET_OPEN_CORS_PATHS } from './widget/widget.controller.js';
 import { FeedbackExportModule, type FeedbackExportOptions } from './feedback-export.module.js';
 
 /** Optional features left unconfigured, said once at start. */
@@ -27,6 +28,7 @@ export function createFeedbackExportApp(options: FeedbackExportOptions): Promise
         { name: 'MCP', description: 'Feedback and question batches for AI agents, with the same tokens and scopes' },
       ],
     },
+    openCorsPaths: WIDGET_OPEN_CORS_PATHS,
     index: { service: 'feedback-export', pages: { Dashboard: '/dashboard', 'Widget script': '/widget.js' }, unsetFeatures: unsetFeatures(options.config) },
   });
 }

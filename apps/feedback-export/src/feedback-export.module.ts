@@ -8,6 +8,7 @@ import { AnyFeedbackTokenGuard, SiteReadTokenGuard, SiteWriteTokenGuard } from '
 import { TokenAuthModule } from './token-auth/token-auth.module.js';
 import { SitesModule } from './sites/sites.module.js';
 import { PagesModule } from './pages/pages.module.js';
+import { SHARE_TOKEN_PATH_PREFIXES } from './questions/share/share.controller.js';
 import { ShareModule } from './questions/share/share.module.js';
 import { FeedbackModule } from './feedback/feedback.module.js';
 import { WidgetModule } from './widget/widget.module.js';
@@ -36,7 +37,7 @@ export class FeedbackExportModule {
     return {
       module: FeedbackExportModule,
       imports: [
-        CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'feedback-export', logDestination: options.logDestination, authSchemes: FEEDBACK_AUTH_SCHEMES }),
+        CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'feedback-export', logDestination: options.logDestination, authSchemes: FEEDBACK_AUTH_SCHEMES, requestLogging: { secretPathPrefixes: SHARE_TOKEN_PATH_PREFIXES } }),
         AccountsCoreModule,
         TokenAuthModule,
         SitesModule,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp, displayPath } from '#libs/common';
 import type { AppConfig } from '#libs/config';
+import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 
 /** Optional features left unconfigured, said once at start. */
@@ -33,5 +34,6 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
       ],
     },
     index: { service: 'todo-api', unsetFeatures: unsetFeatures(options.config) },
+    rawBodyPaths: [BILLING_WEBHOOK_PATH],
   });
 }

@@ -12,6 +12,9 @@ import { SHARE_SCRIPT } from './share-script.js';
 /** Per client IP; fails open (the 256-bit token is the access control, the limit only caps load). */
 export const SHARE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-share', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
 
+/** Paths whose next segment is a share token: the access log redacts it. */
+export const SHARE_TOKEN_PATH_PREFIXES = ['/q/', '/api/v1/share/'];
+
 const SHARE_TOKEN_PARAM = { name: 'shareToken', description: 'The share token from the share URL (43 characters)' };
 
 /** The recipient's side: no account, the share token in the path is the only credential. */
