@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Transaction } from '#libs/database';
-import { AppException, ErrorCode, validationException } from '#libs/common';
+import { AppException, ErrorCode, SignedCursorCodec, validationException } from '#libs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { ListTodosQuery } from './dto/list-todos.query.js';
 import type { DeletedTodoDto, TodoDataDto, TodoDto, TodoListDto } from './dto/todo.dto.js';
@@ -50,21 +51,13 @@ function filterFingerprint(filter: TodoListFilter): string {
     .slice(0, 16);
 }
 
-function encodeCursor(payload: CursorPayload): string {
-  return Buffer.from(JSON.stringify(payload)).toString('base64url');
-}
-
 function invalidCursor(message = 'The cursor is invalid'): AppException {
   return validationException([{ field: 'cursor', messages: [message] }], message);
 }
 
-function decodeCursor(cursor: string, sort: TodoSort, order: SortOrder, fingerprint: string): TodoKeyset {
-  let payload: CursorPayload;
-  try {
-    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload;
-  } catch {
-    throw invalidCursor();
-  }
+/** Checks the shape of a cursor's payload (the signature already proved it was made here) and that it fits this list. */
+function keysetOf(opened: unknown, sort: TodoSort, order: SortOrder, fingerprint: string): TodoKeyset {
+  const payload = opened as CursorPayload | undefined;
   const key = payload?.k;
   if (
     payload?.v !== 1 ||
@@ -89,10 +82,15 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TodosService.name);
   private sweeper?: NodeJS.Timeout;
 
+  private readonly cursors: SignedCursorCodec;
+
   constructor(
     private readonly repository: TodosRepository,
     private readonly events: TodoEventsService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cursors = new SignedCursorCodec(config.jwtSecret, 'todo-list-cursor');
+  }
 
   onModuleInit(): void {
     this.sweeper = setInterval(() => {
@@ -111,13 +109,13 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     const limit = query.limit ?? TODO_LIMITS.listDefaultLimit;
     const filter: TodoListFilter = { category: query.category, priority: query.priority, q: query.q };
     const fingerprint = filterFingerprint(filter);
-    const after = query.cursor ? decodeCursor(query.cursor, sort, order, fingerprint) : undefined;
+    const after = query.cursor ? keysetOf(this.cursors.open(query.cursor), sort, order, fingerprint) : undefined;
     const rows = await this.repository.list(userId, filter, sort, order, limit + 1, after);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const nextCursor =
       rows.length > limit && last
-        ? encodeCursor({ v: 1, s: sort, o: order, f: fingerprint, k: { priority: sort === 'priority' ? last.priority : undefined, createdAtKey: last.createdAtKey, id: last.id } })
+        ? this.cursors.seal({ v: 1, s: sort, o: order, f: fingerprint, k: { priority: sort === 'priority' ? last.priority : undefined, createdAtKey: last.createdAtKey, id: last.id } })
         : null;
     return { todos: page.map(toTodoDto), nextCursor };
   }
