@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { hasApiAccess, isLiveApiKey, usableApiKeySql, type SubscriptionStatus } from '#libs/accounts';
-import { counterKeySql, rateLimitCounterKey, rateLimitTrackerOf, TRACKER_PREFIX, type TrackerKind } from '#libs/common';
+import { counterKeySql, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf, tokenTrackerSql, TRACKER_PREFIX, trackerSql, type TrackerKind } from '#libs/common';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 
 /**
@@ -61,12 +61,17 @@ describe('each rule once: TypeScript and its SQL agree', () => {
     expect(inTypeScript.filter(Boolean).length).toBeGreaterThan(0);
   });
 
-  it('the counter key built in SQL is the key the TypeScript tracker names, for every tracker kind', async () => {
+  it('the counter key built in SQL is the key the TypeScript tracker names, for every tracker kind and token credentials', async () => {
     const bucket = 'todo-write';
     const id = '0b6f2c1e-9d7a-4c55-8f0e-3f1a2b4c5d6e';
     for (const kind of Object.keys(TRACKER_PREFIX) as TrackerKind[]) {
-      const { rows } = await client.query<{ key: string }>(`SELECT ${counterKeySql('$1', '$2::text', '$3')} AS key`, [rateLimitCounterKey(bucket, ''), kind, id]);
+      const { rows } = await client.query<{ key: string }>(`SELECT ${counterKeySql('$1', trackerSql('$2::text', '$3'))} AS key`, [rateLimitCounterKey(bucket, ''), kind, id]);
       expect(rows[0].key).toBe(rateLimitCounterKey(bucket, rateLimitTrackerOf(kind, id)));
+    }
+    // An app's token credentials (feedback-export's site and portfolio tokens).
+    for (const kind of ['site', 'portfolio']) {
+      const { rows } = await client.query<{ key: string }>(`SELECT ${counterKeySql('$1', tokenTrackerSql('$2::text', '$3'))} AS key`, [rateLimitCounterKey(bucket, ''), kind, id]);
+      expect(rows[0].key).toBe(rateLimitCounterKey(bucket, tokenTrackerOf(kind, id)));
     }
   });
 });

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '#libs/database';
-import { RateLimitStore, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { RateLimitStore, trackerSql, type RateLimitHit, type RateLimitOptions } from '#libs/common';
 import { apiAccessSql, hasApiAccess, liveApiKeySql } from './subscription-access.js';
 
 export interface ApiKeyAccessRow {
@@ -58,7 +58,7 @@ export class ApiKeyAccessRepository {
       {
         sql: KEY_ACCESS_SQL,
         params: [keyHash],
-        tracker: { kindSql: `'api-key'`, idSql: `found."apiKeyId"` },
+        trackerSql: trackerSql(`'api-key'`, `found."apiKeyId"`),
         countIf: (parameter) => usableApiKeySql('found', parameter),
       },
       limit,

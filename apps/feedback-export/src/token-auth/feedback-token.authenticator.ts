@@ -5,6 +5,14 @@ import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrinci
 import { hashFeedbackToken, isWellFormedFeedbackToken, type FeedbackTokenKind } from './feedback-token.format.js';
 import { TokenAuthRepository } from './token-auth.repository.js';
 
+declare module '#libs/common' {
+  /** feedback-export's callers: a site token (read or write scope) and the account portfolio token. */
+  interface PrincipalKinds {
+    site: { siteId: string; ownerId: string; scope: 'read' | 'write'; tokenId: string };
+    portfolio: { ownerId: string; tokenId: string };
+  }
+}
+
 export type SitePrincipal = PrincipalOf<'site'>;
 export type PortfolioPrincipal = PrincipalOf<'portfolio'>;
 export type FeedbackTokenPrincipal = SitePrincipal | PortfolioPrincipal;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RateLimitStore, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { RateLimitStore, tokenTrackerSql, type RateLimitHit, type RateLimitOptions } from '#libs/common';
 import { PreparedQueries } from '#libs/database';
 import type { FeedbackTokenKind } from './feedback-token.format.js';
 
@@ -35,7 +35,8 @@ export class TokenAuthRepository {
       {
         sql: TOKEN_SQL,
         params: [tokenHash],
-        tracker: { kindSql: `CASE WHEN found.kind = 'portfolio' THEN 'portfolio' ELSE 'site' END`, idSql: 'found.id' },
+        // The principal kind the authenticator makes of the row (site or portfolio), as RateLimitGuard counts it.
+        trackerSql: tokenTrackerSql(`CASE WHEN found.kind = 'portfolio' THEN 'portfolio' ELSE 'site' END`, 'found.id'),
         countIf: (parameter) => `found.kind = ANY(${parameter(accepted)}::text[])`,
       },
       limit,
