@@ -8,5 +8,4 @@ if (!url) throw new Error('DATABASE_URL is required for the TypeORM CLI');
 
 export default new DataSource({
   ...dataSourceOptions({ url, poolSize: 2, applicationName: 'typeorm-cli' }),
-  entities: ['dist/apps/**/*.entity.js', 'dist/libs/**/*.entity.js'],
 });

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import pg from 'pg';
 import { ExportCursorCodec } from '../dist/apps/feedback-export/src/feedback/export-cursor.js';
-import { hashFeedbackToken, isWellFormedFeedbackToken } from '../dist/apps/feedback-export/src/sites/feedback-token.format.js';
+import { hashFeedbackToken, isWellFormedFeedbackToken } from '../dist/apps/feedback-export/src/token-auth/feedback-token.format.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 10) });
 const port = Number(process.env.PORT);

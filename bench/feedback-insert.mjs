@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { FeedbackRepository } from '../dist/apps/feedback-export/src/feedback/feedback.repository.js';
 import { PreparedQueries } from '../dist/libs/database/src/prepared-queries.js';
-import { generateSiteKey } from '../dist/apps/feedback-export/src/sites/feedback-token.format.js';
+import { generateSiteKey } from '../dist/apps/feedback-export/src/token-auth/feedback-token.format.js';
 
 const WRITERS = 16;
 const ROUNDS = 3;
@@ -79,7 +79,7 @@ export async function feedbackInsertScenario({ databaseUrl, seconds, ratio }) {
   const globalClock = [];
   const roundSeconds = Math.max(2, Math.round(seconds / 2));
   for (let round = 0; round < ROUNDS; round++) {
-    service.push(await measure(pool, owners, roundSeconds, (client, o) => repositoryOn(client).insertMany(o.ownerId, [{ siteId: o.siteId, ...ROW }])));
+    service.push(await measure(pool, owners, roundSeconds, (client, o) => repositoryOn(client).insertMany(undefined, o.ownerId, [{ siteId: o.siteId, ...ROW }])));
     // Prepared too, like the service's statement: the ratio is the clock's cost, not planning's.
     plain.push(await measure(pool, owners, roundSeconds, (client, o) => client.query({ name: 'bench_plain_insert', text: PLAIN_INSERT, values: values(o) })));
     globalClock.push(await measure(pool, owners, roundSeconds, (client, o) => client.query({ name: 'bench_global_clock_insert', text: GLOBAL_CLOCK_INSERT, values: values(o) })));

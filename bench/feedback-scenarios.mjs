@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { URLSearchParams } from 'node:url';
 import pg from 'pg';
 import { cpuMeter } from './lib.mjs';
-import { generateFeedbackToken, generateSiteKey } from '../dist/apps/feedback-export/src/sites/feedback-token.format.js';
+import { generateFeedbackToken, generateSiteKey } from '../dist/apps/feedback-export/src/token-auth/feedback-token.format.js';
 
 const PAGE = 200;
 const LATENCY_PAGES = 40;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { inTransaction } from '#libs/database';
 import { usingRealPostgres } from '#libs/testing';
 import { FeedbackRepository, type NewFeedback } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
 import { FeedbackService } from '../../apps/feedback-export/src/feedback/feedback.service.js';
-import type { PortfolioPrincipal, SitePrincipal } from '../../apps/feedback-export/src/sites/feedback-token.authenticator.js';
-import { FeedbackTokenAuthenticator } from '../../apps/feedback-export/src/sites/feedback-token.authenticator.js';
+import type { PortfolioPrincipal, SitePrincipal } from '../../apps/feedback-export/src/token-auth/feedback-token.authenticator.js';
+import { FeedbackTokenAuthenticator } from '../../apps/feedback-export/src/token-auth/feedback-token.authenticator.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { createOwner, createSite, type TestOwner, type TestSite } from './feedback-fixtures.js';
 
@@ -63,11 +64,11 @@ describe('cursor polling under concurrent writers', () => {
         }));
         const ids =
           batch === 'alone'
-            ? await repository.insertMany(owner.id, rows)
-            : await t.dataSource.transaction(async (manager) => {
-                await manager.query('SELECT count(*) FROM sites WHERE owner_id = $1', [owner.id]);
+            ? await repository.insertMany(undefined, owner.id, rows)
+            : await inTransaction(t.dataSource, async (tx) => {
+                await tx.query('SELECT count(*) FROM sites WHERE owner_id = $1', [owner.id]);
                 await new Promise((resolve) => setImmediate(resolve));
-                return repository.insertMany(owner.id, rows, manager);
+                return repository.insertMany(tx, owner.id, rows);
               });
         const list = writtenPerSite.get(site.id) ?? [];
         list.push(...ids);
@@ -149,15 +150,15 @@ describe('cursor polling under concurrent writers', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let inserted!: () => void;
     const holding = new Promise<void>((resolve) => (inserted = resolve));
-    const open = t.dataSource.transaction(async (manager) => {
-      await repository.insertMany(holder.owner.id, [row(holder.sites[0])], manager);
+    const open = inTransaction(t.dataSource, async (tx) => {
+      await repository.insertMany(tx, holder.owner.id, [row(holder.sites[0])]);
       inserted();
       await held; // keeps the holder's clock row locked until released
     });
     await holding;
 
-    const otherOwner = repository.insertMany(other.owner.id, [row(other.sites[0])]);
-    const sameOwner = repository.insertMany(holder.owner.id, [row(holder.sites[0])]);
+    const otherOwner = repository.insertMany(undefined, other.owner.id, [row(other.sites[0])]);
+    const sameOwner = repository.insertMany(undefined, holder.owner.id, [row(holder.sites[0])]);
     const otherDone = await settledWithin(otherOwner, 2000);
     const sameDone = await settledWithin(sameOwner, 300);
     release();

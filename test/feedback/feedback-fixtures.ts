@@ -45,7 +45,7 @@ export async function seedFeedback(t: TestApp, owner: TestOwner, site: TestSite,
     for (let i = start; i < Math.min(count, start + 100); i++) {
       batch.push({ siteId: site.id, type: 'feedback', message: `message ${i}`, rating: null, pageUrl: 'https://example.com/', ...make(i) });
     }
-    ids.push(...(await repository.insertMany(owner.id, batch)));
+    ids.push(...(await repository.insertMany(undefined, owner.id, batch)));
   }
   return ids;
 }

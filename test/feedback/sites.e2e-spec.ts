@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertUser, type TestUser } from '#libs/testing';
-import { FeedbackTokenAuthenticator } from '../../apps/feedback-export/src/sites/feedback-token.authenticator.js';
+import { FeedbackTokenAuthenticator } from '../../apps/feedback-export/src/token-auth/feedback-token.authenticator.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 describe('feedback sites and tokens (owner JWT)', () => {

@@ -221,7 +221,7 @@ describe('share page and dashboard in Chromium', () => {
 
   it('an owner signs in, rotates a token, triages feedback and sends a draft', async () => {
     const repo = t.app.get(FeedbackRepository);
-    const [feedbackId] = await repo.insertMany(owner.id, [{ siteId: site.id, type: 'bug', message: 'The contact form times out', rating: 2, pageUrl: 'https://client.example/contact' }]);
+    const [feedbackId] = await repo.insertMany(undefined, owner.id, [{ siteId: site.id, type: 'bug', message: 'The contact form times out', rating: 2, pageUrl: 'https://client.example/contact' }]);
     const draft = (await t.http.post('/api/v1/export/questions').set(bearer(site.writeToken)).send({ title: 'Draft for launch', questions: [{ n: 1, title: 'Ready?', html: '<p>Yes or no.</p>' }] }).expect(201))
       .body.data;
 

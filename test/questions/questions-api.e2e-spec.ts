@@ -390,7 +390,7 @@ describe('question batches API (site tokens, owner send, share routes)', () => {
     expect(page.text).toContain('data-auth-base="http://localhost:3000"');
     expect((await t.http.get('/assets/dashboard.js').expect(200)).headers['content-type']).toMatch(/javascript/);
 
-    const [id] = await t.app.get(FeedbackRepository).insertMany(owner.id, [{ siteId: site.id, type: 'bug', message: 'Broken link', rating: null, pageUrl: 'https://x.test/' }]);
+    const [id] = await t.app.get(FeedbackRepository).insertMany(undefined, owner.id, [{ siteId: site.id, type: 'bug', message: 'Broken link', rating: null, pageUrl: 'https://x.test/' }]);
     const path = `/api/v1/sites/${site.id}/feedback`;
     const list = (await t.http.get(path).query({ limit: '200' }).set(bearer(owner.jwt)).expect(200)).body.data;
     expect(list.feedback.map((f: { id: string }) => f.id)).toContain(id);

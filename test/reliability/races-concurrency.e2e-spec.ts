@@ -12,6 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { inTransaction } from '#libs/database';
 import { grantBetaAccess, insertUser, StripeTestServer } from '#libs/testing';
 import { FeedbackRepository, type NewFeedback } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
@@ -333,10 +334,10 @@ describe('races across two replicas', () => {
           rating: null,
           pageUrl: 'https://example.test/tx',
         }));
-        const ids = await feedbackC.dataSource.transaction(async (manager) => {
-          await manager.query('SELECT count(*) FROM sites WHERE owner_id = $1', [owner.userId]);
+        const ids = await inTransaction(feedbackC.dataSource, async (tx) => {
+          await tx.query('SELECT count(*) FROM sites WHERE owner_id = $1', [owner.userId]);
           await sleep(15);
-          return repository.insertMany(owner.userId, rows, manager);
+          return repository.insertMany(tx, owner.userId, rows);
         });
         for (const id of ids) written[0].add(id);
       }

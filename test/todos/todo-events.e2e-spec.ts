@@ -135,7 +135,7 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
 
   it('sends a heartbeat comment at the configured interval (25 s by default)', async () => {
     const none = undefined as never;
-    const defaults = new TodoEventsService(t.dataSource, none, none, none, none, none, none, none, none);
+    const defaults = new TodoEventsService(none, none, none, none, none, none, none, none);
     expect(defaults.heartbeatIntervalMs).toBe(25_000);
     expect(defaults.credentialRecheckIntervalMs).toBe(30_000);
     const previous = events.heartbeatIntervalMs;

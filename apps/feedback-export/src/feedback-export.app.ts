@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp, displayPath } from '#libs/common';
 import type { AppConfig } from '#libs/config';
+import { TOKEN_AUTH_SECURITY } from './token-auth/token-auth.schemes.js';
+import { WIDGET_OPEN_CORS_PATHS } from './widget/widget.controller.js';
 import { FeedbackExportModule, type FeedbackExportOptions } from './feedback-export.module.js';
 
 /** Optional features left unconfigured, said once at start. */
@@ -26,7 +28,9 @@ export function createFeedbackExportApp(options: FeedbackExportOptions): Promise
         { name: 'Dashboard', description: 'The owner dashboard page and the owner-side feedback routes it uses' },
         { name: 'MCP', description: 'Feedback and question batches for AI agents, with the same tokens and scopes' },
       ],
+      security: TOKEN_AUTH_SECURITY,
     },
+    openCorsPaths: WIDGET_OPEN_CORS_PATHS,
     index: { service: 'feedback-export', pages: { Dashboard: '/dashboard', 'Widget script': '/widget.js' }, unsetFeatures: unsetFeatures(options.config) },
   });
 }

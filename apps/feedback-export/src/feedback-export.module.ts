@@ -3,9 +3,13 @@ import type { DestinationStream } from 'pino';
 import { AccountsCoreModule, JwtAuthGuard } from '#libs/accounts';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
-import { PortfolioTokenGuard } from './sites/portfolio-token.guard.js';
-import { AnyFeedbackTokenGuard, SiteReadTokenGuard, SiteWriteTokenGuard } from './sites/site-token.guard.js';
+import { PortfolioTokenGuard } from './token-auth/portfolio-token.guard.js';
+import { AnyFeedbackTokenGuard, SiteReadTokenGuard, SiteWriteTokenGuard } from './token-auth/site-token.guard.js';
+import { TokenAuthModule } from './token-auth/token-auth.module.js';
 import { SitesModule } from './sites/sites.module.js';
+import { PagesModule } from './pages/pages.module.js';
+import { SHARE_TOKEN_PATH_PREFIXES } from './questions/share/share.controller.js';
+import { ShareModule } from './questions/share/share.module.js';
 import { FeedbackModule } from './feedback/feedback.module.js';
 import { WidgetModule } from './widget/widget.module.js';
 import { QuestionsModule } from './questions/questions.module.js';
@@ -36,12 +40,15 @@ export class FeedbackExportModule {
     return {
       module: FeedbackExportModule,
       imports: [
-        CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'feedback-export', logDestination: options.logDestination, authSchemes: FEEDBACK_AUTH_SCHEMES }),
+        CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'feedback-export', logDestination: options.logDestination, authSchemes: FEEDBACK_AUTH_SCHEMES, requestLogging: { secretPathPrefixes: SHARE_TOKEN_PATH_PREFIXES } }),
         AccountsCoreModule,
+        TokenAuthModule,
         SitesModule,
         FeedbackModule,
         WidgetModule,
         QuestionsModule,
+        ShareModule,
+        PagesModule,
         DashboardModule,
         FeedbackMcpModule,
         McpAuthModule,

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp, displayPath } from '#libs/common';
+import { OAUTH_PATH_PREFIX } from './oauth/oauth-provider.js';
+import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
 import type { AppConfig } from '#libs/config';
+import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 
 /** Optional features left unconfigured, said once at start. */
@@ -31,7 +34,10 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
         { name: 'Account', description: 'Export every record of the account, or delete it' },
         { name: 'MCP', description: 'The todos for AI agents: JSON-RPC 2.0 over stateless streamable HTTP' },
       ],
+      security: TODO_MCP_SECURITY,
     },
     index: { service: 'todo-api', unsetFeatures: unsetFeatures(options.config) },
+    rawBodyPaths: [BILLING_WEBHOOK_PATH],
+    ownBodyPrefixes: [OAUTH_PATH_PREFIX],
   });
 }

@@ -1,24 +1,19 @@
 import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccessTokenService } from './access-token.service.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { CredentialRevocations } from './credential-revocations.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
-import { ApiKeyEntity } from './api-key.entity.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth/index.js';
 import { PasswordHasher } from './password-hasher.js';
-import { SessionEntity } from './session.entity.js';
-import { SubscriptionEntity } from './subscription.entity.js';
-import { UserEntity } from './user.entity.js';
 
-/** The account system both services share: entities, token signing and the credential guards. */
+/** The account system both services share: token signing and the credential guards. */
 @Global()
 @Module({
   imports: [
@@ -31,9 +26,8 @@ import { UserEntity } from './user.entity.js';
         verifyOptions: { algorithms: ['HS256'] },
       }),
     }),
-    TypeOrmModule.forFeature([UserEntity, SessionEntity, ApiKeyEntity, SubscriptionEntity]),
   ],
   providers: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier],
-  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, TypeOrmModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthSigningKeys, OAuthAccessTokenVerifier],
+  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthSigningKeys, OAuthAccessTokenVerifier],
 })
 export class AccountsCoreModule {}

@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '#libs/database';
-import { RateLimitStore, type RateLimitHit, type RateLimitOptions } from '#libs/common';
-import { ACCESS_GRANTING_STATUSES, hasApiAccess } from './subscription-access.js';
+import { RateLimitStore, trackerSql, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { apiAccessSql, hasApiAccess, liveApiKeySql } from './subscription-access.js';
 
 export interface ApiKeyAccessRow {
   apiKeyId: string;
@@ -22,6 +22,15 @@ const KEY_ACCESS_SQL = `SELECT k.id AS "apiKeyId", k.user_id AS "userId", k.expi
          k.last_used_at AS "lastUsedAt", s.status AS "subscriptionStatus", COALESCE(s.is_beta_lifetime, false) AS "isBetaLifetime"
   FROM api_keys k LEFT JOIN subscriptions s ON s.user_id = k.user_id
   WHERE k.key_hash = $1`;
+
+/**
+ * Whether a looked-up key (a KEY_ACCESS_SQL row named `row`) would let a request in, in SQL:
+ * the same rules as ApiKeyAuthGuard's isLiveApiKey and hasApiAccess, rendered from them.
+ */
+export function usableApiKeySql(row: string, parameter: (value: unknown) => string): string {
+  return `${liveApiKeySql({ revokedAt: `${row}."revokedAt"`, expiresAt: `${row}."expiresAt"` })}
+    AND ${apiAccessSql({ status: `${row}."subscriptionStatus"`, isBetaLifetime: `${row}."isBetaLifetime"` }, parameter)}`;
+}
 
 /** The hot-path read of API-key authentication: one indexed lookup, key and access together. */
 @Injectable()
@@ -49,9 +58,8 @@ export class ApiKeyAccessRepository {
       {
         sql: KEY_ACCESS_SQL,
         params: [keyHash],
-        tracker: { kindSql: `'api-key'`, idSql: `found."apiKeyId"` },
-        countIf: (parameter) => `found."revokedAt" IS NULL AND (found."expiresAt" IS NULL OR found."expiresAt" > now())
-                  AND (found."isBetaLifetime" OR found."subscriptionStatus" = ANY(${parameter(ACCESS_GRANTING_STATUSES)}::text[]))`,
+        trackerSql: trackerSql(`'api-key'`, `found."apiKeyId"`),
+        countIf: (parameter) => usableApiKeySql('found', parameter),
       },
       limit,
       () => this.findByHash(keyHash),

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
-import { hasApiAccess } from './subscription-access.js';
+import { hasApiAccess, isLiveApiKey } from './subscription-access.js';
 
 type ApiKeyPrincipal = PrincipalOf<'api-key'>;
 
@@ -71,7 +71,7 @@ export class ApiKeyAuthGuard implements CanActivate {
       (limit) => this.access.findByHashCountingHit(hash, limit),
     );
     const now = new Date();
-    if (!row || row.revokedAt || (row.expiresAt && new Date(row.expiresAt) <= now)) {
+    if (!row || !isLiveApiKey(row, now)) {
       throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
     }
     if (!hasApiAccess({ status: row.subscriptionStatus ?? 'none', isBetaLifetime: row.isBetaLifetime })) {

@@ -8,7 +8,7 @@ import { HealthModule } from './health/health.module.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { createValidationPipe } from './http/validation.js';
-import { createRequestLogging, REQUEST_LOGGING } from './logging/request-logging.js';
+import { createRequestLogging, REQUEST_LOGGING, type RequestLoggingOptions } from './logging/request-logging.js';
 import { MetricsTokenGuard } from './metrics/metrics-token.guard.js';
 import { ObservabilityModule } from './observability.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -17,9 +17,11 @@ export interface CoreModuleOptions {
   config: AppConfig;
   /** DATABASE_URL, or the embedded server's address. */
   databaseUrl: string;
-  service: 'todo-api' | 'feedback-export';
+  service: string;
   /** The credential schemes this app serves and the guard that checks each. */
   authSchemes: AuthSchemeGuards;
+  /** The app's routes the access log must treat specially (credentials in the path). */
+  requestLogging?: RequestLoggingOptions;
   /** Tests capture logs here to check that no secret is ever logged. */
   logDestination?: DestinationStream;
 }
@@ -41,7 +43,7 @@ export class CoreModule {
         HealthModule.forService(options.service),
       ],
       providers: [
-        { provide: REQUEST_LOGGING, useValue: createRequestLogging(options.config, options.service, options.logDestination) },
+        { provide: REQUEST_LOGGING, useValue: createRequestLogging(options.config, options.service, options.logDestination, options.requestLogging) },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -17,6 +17,7 @@ export * from './http/envelope.interceptor.js';
 export * from './http/json-body.js';
 export * from './http/validation.js';
 export * from './ids/uuid.js';
+export * from './cursors/signed-cursor.js';
 export * from './lifecycle/graceful-shutdown.js';
 export * from './logging/nest-pino-logger.js';
 export * from './metrics/app-metrics.js';

@@ -13,7 +13,6 @@ export interface DataSourceSettings {
   applicationName: string;
   /** Client-side bound on one query (DB_QUERY_TIMEOUT_MS); the server's statement_timeout is 3/4 of it. */
   queryTimeoutMs?: number;
-  entities?: DataSourceOptions['entities'];
 }
 
 /**
@@ -25,7 +24,8 @@ export function dataSourceOptions(settings: DataSourceSettings): DataSourceOptio
   return {
     type: 'postgres',
     url: settings.url,
-    entities: settings.entities ?? [],
+    // No entities: the migrations are the schema, row types live beside their queries (CONTRIBUTING, "Schema").
+    entities: [],
     migrations,
     migrationsTableName: 'schema_migrations',
     synchronize: false,

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseFlavour } from './database-flavour.js';
+import { DatabaseProbe } from './database-probe.js';
 import { PreparedQueries } from './prepared-queries.js';
 
 @Module({})
@@ -20,12 +21,12 @@ export class DatabaseModule {
           useFactory: (dataSource: DataSource, flavour: DatabaseFlavour) => PreparedQueries.forDataSource(dataSource, flavour),
           inject: [getDataSourceToken(), DatabaseFlavour],
         },
+        { provide: DatabaseProbe, useFactory: (dataSource: DataSource) => new DatabaseProbe(dataSource), inject: [getDataSourceToken()] },
       ],
-      exports: [DatabaseFlavour, PreparedQueries],
+      exports: [DatabaseFlavour, DatabaseProbe, PreparedQueries],
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName, queryTimeoutMs: config.dbQueryTimeoutMs }),
-          autoLoadEntities: true,
           // Keep retrying at start for a short while (a DB container may still be booting).
           retryAttempts: 10,
           retryDelay: 1000,

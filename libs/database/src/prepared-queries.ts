@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { DatabaseFlavour, mainPoolOf } from './database-flavour.js';
-import type { SqlExecutor } from './sql-executor.js';
+import { asTransaction, type Transaction } from './transaction.js';
 
 const statementNames = new Map<string, string>();
 
@@ -62,7 +62,7 @@ export class PreparedQueries {
    * `work` inside one transaction on one connection, its statements prepared like `query`'s
    * (queries answer their rows). Committed when `work` resolves, rolled back when it throws.
    */
-  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     const pool = this.pool();
     const named = this.knownUsesNames() ?? !(await this.flavour.isEmbedded());
     const client = await pool.connect();
@@ -75,9 +75,9 @@ export class PreparedQueries {
     client.on('error', onConnectionError);
     try {
       await client.query('BEGIN');
-      const result = await work({
-        query: async <R>(sql: string, params: unknown[] = []) => (await client.query(statement(named, sql, params))).rows as R[],
-      });
+      const result = await work(
+        asTransaction({ query: async <R>(sql: string, params: unknown[] = []) => (await client.query(statement(named, sql, params))).rows as R[] }),
+      );
       await client.query('COMMIT');
       return result;
     } catch (error) {

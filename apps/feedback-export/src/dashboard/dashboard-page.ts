@@ -1,5 +1,5 @@
 import { escape } from 'html-escaper';
-import { PAGE_CSP, PAGE_HEADERS, renderPage } from '../share/share-page.js';
+import { PAGE_CSP, PAGE_HEADERS, renderPage } from '../pages/page-layout.js';
 
 /**
  * The owner dashboard: a static page whose script (public/dashboard.js) signs in against the

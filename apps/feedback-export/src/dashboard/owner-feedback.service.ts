@@ -1,32 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { AppException, ErrorCode } from '#libs/common';
 import type { FeedbackItemDto, FeedbackPageDto } from '../feedback/dto/feedback.dto.js';
 import { FeedbackService, type ExportQuery } from '../feedback/feedback.service.js';
-import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
-import { SitesRepository } from '../sites/sites.repository.js';
+import { SitesService } from '../sites/sites.service.js';
+import { ownerAccess } from '../token-auth/site-access.js';
 
 /**
  * Feedback browsing and triage for the signed-in owner (the dashboard). After checking that
- * the site is the owner's, it acts with the rights of that site's write token, so paging,
- * cursors and status rules are exactly those of the export API.
+ * the site is the owner's, it calls the export service with the owner's access to the site,
+ * so paging, cursors and status rules are exactly those of the export API.
  */
 @Injectable()
 export class OwnerFeedbackService {
   constructor(
     private readonly feedback: FeedbackService,
-    private readonly sites: SitesRepository,
+    private readonly sites: SitesService,
   ) {}
 
   async page(ownerId: string, siteId: string, query: ExportQuery): Promise<FeedbackPageDto> {
-    return this.feedback.pageOfSite(await this.actAsSite(ownerId, siteId), query);
+    await this.sites.requireOwned(ownerId, siteId);
+    return this.feedback.pageOfSite(ownerAccess(ownerId, siteId), query);
   }
 
   async updateStatus(ownerId: string, siteId: string, feedbackId: string, status: string): Promise<FeedbackItemDto> {
-    return this.feedback.updateStatus(await this.actAsSite(ownerId, siteId), feedbackId, status);
-  }
-
-  private async actAsSite(ownerId: string, siteId: string): Promise<SitePrincipal> {
-    if (!(await this.sites.findOwned(ownerId, siteId))) throw new AppException(ErrorCode.NOT_FOUND, 'No such site');
-    return { kind: 'site', siteId, ownerId, scope: 'write', tokenId: `owner:${ownerId}` };
+    await this.sites.requireOwned(ownerId, siteId);
+    return this.feedback.updateStatus(ownerAccess(ownerId, siteId), feedbackId, status);
   }
 }

@@ -2,9 +2,9 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN, validationException } from '#libs/common';
 import { FeedbackMcpToolRegistry } from '../mcp/feedback-mcp-tool.registry.js';
-import type { PortfolioPrincipal, SitePrincipal } from '../sites/feedback-token.authenticator.js';
+import type { PortfolioPrincipal, SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './dto/feedback.dto.js';
-import { FEEDBACK_STATUSES, FEEDBACK_TYPES } from './feedback.entity.js';
+import { FEEDBACK_STATUSES, FEEDBACK_TYPES } from './feedback-kinds.js';
 import { FeedbackService, type ExportQuery } from './feedback.service.js';
 
 const cursor = z.string().min(1).max(1000);

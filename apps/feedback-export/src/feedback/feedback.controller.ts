@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentPrincipal, ErrorCode, RateLimit, UseAuth, UUID_PARAM } from '#libs/common';
-import { EXPORT_TOKEN_RATE_LIMIT } from '../sites/export-rate-limit.js';
-import type { PortfolioPrincipal, SitePrincipal } from '../sites/feedback-token.authenticator.js';
+import { EXPORT_TOKEN_RATE_LIMIT } from '../token-auth/export-rate-limit.js';
+import type { PortfolioPrincipal, SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { ExportQueryDto, FeedbackDataDto, FeedbackPageDto, PortfolioFeedbackPageDto, UpdateFeedbackStatusDto } from './dto/feedback.dto.js';
 import { FeedbackService } from './feedback.service.js';
 

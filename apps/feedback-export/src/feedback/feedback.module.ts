@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { FeedbackMcpModule } from '../mcp/mcp.module.js';
 import { SitesModule } from '../sites/sites.module.js';
 import { FeedbackController } from './feedback.controller.js';
-import { FeedbackEntity } from './feedback.entity.js';
 import { FeedbackMcpTools } from './feedback-mcp.tools.js';
 import { FeedbackRepository } from './feedback.repository.js';
 import { FeedbackService } from './feedback.service.js';
 
 /** Feedback export by cursor (per site and portfolio) and triage; its service also serves MCP. */
 @Module({
-  imports: [TypeOrmModule.forFeature([FeedbackEntity]), SitesModule, FeedbackMcpModule],
+  imports: [SitesModule, FeedbackMcpModule],
   controllers: [FeedbackController],
   providers: [FeedbackRepository, FeedbackService, FeedbackMcpTools],
   exports: [FeedbackRepository, FeedbackService],

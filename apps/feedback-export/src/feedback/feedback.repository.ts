@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { executorOf, PreparedQueries } from '#libs/database';
-import type { FeedbackStatus, FeedbackType } from './feedback.entity.js';
+import { DataSource } from 'typeorm';
+import { executorOf, PreparedQueries, type Transaction } from '#libs/database';
+import type { FeedbackStatus, FeedbackType } from './feedback-kinds.js';
 
 /** A feedback row to insert; its owner is passed beside the rows (all rows of one call share it). */
 export interface NewFeedback {
@@ -82,9 +82,9 @@ export class FeedbackRepository {
    * every earlier row of the same owner, and keyset paging on (created_at, id) is exactly-once
    * for every poller, all of which read within one owner (a site, or one owner's portfolio).
    * Writers of one owner serialise only for the insert and commit; other owners' writers do not
-   * wait at all. Call it as the last statement of a transaction (or alone, in autocommit).
+   * wait at all. Call it as the last statement of `tx` (or alone, in autocommit, with `undefined`).
    */
-  async insertMany(ownerId: string, rows: NewFeedback[], manager?: EntityManager): Promise<string[]> {
+  async insertMany(tx: Transaction | undefined, ownerId: string, rows: NewFeedback[]): Promise<string[]> {
     if (rows.length === 0) return [];
     // One row (every widget submission) as plain VALUES: unnest's array parameters cost about as
     // much as the clock itself (bench/README.md, feedback insert).
@@ -103,7 +103,7 @@ export class FeedbackRepository {
             ],
           ];
     // Alone (the widget's path) it is a prepared statement: planning the clock's upsert costs more than running it.
-    const result: Array<{ id: string }> = manager ? await manager.query(statement, params) : await this.prepared.query(statement, params);
+    const result = tx ? await tx.query<{ id: string }>(statement, params) : await this.prepared.query<{ id: string }>(statement, params);
     return result.map((row) => row.id);
   }
 

@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { AppException, AppMetrics, ErrorCode, isUuid } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { PortfolioPrincipal, SitePrincipal } from '../sites/feedback-token.authenticator.js';
-import { SitesRepository } from '../sites/sites.repository.js';
+import { SitesService } from '../sites/sites.service.js';
+import type { PortfolioPrincipal } from '../token-auth/feedback-token.authenticator.js';
+import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
@@ -13,7 +14,7 @@ import {
   type PortfolioFeedbackPageDto,
 } from './dto/feedback.dto.js';
 import { ExportCursorCodec } from './export-cursor.js';
-import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback.entity.js';
+import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback-kinds.js';
 import { FeedbackRepository, type FeedbackRow } from './feedback.repository.js';
 
 export interface ExportQuery {
@@ -51,7 +52,7 @@ export class FeedbackService {
 
   constructor(
     private readonly feedback: FeedbackRepository,
-    private readonly sites: SitesRepository,
+    private readonly sites: SitesService,
     @Inject(APP_CONFIG) config: AppConfig,
     metrics: AppMetrics,
   ) {
@@ -63,21 +64,21 @@ export class FeedbackService {
     });
   }
 
-  async pageOfSite(principal: SitePrincipal, query: ExportQuery): Promise<FeedbackPageDto> {
+  async pageOfSite(access: SiteAccess, query: ExportQuery): Promise<FeedbackPageDto> {
     const limit = this.checkQuery(query);
     let after: { at: string; id: string } | null = null;
     if (query.since !== undefined) {
       const cursor = this.cursors.decode(query.since);
       if (cursor.kind !== 'site') throw new AppException(ErrorCode.CURSOR_MISMATCH, 'This is a portfolio cursor; the per-site export needs a per-site cursor');
-      if (cursor.siteId !== principal.siteId) throw new AppException(ErrorCode.CURSOR_MISMATCH, 'This cursor belongs to another site');
+      if (cursor.siteId !== access.siteId) throw new AppException(ErrorCode.CURSOR_MISMATCH, 'This cursor belongs to another site');
       after = cursor.at === null ? null : { at: cursor.at, id: cursor.id! };
     }
-    const rows = await this.feedback.pageOfSite(principal.ownerId, principal.siteId, after, { type: query.type, status: query.status, take: limit + 1 });
+    const rows = await this.feedback.pageOfSite(access.ownerId, access.siteId, after, { type: query.type, status: query.status, take: limit + 1 });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const nextCursor = last
-      ? this.cursors.encode({ kind: 'site', siteId: principal.siteId, at: last.position, id: last.id })
-      : (query.since ?? this.cursors.encode({ kind: 'site', siteId: principal.siteId, at: null, id: null }));
+      ? this.cursors.encode({ kind: 'site', siteId: access.siteId, at: last.position, id: last.id })
+      : (query.since ?? this.cursors.encode({ kind: 'site', siteId: access.siteId, at: null, id: null }));
     this.exportedRows.inc({ export: 'site' }, page.length);
     return { feedback: page.map(toFeedbackItemDto), nextCursor, hasMore: rows.length > limit };
   }
@@ -103,15 +104,15 @@ export class FeedbackService {
   }
 
   /** Triage: only with the site's write token, only the site's own items (another site's id is 404). */
-  async updateStatus(principal: SitePrincipal, feedbackId: string, status: string): Promise<FeedbackItemDto> {
-    if (principal.scope !== 'write') throw new AppException(ErrorCode.INVALID_TOKEN, 'Changing feedback needs the site write token (wk_)');
+  async updateStatus(access: SiteAccess, feedbackId: string, status: string): Promise<FeedbackItemDto> {
+    requireWriteScope(access, 'Changing feedback');
     if (!isUuid(feedbackId)) {
       throw new AppException(ErrorCode.VALIDATION_ERROR, 'The feedback id must be a UUID', { fields: [{ field: 'id', messages: ['must be a UUID'] }] });
     }
     if (status !== 'triaged' && status !== 'resolved') {
       throw new AppException(ErrorCode.VALIDATION_ERROR, 'status must be triaged or resolved', { fields: [{ field: 'status', messages: ['must be triaged or resolved'] }] });
     }
-    const row = await this.feedback.updateStatus(principal.ownerId, principal.siteId, feedbackId, status);
+    const row = await this.feedback.updateStatus(access.ownerId, access.siteId, feedbackId, status);
     if (!row) throw new AppException(ErrorCode.NOT_FOUND, 'No such feedback on this site');
     return toFeedbackItemDto(row);
   }

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { feedbackMcpResource, withBearerChallenge, type ProtectedResource } from '#libs/accounts';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { AnyFeedbackTokenGuard } from '../sites/site-token.guard.js';
+import { AnyFeedbackTokenGuard } from '../token-auth/site-token.guard.js';
 
 /**
  * Scheme 'feedback-mcp': any feedback export token (each tool checks its own scope), as before;

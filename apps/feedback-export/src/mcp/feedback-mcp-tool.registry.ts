@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ErrorCode } from '#libs/common';
 import { McpToolRegistry } from '#libs/mcp';
-import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
+import type { FeedbackTokenPrincipal } from '../token-auth/feedback-token.authenticator.js';
 
 /** The feedback MCP scopes, as REST: a site's read and write, and the account's portfolio read. */
 export type FeedbackMcpScope = 'read' | 'write' | 'portfolio';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { mcpAllowedOrigins, McpToolMetrics, StatelessMcpEndpoint } from '#libs/mcp';
-import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
+import type { FeedbackTokenPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { FeedbackMcpToolRegistry, type FeedbackMcpScope } from './feedback-mcp-tool.registry.js';
 
 const SERVER = {

@@ -3,8 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
 import { ApiMcpEndpoint, McpErrorFilter } from '#libs/mcp';
-import { EXPORT_TOKEN_RATE_LIMIT } from '../sites/export-rate-limit.js';
-import type { FeedbackTokenPrincipal } from '../sites/feedback-token.authenticator.js';
+import { EXPORT_TOKEN_RATE_LIMIT } from '../token-auth/export-rate-limit.js';
+import type { FeedbackTokenPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { FeedbackMcpEndpoint } from './feedback-mcp.endpoint.js';
 
 @ApiTags('MCP')

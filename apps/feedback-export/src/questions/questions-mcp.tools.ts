@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN } from '#libs/common';
 import { FeedbackMcpToolRegistry } from '../mcp/feedback-mcp-tool.registry.js';
-import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
+import type { SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { BATCH_STATUSES, MAX_HTML_LENGTH, MAX_QUESTION_NUMBER, MAX_QUESTIONS, MAX_TITLE_LENGTH } from './dto/question-batch.dto.js';
 import { QuestionsService } from './questions.service.js';
 

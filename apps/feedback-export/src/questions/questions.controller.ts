@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM } from '#libs/common';
-import { EXPORT_TOKEN_RATE_LIMIT } from '../sites/export-rate-limit.js';
-import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
+import { EXPORT_TOKEN_RATE_LIMIT } from '../token-auth/export-rate-limit.js';
+import type { SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
 import {
   BatchDataDto,
   BatchListDto,

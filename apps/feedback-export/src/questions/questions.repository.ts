@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { executorOf, inTransaction, managerOf, type Transaction } from '#libs/database';
+import { executorOf, inTransaction, type Transaction } from '#libs/database';
 import type { BatchStatus } from './dto/question-batch.dto.js';
 
 export interface BatchRow {
@@ -66,8 +66,7 @@ export class QuestionsRepository {
 
   /** Inserts the batch and its questions with the transaction's manager; the notify address defaults to the owner's e-mail. */
   async insert(tx: Transaction, batch: NewBatch): Promise<{ id: string; status: BatchStatus }> {
-    const manager = managerOf(tx);
-    const rows: Array<{ id: string; status: BatchStatus }> = await manager.query(
+        const rows: Array<{ id: string; status: BatchStatus }> = await tx.query(
       `INSERT INTO question_batches (site_id, owner_id, title, intro_html, notify_email, status, sent_at, share_token_hash, share_token_sealed)
        SELECT s.id, s.owner_id, $3, $4, COALESCE($5, u.email), CASE WHEN $6 THEN 'sent' ELSE 'draft' END, CASE WHEN $6 THEN now() END, $7, $8
        FROM sites s JOIN users u ON u.id = s.owner_id
@@ -76,7 +75,7 @@ export class QuestionsRepository {
       [batch.ownerId, batch.siteId, batch.title, batch.introHtml, batch.notifyEmail, batch.sendNow, batch.shareTokenHash, batch.shareTokenSealed],
     );
     const created = rows[0];
-    await manager.query(
+    await tx.query(
       `INSERT INTO batch_questions (batch_id, n, title, html)
        SELECT $1, q.n, q.title, q.html FROM unnest($2::int[], $3::text[], $4::text[]) AS q(n, title, html)`,
       [created.id, batch.questions.map((q) => q.n), batch.questions.map((q) => q.title), batch.questions.map((q) => q.html)],
@@ -98,9 +97,8 @@ export class QuestionsRepository {
   }
 
   /** A batch by its share token hash, drafts included (the caller decides). */
-  async findByTokenHash(tokenHash: string, tx?: Transaction): Promise<BatchRow | undefined> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    const rows: BatchRow[] = await manager.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
+  async findByTokenHash(tokenHash: string): Promise<BatchRow | undefined> {
+    const rows: BatchRow[] = await this.dataSource.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
     return rows[0];
   }
 
@@ -153,14 +151,13 @@ export class QuestionsRepository {
    * mailed: a first submit, or answers saved since the last notification.
    */
   async submit(tx: Transaction, batchId: string): Promise<{ notify: boolean; at: Date }> {
-    const manager = managerOf(tx);
-    const rows: Array<{ notify: boolean; at: Date }> = await manager.query(
+        const rows: Array<{ notify: boolean; at: Date }> = await tx.query(
       `WITH locked AS (SELECT id, notified_at FROM question_batches WHERE id = $1 FOR UPDATE),
        latest AS (SELECT max(updated_at) AS at FROM batch_answers WHERE batch_id = $1)
        SELECT (l.notified_at IS NULL OR latest.at > l.notified_at) AS notify, clock_timestamp() AS at FROM locked l, latest`,
       [batchId],
     );
-    await manager.query(
+    await tx.query(
       `UPDATE question_batches SET status = 'answered', opened_at = COALESCE(opened_at, now()), answered_at = COALESCE(answered_at, now()) WHERE id = $1`,
       [batchId],
     );

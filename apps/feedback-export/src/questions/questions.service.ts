@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
-import type { SitePrincipal } from '../sites/feedback-token.authenticator.js';
-import { SitesRepository } from '../sites/sites.repository.js';
+import { SitesService } from '../sites/sites.service.js';
+import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
 import type {
   PreviewQuestionsDto,
   QuestionsPreviewDto,
@@ -51,7 +51,7 @@ export class QuestionsService {
 
   constructor(
     private readonly questions: QuestionsRepository,
-    private readonly sites: SitesRepository,
+    private readonly sites: SitesService,
     private readonly mail: MailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -60,9 +60,9 @@ export class QuestionsService {
 
   // ---- site token side (REST and MCP) ----
 
-  async create(principal: SitePrincipal, input: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
-    this.requireWrite(principal, 'Creating a question batch needs the site write token (wk_)');
-    return this.insertBatch(principal.ownerId, principal.siteId, input);
+  async create(access: SiteAccess, input: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
+    requireWriteScope(access, 'Creating a question batch');
+    return this.insertBatch(access.ownerId, access.siteId, input);
   }
 
   private async insertBatch(ownerId: string, siteId: string, input: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
@@ -117,9 +117,9 @@ export class QuestionsService {
     return { shareUrl: this.shareUrlOf(row) };
   }
 
-  async linkForToken(principal: SitePrincipal, batchId: string): Promise<ShareLinkDto> {
-    this.requireWrite(principal, 'Fetching a share link needs the site write token (wk_)');
-    return this.link(principal.ownerId, principal.siteId, batchId);
+  async linkForToken(access: SiteAccess, batchId: string): Promise<ShareLinkDto> {
+    requireWriteScope(access, 'Fetching a share link');
+    return this.link(access.ownerId, access.siteId, batchId);
   }
 
   // ---- owner side (JWT) ----
@@ -148,7 +148,7 @@ export class QuestionsService {
   }
 
   private async requireOwnedSite(ownerId: string, siteId: string): Promise<void> {
-    if (!(await this.sites.findOwned(ownerId, siteId))) throw new AppException(ErrorCode.NOT_FOUND, 'No such site');
+    await this.sites.requireOwned(ownerId, siteId);
   }
 
   /** The dashboard's list: a site of another account is 404, not an empty list. */
@@ -223,10 +223,6 @@ export class QuestionsService {
   }
 
   // ---- helpers ----
-
-  private requireWrite(principal: SitePrincipal, message: string): void {
-    if (principal.scope !== 'write') throw new AppException(ErrorCode.INVALID_TOKEN, message);
-  }
 
   private async requireBatch(ownerId: string, siteId: string, batchId: string): Promise<BatchRow> {
     const row = await this.questions.findInSite(ownerId, siteId, batchId);

@@ -1,19 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
-import { FeedbackTokenEntity } from './feedback-token.entity.js';
-import { PortfolioTokenGuard } from './portfolio-token.guard.js';
-import { SiteEntity } from './site.entity.js';
-import { AnyFeedbackTokenGuard, SiteReadTokenGuard, SiteWriteTokenGuard } from './site-token.guard.js';
 import { SitesController } from './sites.controller.js';
 import { SitesRepository } from './sites.repository.js';
 import { SitesService } from './sites.service.js';
 
-/** Owner-managed sites and their export tokens, plus the token guards every token route uses. */
+/** Owner-managed sites and the issuing of their export tokens; other features reach sites through SitesService. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SiteEntity, FeedbackTokenEntity])],
   controllers: [SitesController],
-  providers: [SitesRepository, SitesService, FeedbackTokenAuthenticator, SiteReadTokenGuard, SiteWriteTokenGuard, PortfolioTokenGuard, AnyFeedbackTokenGuard],
-  exports: [SitesRepository, SitesService, FeedbackTokenAuthenticator, SiteReadTokenGuard, SiteWriteTokenGuard, PortfolioTokenGuard, AnyFeedbackTokenGuard],
+  providers: [SitesRepository, SitesService],
+  exports: [SitesService],
 })
 export class SitesModule {}

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { RateLimitStore, type RateLimitHit, type RateLimitOptions } from '#libs/common';
-import { executorOf, PreparedQueries } from '#libs/database';
-import type { FeedbackTokenKind } from './feedback-token.format.js';
+import { executorOf } from '#libs/database';
 
 export interface SiteRow {
   id: string;
@@ -17,15 +15,6 @@ export interface SiteRow {
   writeTokenCreatedAt: Date | null;
 }
 
-const TOKEN_SQL = `SELECT id, owner_id AS "ownerId", site_id AS "siteId", kind FROM feedback_tokens WHERE token_hash = $1`;
-
-export interface TokenRow {
-  id: string;
-  ownerId: string;
-  siteId: string | null;
-  kind: FeedbackTokenKind;
-}
-
 const SITE_COLUMNS = `
   s.id, s.owner_id AS "ownerId", s.name, s.slug, s.site_key AS "siteKey", s.created_at AS "createdAt", s.updated_at AS "updatedAt",
   (SELECT t.created_at FROM feedback_tokens t WHERE t.site_id = s.id AND t.kind = 'read') AS "readTokenCreatedAt",
@@ -34,11 +23,7 @@ const SITE_COLUMNS = `
 /** Sites and their export tokens. Every query on an owner's rows takes the owner id first. */
 @Injectable()
 export class SitesRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly prepared: PreparedQueries,
-    private readonly counters: RateLimitStore,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   listByOwner(ownerId: string): Promise<SiteRow[]> {
     return this.dataSource.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 ORDER BY s.created_at, s.id`, [ownerId]);
@@ -107,29 +92,6 @@ export class SitesRepository {
        ON CONFLICT (owner_id) WHERE kind = 'portfolio'
        DO UPDATE SET id = gen_random_uuid(), token_hash = EXCLUDED.token_hash, created_at = now()`,
       [ownerId, tokenHash],
-    );
-  }
-
-  async findTokenByHash(tokenHash: string): Promise<TokenRow | undefined> {
-    const rows = await this.prepared.query<TokenRow>(TOKEN_SQL, [tokenHash]);
-    return rows[0];
-  }
-
-  /** The same lookup, counting the request against the token's rate limit in the same statement when its kind is accepted. */
-  findTokenByHashCountingHit(
-    tokenHash: string,
-    accepted: readonly FeedbackTokenKind[],
-    limit: RateLimitOptions,
-  ): Promise<{ row: TokenRow; hit?: RateLimitHit } | undefined> {
-    return this.counters.lookupAndHit<TokenRow>(
-      {
-        sql: TOKEN_SQL,
-        params: [tokenHash],
-        tracker: { kindSql: `CASE WHEN found.kind = 'portfolio' THEN 'portfolio' ELSE 'site' END`, idSql: 'found.id' },
-        countIf: (parameter) => `found.kind = ANY(${parameter(accepted)}::text[])`,
-      },
-      limit,
-      () => this.findTokenByHash(tokenHash),
     );
   }
 

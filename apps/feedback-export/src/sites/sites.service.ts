@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException, ErrorCode, uniqueViolationConstraint } from '#libs/common';
 import { CreatedSiteDto, SiteDto, type CreateSiteDto } from './dto/site.dto.js';
-import { generateFeedbackToken, generateSiteKey } from './feedback-token.format.js';
+import { generateFeedbackToken, generateSiteKey } from '../token-auth/feedback-token.format.js';
 import { SitesRepository, type SiteRow } from './sites.repository.js';
 
 /** Names Windows refuses as file names, whatever the extension: a slug must work as a directory name everywhere. */
@@ -92,7 +92,18 @@ export class SitesService {
     return { token };
   }
 
-  private async requireOwned(ownerId: string, siteId: string): Promise<SiteRow> {
+  /** The id and owner of the site with this public widget key; undefined when none. */
+  findBySiteKey(siteKey: string): Promise<{ id: string; ownerId: string } | undefined> {
+    return this.sites.findBySiteKey(siteKey);
+  }
+
+  /** Every site of the owner as the portfolio lists them. */
+  listEntries(ownerId: string): Promise<Array<{ id: string; slug: string; name: string }>> {
+    return this.sites.listEntries(ownerId);
+  }
+
+  /** The owner's site; 404 NOT_FOUND when there is none (another owner's site is the same as a missing one). */
+  async requireOwned(ownerId: string, siteId: string): Promise<SiteRow> {
     const row = await this.sites.findOwned(ownerId, siteId);
     if (!row) throw this.notFound();
     return row;

@@ -15,7 +15,10 @@ export const WIDGET_SCRIPT = readFileSync(new URL('./public/widget.js', import.m
 /** Per client IP; fails open: losing customers' feedback during a Redis outage costs more than the spam it lets in. */
 export const WIDGET_RATE_LIMIT: RateLimitOptions = { bucket: 'widget-feedback', limit: 20, windowSeconds: 60, storeOutage: 'fail-open' };
 
-/** The public widget: its script and the endpoint it posts to (CORS-open, see OPEN_CORS_PATHS). */
+/** The widget's routes, called from any site: createHttpApp opens them to every origin (openCorsPaths). */
+export const WIDGET_OPEN_CORS_PATHS = ['/widget.js', '/api/v1/widget/feedback'];
+
+/** The public widget: its script and the endpoint it posts to (CORS-open, see WIDGET_OPEN_CORS_PATHS). */
 @ApiTags('Widget')
 @Public()
 @Controller()

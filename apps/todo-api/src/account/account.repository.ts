@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiKeyEntity, SessionEntity, SubscriptionEntity, UserEntity } from '#libs/accounts';
-import { inTransaction, managerOf, type Transaction } from '#libs/database';
+import { API_KEY_COLUMNS, SESSION_COLUMNS, SUBSCRIPTION_COLUMNS, USER_COLUMNS, type ApiKeyRow, type SessionRow, type SubscriptionRow, type UserRow } from '#libs/accounts';
+import { inTransaction, type Transaction } from '#libs/database';
 
 /** Reads of everything an account owns, and its removal. Every query takes the user id first. */
 @Injectable()
@@ -13,20 +13,22 @@ export class AccountRepository {
     return inTransaction(this.dataSource, work);
   }
 
-  findUser(userId: string): Promise<UserEntity | null> {
-    return this.dataSource.getRepository(UserEntity).findOne({ where: { id: userId } });
+  async findUser(userId: string): Promise<UserRow | null> {
+    const rows: UserRow[] = await this.dataSource.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
+    return rows[0] ?? null;
   }
 
-  findApiKeys(userId: string): Promise<ApiKeyEntity[]> {
-    return this.dataSource.getRepository(ApiKeyEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  findApiKeys(userId: string): Promise<ApiKeyRow[]> {
+    return this.dataSource.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
   }
 
-  findSessions(userId: string): Promise<SessionEntity[]> {
-    return this.dataSource.getRepository(SessionEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  findSessions(userId: string): Promise<SessionRow[]> {
+    return this.dataSource.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
   }
 
-  findSubscription(userId: string): Promise<SubscriptionEntity | null> {
-    return this.dataSource.getRepository(SubscriptionEntity).findOne({ where: { userId } });
+  async findSubscription(userId: string): Promise<SubscriptionRow | null> {
+    const rows: SubscriptionRow[] = await this.dataSource.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1`, [userId]);
+    return rows[0] ?? null;
   }
 
   /**
@@ -36,12 +38,11 @@ export class AccountRepository {
    * undefined when the user was already gone.
    */
   async deleteUser(tx: Transaction, userId: string): Promise<{ apiKeyIds: string[]; sessionIds: string[] } | undefined> {
-    const manager = managerOf(tx);
-    const locked = await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+        const locked = await tx.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
     if (locked.length === 0) return undefined;
-    const keys: Array<{ id: string }> = await manager.query(`SELECT id FROM api_keys WHERE user_id = $1`, [userId]);
-    const sessions: Array<{ id: string }> = await manager.query(`SELECT id FROM sessions WHERE user_id = $1`, [userId]);
-    await manager.query(`DELETE FROM users WHERE id = $1`, [userId]);
+    const keys: Array<{ id: string }> = await tx.query(`SELECT id FROM api_keys WHERE user_id = $1`, [userId]);
+    const sessions: Array<{ id: string }> = await tx.query(`SELECT id FROM sessions WHERE user_id = $1`, [userId]);
+    await tx.query(`DELETE FROM users WHERE id = $1`, [userId]);
     return { apiKeyIds: keys.map((key) => key.id), sessionIds: sessions.map((session) => session.id) };
   }
 }

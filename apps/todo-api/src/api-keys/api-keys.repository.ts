@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiKeyEntity } from '#libs/accounts';
-import { executorOf, inTransaction, managerOf, type Transaction } from '#libs/database';
+import { API_KEY_COLUMNS, type ApiKeyRow } from '#libs/accounts';
+import { executorOf, inTransaction, type Transaction } from '#libs/database';
 
 export interface NewApiKeySecret {
   prefix: string;
@@ -18,13 +18,19 @@ export class ApiKeysRepository {
     return inTransaction(this.dataSource, work);
   }
 
-  list(userId: string): Promise<ApiKeyEntity[]> {
-    return this.dataSource.getRepository(ApiKeyEntity).find({ where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  list(userId: string): Promise<ApiKeyRow[]> {
+    return this.dataSource.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
   }
 
-  findOne(userId: string, keyId: string, tx?: Transaction, lock = false): Promise<ApiKeyEntity | null> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    return manager.findOne(ApiKeyEntity, { where: { userId, id: keyId }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  async findOne(userId: string, keyId: string): Promise<ApiKeyRow | null> {
+    const rows: ApiKeyRow[] = await this.dataSource.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 AND id = $2`, [userId, keyId]);
+    return rows[0] ?? null;
+  }
+
+  /** The key, locked until `tx` ends. */
+  async lockOne(tx: Transaction, userId: string, keyId: string): Promise<ApiKeyRow | null> {
+    const rows = await tx.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 AND id = $2 FOR UPDATE`, [userId, keyId]);
+    return rows[0] ?? null;
   }
 
   /**
@@ -32,16 +38,19 @@ export class ApiKeysRepository {
    * revoked nor expired); null then. The owner's row is locked first, so two concurrent
    * creations cannot both see room for one more.
    */
-  async insertWithinLimit(userId: string, name: string, secret: NewApiKeySecret, expiresAt: Date | null, maxActive: number): Promise<ApiKeyEntity | null> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
-      const [{ active }] = (await manager.query(
+  async insertWithinLimit(userId: string, name: string, secret: NewApiKeySecret, expiresAt: Date | null, maxActive: number): Promise<ApiKeyRow | null> {
+    return this.transaction(async (tx) => {
+      await tx.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+      const [{ active }] = (await tx.query(
         `SELECT count(*)::int AS active FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
         [userId],
       )) as Array<{ active: number }>;
       if (active >= maxActive) return null;
-      const repository = manager.getRepository(ApiKeyEntity);
-      return repository.save(repository.create({ userId, name, prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null, revokedAt: null }));
+      const rows = await tx.query<ApiKeyRow>(
+        `INSERT INTO api_keys (user_id, name, prefix, key_hash, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${API_KEY_COLUMNS}`,
+        [userId, name, secret.prefix, secret.hash, expiresAt],
+      );
+      return rows[0];
     });
   }
 
@@ -55,8 +64,11 @@ export class ApiKeysRepository {
   }
 
   /** Replaces the secret in place: the old hash is gone in the same statement, so the old key fails at once. */
-  async replaceSecret(tx: Transaction, userId: string, keyId: string, secret: NewApiKeySecret, expiresAt: Date | null): Promise<ApiKeyEntity> {
-    await managerOf(tx).update(ApiKeyEntity, { userId, id: keyId }, { prefix: secret.prefix, keyHash: secret.hash, expiresAt, lastUsedAt: null });
-    return (await this.findOne(userId, keyId, tx))!;
+  async replaceSecret(tx: Transaction, userId: string, keyId: string, secret: NewApiKeySecret, expiresAt: Date | null): Promise<ApiKeyRow> {
+    const rows = await tx.query<ApiKeyRow>(
+      `UPDATE api_keys SET prefix = $3, key_hash = $4, expires_at = $5, last_used_at = NULL WHERE user_id = $1 AND id = $2 RETURNING ${API_KEY_COLUMNS}`,
+      [userId, keyId, secret.prefix, secret.hash, expiresAt],
+    );
+    return rows[0];
   }
 }

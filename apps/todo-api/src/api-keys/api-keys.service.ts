@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeyEntity, CredentialRevocations, generateApiKey } from '#libs/accounts';
+import { CredentialRevocations, generateApiKey, type ApiKeyRow } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto } from './dto/api-key.dto.js';
@@ -9,7 +9,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Keys that still work (not revoked, not expired) one account may hold: each carries its own rate-limit budget. */
 export const MAX_ACTIVE_API_KEYS = 20;
 
-export function toApiKeyDto(key: ApiKeyEntity): ApiKeyDto {
+export function toApiKeyDto(key: ApiKeyRow): ApiKeyDto {
   const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
   return {
     id: key.id,
@@ -81,7 +81,7 @@ export class ApiKeysService {
     const requested = requestedExpiry(request, now);
     const generated = generateApiKey();
     const key = await this.repository.transaction(async (tx) => {
-      const current = await this.repository.findOne(userId, keyId, tx, true);
+      const current = await this.repository.lockOne(tx, userId, keyId);
       if (!current) throw new AppException(ErrorCode.NOT_FOUND, 'API key not found');
       if (current.revokedAt) throw new AppException(ErrorCode.CONFLICT, 'A revoked API key cannot be rotated; create a new one');
       const expiresAt = requested === undefined ? current.expiresAt : requested;

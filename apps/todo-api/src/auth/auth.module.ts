@@ -1,18 +1,16 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { MailModule } from '#libs/mail';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
-import { PasswordResetCodeEntity, PasswordResetTokenEntity } from './password-reset.entity.js';
 import { PasswordResetService } from './password-reset.service.js';
 import { ResetCodeRateLimiter } from './reset-code-rate-limiter.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PasswordResetCodeEntity, PasswordResetTokenEntity]), MailModule, SessionsModule],
+  imports: [MailModule, SessionsModule],
   controllers: [AuthController],
   providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, ResetCodeRateLimiter, TurnstileVerifier],
   exports: [AuthService],

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
-import { canonicalEmail, UserEntity } from '#libs/accounts';
-import { executorOf, inTransaction, managerOf, type Transaction } from '#libs/database';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { canonicalEmail, USER_COLUMNS, type UserRow } from '#libs/accounts';
+import { executorOf, inTransaction, type Transaction } from '#libs/database';
 
 export interface NewUser {
   userKey: string;
@@ -14,22 +14,21 @@ export interface NewUser {
 /** Users and the password-reset records. */
 @Injectable()
 export class AuthRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return inTransaction(this.dataSource, work);
   }
 
-  findUserById(userId: string): Promise<UserEntity | null> {
-    return this.users.findOne({ where: { id: userId } });
+  async findUserById(userId: string): Promise<UserRow | null> {
+    const rows: UserRow[] = await this.dataSource.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
+    return rows[0] ?? null;
   }
 
   /** By e-mail in its canonical form (the unique index is on email_canonical). */
-  findUserByEmail(email: string): Promise<UserEntity | null> {
-    return this.users.findOne({ where: { emailCanonical: canonicalEmail(email) } });
+  async findUserByEmail(email: string): Promise<UserRow | null> {
+    const rows: UserRow[] = await this.dataSource.query(`SELECT ${USER_COLUMNS} FROM users WHERE email_canonical = $1`, [canonicalEmail(email)]);
+    return rows[0] ?? null;
   }
 
   async usernameTaken(username: string): Promise<boolean> {
@@ -37,18 +36,16 @@ export class AuthRepository {
     return rows.length > 0;
   }
 
-  async insertUser(user: NewUser, tx: Transaction): Promise<UserEntity> {
-    const manager = managerOf(tx);
-    const rows = await manager.query(
-      `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+  async insertUser(tx: Transaction, user: NewUser): Promise<UserRow> {
+    const rows = await tx.query<UserRow>(
+      `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${USER_COLUMNS}`,
       [user.userKey, user.username, user.email, canonicalEmail(user.email), user.passwordHash],
     );
-    return (await manager.findOne(UserEntity, { where: { id: rows[0].id } }))!;
+    return rows[0];
   }
 
-  async setPassword(userId: string, passwordHash: string, tx: Transaction): Promise<void> {
-    const manager = managerOf(tx);
-    await manager.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1`, [userId, passwordHash]);
+  async setPassword(tx: Transaction, userId: string, passwordHash: string): Promise<void> {
+        await tx.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1`, [userId, passwordHash]);
   }
 
   /**
@@ -98,9 +95,8 @@ export class AuthRepository {
   }
 
   /** Marks a live reset token used, once; answers its owner, or undefined if it was not live. */
-  async useResetToken(tokenHash: string, tx: Transaction): Promise<string | undefined> {
-    const manager = managerOf(tx);
-    const rows = await executorOf(manager).query<{ user_id: string }>(
+  async useResetToken(tx: Transaction, tokenHash: string): Promise<string | undefined> {
+        const rows = await tx.query<{ user_id: string }>(
       `UPDATE password_reset_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
       [tokenHash],
     );
@@ -108,9 +104,8 @@ export class AuthRepository {
   }
 
   /** After a password change no earlier code or reset token may be used. */
-  async discardResetState(userId: string, tx: Transaction): Promise<void> {
-    const manager = managerOf(tx);
-    await manager.query(`DELETE FROM password_reset_codes WHERE user_id = $1`, [userId]);
-    await manager.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
+  async discardResetState(tx: Transaction, userId: string): Promise<void> {
+        await tx.query(`DELETE FROM password_reset_codes WHERE user_id = $1`, [userId]);
+    await tx.query(`UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL`, [userId]);
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AccessTokenService, CredentialRevocations, PasswordHasher, type UserEntity } from '#libs/accounts';
+import { AccessTokenService, CredentialRevocations, PasswordHasher, type UserRow } from '#libs/accounts';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
@@ -55,8 +55,8 @@ export class AuthService {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.repository.transaction(async (tx) => {
-          const user = await this.repository.insertUser({ userKey: newUserKey(), username, email, passwordHash }, tx);
-          const issued = await this.sessions.start(user.id, client, tx);
+          const user = await this.repository.insertUser(tx, { userKey: newUserKey(), username, email, passwordHash });
+          const issued = await this.sessions.start(tx, user.id, client);
           return this.tokenData(user, issued.sessionId, issued.refreshToken);
         });
       } catch (error) {
@@ -76,7 +76,7 @@ export class AuthService {
 
   async login(dto: LoginDto, client: ClientInfo): Promise<AuthTokenDataDto> {
     const user = await this.checkPassword(dto.email, dto.password, client);
-    const issued = await this.sessions.start(user.id, client);
+    const issued = await this.sessions.start(undefined, user.id, client);
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }
 
@@ -84,7 +84,7 @@ export class AuthService {
    * The sign-in rule, for every way of signing in (login, the OAuth sign-in page): the e-mail's
    * account and its password, under the failed-login limits. Starts no session.
    */
-  async checkPassword(email: string, password: string, client: ClientInfo): Promise<UserEntity> {
+  async checkPassword(email: string, password: string, client: ClientInfo): Promise<UserRow> {
     const attempt = await this.loginLimiter.begin(client.ipAddress, email);
     const user = await this.repository.findUserByEmail(email.trim());
     const valid = user ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyNothing(password);
@@ -113,7 +113,7 @@ export class AuthService {
    */
   async logout(userId: string, currentSessionId: string, dto: LogoutDto): Promise<MessageDto> {
     if (dto.allSessions) {
-      const count = await this.sessions.revokeAll(userId);
+      const count = await this.sessions.revokeAll(undefined, userId);
       return { message: `Signed out of ${count} session${count === 1 ? '' : 's'}` };
     }
     if (dto.refreshToken !== undefined) {
@@ -132,21 +132,21 @@ export class AuthService {
     }
     const passwordHash = await this.hasher.hash(dto.newPassword);
     await this.repository.transaction(async (tx) => {
-      await this.repository.setPassword(userId, passwordHash, tx);
-      await this.repository.discardResetState(userId, tx);
-      await this.sessions.revokeAll(userId, tx);
+      await this.repository.setPassword(tx, userId, passwordHash);
+      await this.repository.discardResetState(tx, userId);
+      await this.sessions.revokeAll(tx, userId);
     });
     await this.revocations.announce(userId);
     return { message: 'Password changed; every session has been signed out, sign in again' };
   }
 
-  private async requireUser(userId: string): Promise<UserEntity> {
+  private async requireUser(userId: string): Promise<UserRow> {
     const user = await this.repository.findUserById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     return user;
   }
 
-  private tokenData(user: UserEntity, sessionId: string, refreshToken: string): AuthTokenDataDto {
+  private tokenData(user: UserRow, sessionId: string, refreshToken: string): AuthTokenDataDto {
     return { token: this.accessTokens.sign(user.id, sessionId), refreshToken, user: toUserDto(user) };
   }
 }

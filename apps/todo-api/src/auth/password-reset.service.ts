@@ -95,11 +95,11 @@ export class PasswordResetService implements OnModuleDestroy {
     if (!(await this.repository.findResetTokenOwner(tokenHash))) throw invalidResetToken();
     const passwordHash = await this.hasher.hash(dto.password);
     const userId = await this.repository.transaction(async (tx) => {
-      const owner = await this.repository.useResetToken(tokenHash, tx);
+      const owner = await this.repository.useResetToken(tx, tokenHash);
       if (!owner) throw invalidResetToken();
-      await this.repository.setPassword(owner, passwordHash, tx);
-      await this.repository.discardResetState(owner, tx);
-      await this.sessions.revokeAll(owner, tx);
+      await this.repository.setPassword(tx, owner, passwordHash);
+      await this.repository.discardResetState(tx, owner);
+      await this.sessions.revokeAll(tx, owner);
       return owner;
     });
     await this.revocations.announce(userId);

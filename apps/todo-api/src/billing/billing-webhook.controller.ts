@@ -5,8 +5,11 @@ import { ApiEnvelope, ApiErrors, ErrorCode, Public } from '#libs/common';
 import { BillingWebhookService } from './billing-webhook.service.js';
 import { WebhookReceivedDto } from './dto/subscription.dto.js';
 
+/** The webhook's path: its raw body is kept for the signature check (createHttpApp's rawBodyPaths). */
+export const BILLING_WEBHOOK_PATH = '/api/v1/billing/webhook';
+
 @ApiTags('Billing')
-@Controller('api/v1/billing/webhook')
+@Controller(BILLING_WEBHOOK_PATH.slice(1))
 export class BillingWebhookController {
   constructor(private readonly webhooks: BillingWebhookService) {}
 

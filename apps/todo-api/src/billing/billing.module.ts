@@ -1,12 +1,9 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppMetrics } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { BetaAccessAuditEntity } from './beta-access-audit.entity.js';
 import { BetaAccessController } from './beta-access.controller.js';
 import { BetaAccessService } from './beta-access.service.js';
 import { BillingWebhookController } from './billing-webhook.controller.js';
-import { BillingWebhookEventEntity } from './billing-webhook-event.entity.js';
 import { BillingWebhookService } from './billing-webhook.service.js';
 import { BillingController } from './billing.controller.js';
 import { BillingRepository } from './billing.repository.js';
@@ -15,7 +12,6 @@ import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
 
 /** Subscription status, Stripe checkout/portal/cancel/reactivate, Stripe webhooks, admin beta access. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BillingWebhookEventEntity, BetaAccessAuditEntity])],
   controllers: [BillingController, BillingWebhookController, BetaAccessController],
   providers: [
     { provide: STRIPE_CLIENT, inject: [APP_CONFIG, AppMetrics], useFactory: (config: AppConfig, metrics: AppMetrics) => createStripeClient(config.stripe, metrics) },

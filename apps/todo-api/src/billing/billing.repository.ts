@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { canonicalEmail, SubscriptionEntity } from '#libs/accounts';
-import { inTransaction, managerOf, type Transaction } from '#libs/database';
-import { BetaAccessAuditEntity, type BetaAccessAction } from './beta-access-audit.entity.js';
-import { BillingWebhookEventEntity } from './billing-webhook-event.entity.js';
+import { canonicalEmail, SUBSCRIPTION_COLUMNS, type SubscriptionRow } from '#libs/accounts';
+import { inTransaction, type Transaction } from '#libs/database';
 import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionState } from './subscription-state.js';
+
+export type BetaAccessAction = 'grant' | 'revoke';
 
 /** Subscriptions, processed webhook events and the beta-access audit log. */
 @Injectable()
@@ -16,9 +16,9 @@ export class BillingRepository {
     return inTransaction(this.dataSource, work);
   }
 
-  findSubscription(userId: string, tx?: Transaction): Promise<SubscriptionEntity | null> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    return manager.findOne(SubscriptionEntity, { where: { userId } });
+  async findSubscription(userId: string): Promise<SubscriptionRow | null> {
+    const rows: SubscriptionRow[] = await this.dataSource.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1`, [userId]);
+    return rows[0] ?? null;
   }
 
   async findUserEmail(userId: string): Promise<string | undefined> {
@@ -74,16 +74,11 @@ export class BillingRepository {
    * then sees the row: each event takes effect once.
    */
   async claimEvent(tx: Transaction, eventId: string, type: string): Promise<boolean> {
-    const manager = managerOf(tx);
-    const rows = await manager
-      .createQueryBuilder()
-      .insert()
-      .into(BillingWebhookEventEntity)
-      .values({ eventId, type })
-      .orIgnore()
-      .returning(['eventId'])
-      .execute();
-    return (rows.raw as unknown[]).length > 0;
+    const rows = await tx.query(
+      `INSERT INTO billing_webhook_events (event_id, type) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id`,
+      [eventId, type],
+    );
+    return rows.length > 0;
   }
 
   /**
@@ -91,8 +86,7 @@ export class BillingRepository {
    * old delivery fails the signature's 5-minute tolerance anyway).
    */
   async pruneProcessedEvents(tx: Transaction): Promise<void> {
-    const manager = managerOf(tx);
-    await manager.query(`DELETE FROM billing_webhook_events WHERE processed_at < now() - interval '30 days'`);
+    await tx.query(`DELETE FROM billing_webhook_events WHERE processed_at < now() - interval '30 days'`);
   }
 
   /**
@@ -100,10 +94,9 @@ export class BillingRepository {
    * backwards: a state older than the one stored is ignored, and an ended subscription does not
    * displace a different one that is still live. Returns the row as it is afterwards.
    */
-  async applyProviderState(tx: Transaction, userId: string, state: ProviderSubscriptionState, observedAt: Date): Promise<SubscriptionEntity> {
-    const manager = managerOf(tx);
-    await manager.query(`INSERT INTO subscriptions (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING`, [userId]);
-    const current = await manager.findOne(SubscriptionEntity, { where: { userId }, lock: { mode: 'pessimistic_write' } });
+  async applyProviderState(tx: Transaction, userId: string, state: ProviderSubscriptionState, observedAt: Date): Promise<SubscriptionRow> {
+    await tx.query(`INSERT INTO subscriptions (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING`, [userId]);
+    const [current] = await tx.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1 FOR UPDATE`, [userId]);
     if (!current) throw new Error('subscription row vanished inside its transaction');
     const stale = current.providerStateAt !== null && current.providerStateAt.getTime() > observedAt.getTime();
     const displacesLive =
@@ -112,10 +105,10 @@ export class BillingRepository {
       LIVE_STATUSES.includes(current.status) &&
       !LIVE_STATUSES.includes(state.status);
     if (stale || displacesLive) return current;
-    await manager.query(
+    const [updated] = await tx.query<SubscriptionRow>(
       `UPDATE subscriptions SET provider = $2, plan_code = $3, status = $4, cancel_at_period_end = $5, current_period_end = $6,
          provider_customer_id = $7, provider_subscription_id = $8, provider_state_at = $9, updated_at = now()
-       WHERE user_id = $1`,
+       WHERE user_id = $1 RETURNING ${SUBSCRIPTION_COLUMNS}`,
       [
         userId,
         PROVIDER_STRIPE,
@@ -128,33 +121,34 @@ export class BillingRepository {
         observedAt,
       ],
     );
-    return (await manager.findOne(SubscriptionEntity, { where: { userId } }))!;
+    return updated;
   }
 
   /** Sets lifetime beta access; true when that changed anything. */
   async setBetaLifetime(tx: Transaction, userId: string, granted: boolean): Promise<boolean> {
-    const manager = managerOf(tx);
-    const rows: unknown[] = granted
-      ? await manager.query(
+    const rows = granted
+      ? await tx.query(
           `INSERT INTO subscriptions (user_id, is_beta_lifetime) VALUES ($1, true)
            ON CONFLICT (user_id) DO UPDATE SET is_beta_lifetime = true, updated_at = now()
            WHERE subscriptions.is_beta_lifetime = false
            RETURNING user_id`,
           [userId],
         )
-      : (
-          await manager.query(
-            `UPDATE subscriptions SET is_beta_lifetime = false, updated_at = now()
-             WHERE user_id = $1 AND is_beta_lifetime = true
-             RETURNING user_id`,
-            [userId],
-          )
-        )[0];
+      : await tx.query(
+          `UPDATE subscriptions SET is_beta_lifetime = false, updated_at = now()
+           WHERE user_id = $1 AND is_beta_lifetime = true
+           RETURNING user_id`,
+          [userId],
+        );
     return rows.length > 0;
   }
 
   async recordBetaAudit(tx: Transaction, entry: { userId: string; action: BetaAccessAction; changed: boolean; requestId?: string }): Promise<void> {
-    const manager = managerOf(tx);
-    await manager.insert(BetaAccessAuditEntity, { userId: entry.userId, action: entry.action, changed: entry.changed, requestId: entry.requestId ?? null });
+    await tx.query(`INSERT INTO beta_access_audit (user_id, action, changed, request_id) VALUES ($1, $2, $3, $4)`, [
+      entry.userId,
+      entry.action,
+      entry.changed,
+      entry.requestId ?? null,
+    ]);
   }
 }

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { hasApiAccess, type SubscriptionEntity } from '#libs/accounts';
+import { hasApiAccess, type SubscriptionRow } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { Transaction } from '#libs/database';
 import { BillingRepository } from './billing.repository.js';
 import { CheckoutSessionDto, PortalSessionDto, SubscriptionDto, SubscriptionResultDto, SubscriptionStatusDto } from './dto/subscription.dto.js';
 import { callStripe, isResourceMissing, paymentProviderException, STRIPE_CLIENT } from './stripe.client.js';
@@ -12,7 +11,7 @@ import { LIVE_STATUSES, MONTHLY_PRICE_USD, PLAN_CODE, publishedStatusOf, stateOf
 
 const PAID_ACCESS_STATUSES = ['active', 'trialing'];
 
-export function toSubscriptionDto(row: SubscriptionEntity | null): SubscriptionDto {
+export function toSubscriptionDto(row: SubscriptionRow | null): SubscriptionDto {
   return {
     provider: row?.provider ?? null,
     planCode: row?.planCode ?? null,
@@ -132,9 +131,9 @@ export class BillingService {
    * (the account's rows are about to go). Pass the caller's transaction when calling
    * from inside a transaction. Throws 502/503 when Stripe fails, so deletion can stop.
    */
-  async cancelForAccountDeletion(userId: string, tx?: Transaction): Promise<void> {
+  async cancelForAccountDeletion(userId: string): Promise<void> {
     if (!this.stripe) return;
-    const row = await this.repository.findSubscription(userId, tx);
+    const row = await this.repository.findSubscription(userId);
     if (!row?.providerSubscriptionId || !LIVE_STATUSES.includes(row.status)) return;
     const subscriptionId = row.providerSubscriptionId;
     try {

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
-import { SessionEntity } from '#libs/accounts';
-import { executorOf, managerOf, type Transaction } from '#libs/database';
-import { RefreshTokenHistoryEntity } from './refresh-token-history.entity.js';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { SESSION_COLUMNS, type SessionRow } from '#libs/accounts';
+import { executorOf, type Transaction } from '#libs/database';
 import { REFRESH_TOKEN_TTL_DAYS } from './refresh-token.js';
 
 /** The most recent sessions a user sees in the list. */
@@ -23,6 +22,18 @@ export interface NewSession {
   ipAddress: string | null;
 }
 
+/** A refresh token rotated out (refresh_token_history), with its age. */
+export interface RetiredToken {
+  tokenHash: string;
+  sessionId: string;
+  userId: string;
+  successorHash: string;
+  retryKeyHash: string | null;
+  successorSealed: string | null;
+  rotatedAt: Date;
+  ageMs: number;
+}
+
 export interface Rotation {
   sessionId: string;
   oldHash: string;
@@ -33,14 +44,11 @@ export interface Rotation {
 
 @Injectable()
 export class SessionsRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async create(session: NewSession, tx?: Transaction): Promise<string> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    const rows = await manager.query(
+  /** Inside `tx` when given, else alone. */
+  async create(tx: Transaction | undefined, session: NewSession): Promise<string> {
+    const rows = await (tx ?? executorOf(this.dataSource.manager)).query<{ id: string }>(
       `INSERT INTO sessions (user_id, refresh_token_hash, user_agent, ip_address, last_used_at, expires_at)
        VALUES ($1, $2, $3, $4, now(), now() + make_interval(days => $5))
        RETURNING id`,
@@ -87,7 +95,7 @@ export class SessionsRepository {
     });
   }
 
-  async findRetired(tokenHash: string): Promise<(RefreshTokenHistoryEntity & { ageMs: number }) | undefined> {
+  async findRetired(tokenHash: string): Promise<RetiredToken | undefined> {
     const rows = await this.dataSource.query(
       `SELECT token_hash AS "tokenHash", session_id AS "sessionId", user_id AS "userId", successor_hash AS "successorHash",
               retry_key_hash AS "retryKeyHash", successor_sealed AS "successorSealed", rotated_at AS "rotatedAt",
@@ -112,9 +120,8 @@ export class SessionsRepository {
   }
 
   /** Revokes every live session of the user; answers how many. */
-  async revokeAllForUser(userId: string, tx?: Transaction): Promise<number> {
-    const manager = tx ? managerOf(tx) : this.dataSource.manager;
-    const revoked = await executorOf(manager).query(`UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]);
+  async revokeAllForUser(tx: Transaction | undefined, userId: string): Promise<number> {
+    const revoked = await (tx ?? executorOf(this.dataSource.manager)).query(`UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]);
     return revoked.length;
   }
 
@@ -136,7 +143,7 @@ export class SessionsRepository {
     return rows.length > 0;
   }
 
-  listForUser(userId: string): Promise<SessionEntity[]> {
-    return this.sessions.find({ where: { userId }, order: { createdAt: 'DESC', id: 'ASC' }, take: SESSION_LIST_LIMIT });
+  listForUser(userId: string): Promise<SessionRow[]> {
+    return this.dataSource.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at DESC, id LIMIT $2`, [userId, SESSION_LIST_LIMIT]);
   }
 }

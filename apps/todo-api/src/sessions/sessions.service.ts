@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CredentialRevocations, type SessionEntity } from '#libs/accounts';
+import { CredentialRevocations, type SessionRow } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import type { Transaction } from '#libs/database';
 import { SessionDto, SessionListDto } from './dto/session.dto.js';
@@ -27,7 +27,7 @@ export interface IssuedRefresh {
 /** Longest refresh token we bother to hash; ours are 43 characters. */
 const MAX_REFRESH_TOKEN_LENGTH = 512;
 
-export function toSessionDto(session: SessionEntity, now = new Date()): SessionDto {
+export function toSessionDto(session: SessionRow, now = new Date()): SessionDto {
   return {
     id: session.id,
     createdAt: session.createdAt.toISOString(),
@@ -54,13 +54,15 @@ export class SessionsService {
     private readonly revocations: CredentialRevocations,
   ) {}
 
-  /** Opens a session for a sign-in; pass the transaction when inside one. */
-  async start(userId: string, client: ClientInfo, tx?: Transaction): Promise<IssuedRefresh> {
+  /** Opens a session for a sign-in, inside the caller's transaction when there is one. */
+  async start(tx: Transaction | undefined, userId: string, client: ClientInfo): Promise<IssuedRefresh> {
     const refreshToken = generateRefreshToken();
-    const sessionId = await this.sessions.create(
-      { userId, refreshTokenHash: hashRefreshToken(refreshToken), userAgent: client.userAgent, ipAddress: client.ipAddress },
-      tx,
-    );
+    const sessionId = await this.sessions.create(tx, {
+      userId,
+      refreshTokenHash: hashRefreshToken(refreshToken),
+      userAgent: client.userAgent,
+      ipAddress: client.ipAddress,
+    });
     return { userId, sessionId, refreshToken };
   }
 
@@ -131,8 +133,8 @@ export class SessionsService {
    * Revokes every session of the user. Inside the caller's transaction (`tx`), the caller
    * announces the change after its commit (CredentialRevocations); without one, this does.
    */
-  async revokeAll(userId: string, tx?: Transaction): Promise<number> {
-    const count = await this.sessions.revokeAllForUser(userId, tx);
+  async revokeAll(tx: Transaction | undefined, userId: string): Promise<number> {
+    const count = await this.sessions.revokeAllForUser(tx, userId);
     if (!tx) await this.revocations.announce(userId);
     return count;
   }

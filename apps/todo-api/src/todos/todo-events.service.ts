@@ -1,18 +1,15 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
-import pg from 'pg';
-import { DataSource } from 'typeorm';
+import type pg from 'pg';
 import { credentialExpiryOf, CredentialRevocations, JwtOrApiKeyGuard } from '#libs/accounts';
 import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
-import { DatabaseFlavour, type SqlExecutor } from '#libs/database';
+import { DatabaseFlavour, type Transaction } from '#libs/database';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
 import type { HeldLease } from './todo-stream-leases.repository.js';
-import { TodosRepository, type TodoEventRow } from './todos.repository.js';
+import { TODO_EVENTS_CHANNEL, TodosRepository, type TodoEventRow } from './todos.repository.js';
 
 /** The Postgres channel every replica listens on. Payloads name the user and the event id, never the todo itself. */
-export const TODO_EVENTS_CHANNEL = 'todo_events';
 const DEFAULT_HEARTBEAT_MS = 25_000;
 /** A stream asks again whether its credential works at least this often (sooner when the credential expires sooner). */
 const DEFAULT_CREDENTIAL_RECHECK_MS = 30_000;
@@ -92,7 +89,6 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   credentialRecheckIntervalMs = DEFAULT_CREDENTIAL_RECHECK_MS;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: TodosRepository,
     private readonly outages: DependencyOutages,
     private readonly shutdown: GracefulShutdown,
@@ -160,18 +156,18 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Inside the change's transaction: announce the event to every replica on commit. */
-  async announce(manager: SqlExecutor, userId: string, eventId: string): Promise<void> {
-    if (this.mode === 'notify') await this.notify(manager, { u: userId, e: eventId });
+  async announce(tx: Transaction, userId: string, eventId: string): Promise<void> {
+    if (this.mode === 'notify') await this.notify(tx, { u: userId, e: eventId });
   }
 
   /** Inside the deletion's transaction: every replica ends the user's streams on commit. */
-  async announceAccountDeleted(manager: SqlExecutor, userId: string): Promise<void> {
-    if (this.mode === 'notify') await this.notify(manager, { u: userId });
+  async announceAccountDeleted(tx: Transaction, userId: string): Promise<void> {
+    if (this.mode === 'notify') await this.notify(tx, { u: userId });
   }
 
   /** After a credential change committed: every replica re-checks the user's streams. */
   private async announceCredentialChange(userId: string): Promise<void> {
-    if (this.mode === 'notify') await this.notify(this.dataSource, { u: userId, c: 1 });
+    if (this.mode === 'notify') await this.notify(undefined, { u: userId, c: 1 });
     else this.handleNotice({ u: userId, c: 1 });
   }
 
@@ -339,8 +335,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     subscriber.lastSentId = id;
   }
 
-  private async notify(manager: SqlExecutor, notice: Notice): Promise<void> {
-    await manager.query(`SELECT pg_notify($1, $2)`, [TODO_EVENTS_CHANNEL, JSON.stringify(notice)]);
+  private async notify(tx: Transaction | undefined, notice: Notice): Promise<void> {
+    await this.repository.notifyEvents(tx, JSON.stringify(notice));
   }
 
   private handleNotice(notice: Notice): void {
@@ -358,8 +354,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async connectListener(): Promise<void> {
-    const options = this.dataSource.options as { url?: string };
-    const client = new pg.Client({ connectionString: options.url, application_name: 'todo-api-events', keepAlive: true, connectionTimeoutMillis: 3000 });
+    const { client, listen } = this.repository.eventsListener();
     const lost = (error?: Error) => {
       if (this.listener !== client) return;
       this.listener = undefined;
@@ -383,7 +378,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${TODO_EVENTS_CHANNEL}`);
+      await listen();
       this.listener = client;
       this.reconnectDelayMs = 500;
       // Notices sent while nobody listened are gone; the event log still has the events.

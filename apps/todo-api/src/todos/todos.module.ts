@@ -1,18 +1,16 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { McpModule } from '../mcp/mcp.module.js';
 import { TodoEventsController } from './todo-events.controller.js';
 import { TodoEventsService } from './todo-events.service.js';
 import { TodoStreamLeasesRepository } from './todo-stream-leases.repository.js';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
-import { TodoEntity } from './todo.entity.js';
 import { TodosController } from './todos.controller.js';
 import { TodosMcpTools } from './todos-mcp.tools.js';
 import { TodosRepository } from './todos.repository.js';
 import { TodosService } from './todos.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([TodoEntity]), McpModule],
+  imports: [McpModule],
   // The events route first: `/todos/events` must not be taken for `/todos/{todoId}`.
   controllers: [TodoEventsController, TodosController],
   providers: [TodosRepository, TodosService, TodosMcpTools, TodoEventsService, TodoStreamLeasesRepository, TodoStreamLeasesService],

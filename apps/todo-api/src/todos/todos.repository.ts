@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { PreparedQueries, type SqlExecutor } from '#libs/database';
+import pg from 'pg';
+import { PreparedQueries, type Transaction } from '#libs/database';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { SortOrder, TodoSort } from './todo-limits.js';
 
@@ -35,6 +36,9 @@ export interface TodoEventRow {
   payload: unknown;
 }
 
+/** The NOTIFY channel on which replicas tell each other about todo events. */
+export const TODO_EVENTS_CHANNEL = 'todo_events';
+
 const TODO_COLUMNS = `id, text, priority, category, estimated_duration_minutes AS "estimatedDurationMinutes",
   floor(extract(epoch FROM created_at))::bigint AS "createdAt", created_at::text AS "createdAtKey"`;
 
@@ -63,13 +67,13 @@ export class TodosRepository {
   ) {}
 
   /** Todo writes are the hot write path: their statements run prepared (see PreparedQueries). */
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.prepared.transaction(work);
   }
 
   /** Serialises one account's writes, so its event ids grow in commit order (Last-Event-ID resume relies on it). */
-  async lockOwner(manager: SqlExecutor, userId: string): Promise<boolean> {
-    const rows = await manager.query(`SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
+  async lockOwner(tx: Transaction, userId: string): Promise<boolean> {
+    const rows = await tx.query(`SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
     return rows.length > 0;
   }
 
@@ -99,9 +103,8 @@ export class TodosRepository {
     return rows.map(toRow);
   }
 
-  async findOne(userId: string, id: number, manager?: SqlExecutor): Promise<TodoRow | undefined> {
-    const sql = `SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 AND id = $2`;
-    const rows = manager ? await manager.query(sql, [userId, id]) : await this.prepared.query(sql, [userId, id]);
+  async findOne(userId: string, id: number): Promise<TodoRow | undefined> {
+    const rows = await this.prepared.query(`SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 AND id = $2`, [userId, id]);
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
@@ -110,39 +113,39 @@ export class TodosRepository {
     return rows.map(toRow);
   }
 
-  async insert(manager: SqlExecutor, userId: string, input: CreateTodoDto): Promise<TodoRow> {
-    const rows = await manager.query(
+  async insert(tx: Transaction, userId: string, input: CreateTodoDto): Promise<TodoRow> {
+    const rows = await tx.query(
       `INSERT INTO todos (user_id, text, priority, category, estimated_duration_minutes) VALUES ($1, $2, $3, $4, $5) RETURNING ${TODO_COLUMNS}`,
       [userId, input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null],
     );
     return toRow(rows[0]);
   }
 
-  async update(manager: SqlExecutor, userId: string, id: number, changes: UpdateTodoDto): Promise<TodoRow | undefined> {
+  async update(tx: Transaction, userId: string, id: number, changes: UpdateTodoDto): Promise<TodoRow | undefined> {
     const params: unknown[] = [userId, id];
     const sets = ['updated_at = now()'];
     if (changes.text !== undefined) sets.push(`text = $${params.push(changes.text)}`);
     if (changes.priority !== undefined) sets.push(`priority = $${params.push(changes.priority)}`);
     if (changes.category !== undefined) sets.push(`category = $${params.push(changes.category)}`);
     if (changes.estimatedDurationMinutes !== undefined) sets.push(`estimated_duration_minutes = $${params.push(changes.estimatedDurationMinutes)}`);
-    const rows = await manager.query(`UPDATE todos SET ${sets.join(', ')} WHERE user_id = $1 AND id = $2 RETURNING ${TODO_COLUMNS}`, params);
+    const rows = await tx.query(`UPDATE todos SET ${sets.join(', ')} WHERE user_id = $1 AND id = $2 RETURNING ${TODO_COLUMNS}`, params);
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
-  async delete(manager: SqlExecutor, userId: string, id: number): Promise<boolean> {
-    const rows = await manager.query(`DELETE FROM todos WHERE user_id = $1 AND id = $2 RETURNING id`, [userId, id]);
+  async delete(tx: Transaction, userId: string, id: number): Promise<boolean> {
+    const rows = await tx.query(`DELETE FROM todos WHERE user_id = $1 AND id = $2 RETURNING id`, [userId, id]);
     return rows.length > 0;
   }
 
   // --- Idempotency-Key store (per API key) ---
 
   /** Claims the key for this request; false when an unexpired earlier request holds it. */
-  async claimIdempotencyKey(manager: SqlExecutor, apiKeyId: string, key: string, userId: string, requestHash: string, windowHours: number): Promise<boolean> {
-    await manager.query(
+  async claimIdempotencyKey(tx: Transaction, apiKeyId: string, key: string, userId: string, requestHash: string, windowHours: number): Promise<boolean> {
+    await tx.query(
       `DELETE FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
       [apiKeyId, key, windowHours],
     );
-    const rows = await manager.query(
+    const rows = await tx.query(
       `INSERT INTO todo_idempotency_keys (api_key_id, idempotency_key, user_id, request_hash) VALUES ($1, $2, $3, $4)
        ON CONFLICT (api_key_id, idempotency_key) DO NOTHING RETURNING 1 AS claimed`,
       [apiKeyId, key, userId, requestHash],
@@ -150,16 +153,16 @@ export class TodosRepository {
     return rows.length > 0;
   }
 
-  async findIdempotentAnswer(manager: SqlExecutor, apiKeyId: string, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
-    const rows = await manager.query<{ requestHash: string; statusCode: number | null; response: unknown }>(
+  async findIdempotentAnswer(tx: Transaction, apiKeyId: string, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
+    const rows = await tx.query<{ requestHash: string; statusCode: number | null; response: unknown }>(
       `SELECT request_hash AS "requestHash", status_code AS "statusCode", response FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
       [apiKeyId, key],
     );
     return rows[0];
   }
 
-  async storeIdempotentAnswer(manager: SqlExecutor, apiKeyId: string, key: string, statusCode: number, response: unknown): Promise<void> {
-    await manager.query(`UPDATE todo_idempotency_keys SET status_code = $3, response = $4 WHERE api_key_id = $1 AND idempotency_key = $2`, [
+  async storeIdempotentAnswer(tx: Transaction, apiKeyId: string, key: string, statusCode: number, response: unknown): Promise<void> {
+    await tx.query(`UPDATE todo_idempotency_keys SET status_code = $3, response = $4 WHERE api_key_id = $1 AND idempotency_key = $2`, [
       apiKeyId,
       key,
       statusCode,
@@ -169,13 +172,25 @@ export class TodosRepository {
 
   // --- Event log of the realtime stream ---
 
-  async appendEvent(manager: SqlExecutor, userId: string, type: string, payload: unknown): Promise<string> {
-    const rows = await manager.query<{ id: string }>(`INSERT INTO todo_events (user_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text AS id`, [
+  async appendEvent(tx: Transaction, userId: string, type: string, payload: unknown): Promise<string> {
+    const rows = await tx.query<{ id: string }>(`INSERT INTO todo_events (user_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text AS id`, [
       userId,
       type,
       JSON.stringify(payload),
     ]);
     return rows[0].id;
+  }
+
+  /** A notice to every replica's listener, delivered at commit of `tx` (at once without one). */
+  async notifyEvents(tx: Transaction | undefined, notice: string): Promise<void> {
+    await (tx ?? this.prepared).query(`SELECT pg_notify($1, $2)`, [TODO_EVENTS_CHANNEL, notice]);
+  }
+
+  /** A connection of its own (not from the pool) that LISTENs on the events channel; the caller connects and ends it. */
+  eventsListener(): { client: pg.Client; listen: () => Promise<unknown> } {
+    const options = this.dataSource.options as { url?: string };
+    const client = new pg.Client({ connectionString: options.url, application_name: 'todo-api-events', keepAlive: true, connectionTimeoutMillis: 3000 });
+    return { client, listen: () => client.query(`LISTEN ${TODO_EVENTS_CHANNEL}`) };
   }
 
   async eventsAfter(userId: string, afterId: string, limit: number): Promise<TodoEventRow[]> {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import type { SqlExecutor } from '#libs/database';
-import { AppException, ErrorCode, validationException } from '#libs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { Transaction } from '#libs/database';
+import { AppException, ErrorCode, SignedCursorCodec, validationException } from '#libs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { ListTodosQuery } from './dto/list-todos.query.js';
 import type { DeletedTodoDto, TodoDataDto, TodoDto, TodoListDto } from './dto/todo.dto.js';
@@ -50,21 +51,13 @@ function filterFingerprint(filter: TodoListFilter): string {
     .slice(0, 16);
 }
 
-function encodeCursor(payload: CursorPayload): string {
-  return Buffer.from(JSON.stringify(payload)).toString('base64url');
-}
-
 function invalidCursor(message = 'The cursor is invalid'): AppException {
   return validationException([{ field: 'cursor', messages: [message] }], message);
 }
 
-function decodeCursor(cursor: string, sort: TodoSort, order: SortOrder, fingerprint: string): TodoKeyset {
-  let payload: CursorPayload;
-  try {
-    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload;
-  } catch {
-    throw invalidCursor();
-  }
+/** Checks the shape of a cursor's payload (the signature already proved it was made here) and that it fits this list. */
+function keysetOf(opened: unknown, sort: TodoSort, order: SortOrder, fingerprint: string): TodoKeyset {
+  const payload = opened as CursorPayload | undefined;
   const key = payload?.k;
   if (
     payload?.v !== 1 ||
@@ -89,10 +82,15 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TodosService.name);
   private sweeper?: NodeJS.Timeout;
 
+  private readonly cursors: SignedCursorCodec;
+
   constructor(
     private readonly repository: TodosRepository,
     private readonly events: TodoEventsService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cursors = new SignedCursorCodec(config.jwtSecret, 'todo-list-cursor');
+  }
 
   onModuleInit(): void {
     this.sweeper = setInterval(() => {
@@ -111,13 +109,13 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     const limit = query.limit ?? TODO_LIMITS.listDefaultLimit;
     const filter: TodoListFilter = { category: query.category, priority: query.priority, q: query.q };
     const fingerprint = filterFingerprint(filter);
-    const after = query.cursor ? decodeCursor(query.cursor, sort, order, fingerprint) : undefined;
+    const after = query.cursor ? keysetOf(this.cursors.open(query.cursor), sort, order, fingerprint) : undefined;
     const rows = await this.repository.list(userId, filter, sort, order, limit + 1, after);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const nextCursor =
       rows.length > limit && last
-        ? encodeCursor({ v: 1, s: sort, o: order, f: fingerprint, k: { priority: sort === 'priority' ? last.priority : undefined, createdAtKey: last.createdAtKey, id: last.id } })
+        ? this.cursors.seal({ v: 1, s: sort, o: order, f: fingerprint, k: { priority: sort === 'priority' ? last.priority : undefined, createdAtKey: last.createdAtKey, id: last.id } })
         : null;
     return { todos: page.map(toTodoDto), nextCursor };
   }
@@ -140,12 +138,12 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
       .update(JSON.stringify([input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null]))
       .digest('hex');
 
-    const outcome = await this.repository.transaction(async (manager) => {
-      await this.lockOwner(manager, actor.userId);
+    const outcome = await this.repository.transaction(async (tx) => {
+      await this.lockOwner(tx, actor.userId);
       if (keyed) {
-        const claimed = await this.repository.claimIdempotencyKey(manager, keyed.apiKeyId, keyed.key, actor.userId, requestHash, IDEMPOTENCY_WINDOW_HOURS);
+        const claimed = await this.repository.claimIdempotencyKey(tx, keyed.apiKeyId, keyed.key, actor.userId, requestHash, IDEMPOTENCY_WINDOW_HOURS);
         if (!claimed) {
-          const earlier = await this.repository.findIdempotentAnswer(manager, keyed.apiKeyId, keyed.key);
+          const earlier = await this.repository.findIdempotentAnswer(tx, keyed.apiKeyId, keyed.key);
           if (!earlier || earlier.requestHash !== requestHash || earlier.response === null) {
             throw new AppException(
               ErrorCode.IDEMPOTENCY_KEY_REUSED,
@@ -155,10 +153,10 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
           return { data: earlier.response as TodoDataDto, replayed: true, eventId: undefined };
         }
       }
-      const todo = toTodoDto(await this.repository.insert(manager, actor.userId, input));
-      const eventId = await this.recordEvent(manager, actor.userId, 'todo.created', todo);
+      const todo = toTodoDto(await this.repository.insert(tx, actor.userId, input));
+      const eventId = await this.recordEvent(tx, actor.userId, 'todo.created', todo);
       const data: TodoDataDto = { todo };
-      if (keyed) await this.repository.storeIdempotentAnswer(manager, keyed.apiKeyId, keyed.key, 201, data);
+      if (keyed) await this.repository.storeIdempotentAnswer(tx, keyed.apiKeyId, keyed.key, 201, data);
       return { data, replayed: false, eventId };
     });
     if (outcome.eventId) this.events.committed(actor.userId, outcome.eventId);
@@ -173,22 +171,22 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
         'The update changes nothing: give at least one property',
       );
     }
-    const { todo, eventId } = await this.repository.transaction(async (manager) => {
-      await this.lockOwner(manager, userId);
-      const row = await this.repository.update(manager, userId, id, changes);
+    const { todo, eventId } = await this.repository.transaction(async (tx) => {
+      await this.lockOwner(tx, userId);
+      const row = await this.repository.update(tx, userId, id, changes);
       if (!row) throw this.notFound(id);
       const updated = toTodoDto(row);
-      return { todo: updated, eventId: await this.recordEvent(manager, userId, 'todo.updated', updated) };
+      return { todo: updated, eventId: await this.recordEvent(tx, userId, 'todo.updated', updated) };
     });
     this.events.committed(userId, eventId);
     return { todo };
   }
 
   async delete(userId: string, id: number): Promise<DeletedTodoDto> {
-    const eventId = await this.repository.transaction(async (manager) => {
-      await this.lockOwner(manager, userId);
-      if (!(await this.repository.delete(manager, userId, id))) throw this.notFound(id);
-      return this.recordEvent(manager, userId, 'todo.deleted', { id });
+    const eventId = await this.repository.transaction(async (tx) => {
+      await this.lockOwner(tx, userId);
+      if (!(await this.repository.delete(tx, userId, id))) throw this.notFound(id);
+      return this.recordEvent(tx, userId, 'todo.deleted', { id });
     });
     this.events.committed(userId, eventId);
     return { id, deleted: true };
@@ -199,14 +197,14 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     return (await this.repository.findAllOf(userId)).map(toTodoDto);
   }
 
-  private async lockOwner(manager: SqlExecutor, userId: string): Promise<void> {
+  private async lockOwner(tx: Transaction, userId: string): Promise<void> {
     // The account was deleted between authentication and this write.
-    if (!(await this.repository.lockOwner(manager, userId))) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
+    if (!(await this.repository.lockOwner(tx, userId))) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
   }
 
-  private async recordEvent(manager: SqlExecutor, userId: string, type: TodoEventType, payload: unknown): Promise<string> {
-    const eventId = await this.repository.appendEvent(manager, userId, type, payload);
-    await this.events.announce(manager, userId, eventId);
+  private async recordEvent(tx: Transaction, userId: string, type: TodoEventType, payload: unknown): Promise<string> {
+    const eventId = await this.repository.appendEvent(tx, userId, type, payload);
+    await this.events.announce(tx, userId, eventId);
     return eventId;
   }
 

@@ -1,26 +1,25 @@
 import { SetMetadata } from '@nestjs/common';
 
 /**
+ * The auth schemes, by name: those of the shared account system are declared here; an app adds
+ * its own by augmenting this interface (`declare module '#libs/common'`), maps each to its guard
+ * (CoreModule's `authSchemes`) and to its OpenAPI security (createHttpApp's `openApi.security`).
+ */
+export interface AuthSchemes {
+  public: true;
+  jwt: true;
+  'api-key': true;
+  'jwt-or-api-key': true;
+  'admin-key': true;
+  /** Operators' Prometheus scraper (METRICS_TOKEN): GET /metrics, served by every app. */
+  'metrics-token': true;
+}
+
+/**
  * How a route authenticates. Every route names one; a route that names none is refused
  * (and the app will not start: see assertEveryRouteHasScheme).
  */
-export type AuthScheme =
-  | 'public'
-  | 'jwt'
-  | 'api-key'
-  | 'jwt-or-api-key'
-  | 'admin-key'
-  | 'site-read'
-  | 'site-write'
-  | 'portfolio'
-  /** Any feedback export token (sk_, wk_ or ok_): the feedback MCP endpoint, whose tools check their own scope. */
-  | 'feedback-token'
-  /** The todo MCP endpoint: an API key, or an OAuth access token issued for that resource (todos:read / todos:write). */
-  | 'todo-mcp'
-  /** The feedback MCP endpoint: a feedback export token, or an OAuth access token issued for that resource. */
-  | 'feedback-mcp'
-  /** Operators' Prometheus scraper (METRICS_TOKEN): GET /metrics, served by every app. */
-  | 'metrics-token';
+export type AuthScheme = keyof AuthSchemes;
 
 export const AUTH_SCHEME = 'auth-scheme';
 

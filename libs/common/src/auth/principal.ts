@@ -1,14 +1,21 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 
-/** Who is calling, as established by the route's auth scheme guard. */
-export type Principal =
-  | { kind: 'user'; userId: string; sessionId: string }
-  | { kind: 'api-key'; userId: string; apiKeyId: string }
-  | { kind: 'admin' }
-  | { kind: 'site'; siteId: string; ownerId: string; scope: 'read' | 'write'; tokenId: string }
-  | { kind: 'portfolio'; ownerId: string; tokenId: string }
+/**
+ * The kinds of caller, by kind. The account kinds every app shares are declared here; an app
+ * adds its own by augmenting this interface (`declare module '#libs/common'`), as feedback-export
+ * does for its export tokens. A kind with a `tokenId` is a token credential: rate limits count
+ * it per token (`<kind>-token:<tokenId>`).
+ */
+export interface PrincipalKinds {
+  user: { userId: string; sessionId: string };
+  'api-key': { userId: string; apiKeyId: string };
+  admin: Record<never, never>;
   /** An OAuth access token an agent got through the authorization server, for one resource (its audience). */
-  | { kind: 'oauth'; userId: string; clientId: string; grantId: string; scopes: string[] };
+  oauth: { userId: string; clientId: string; grantId: string; scopes: string[] };
+}
+
+/** Who is calling, as established by the route's auth scheme guard. */
+export type Principal = { [K in keyof PrincipalKinds]: { kind: K } & PrincipalKinds[K] }[keyof PrincipalKinds];
 
 export type PrincipalOf<K extends Principal['kind']> = Extract<Principal, { kind: K }>;
 

@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { pendingMigrations } from '#libs/database';
+import { DatabaseProbe } from '#libs/database';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
@@ -18,13 +16,13 @@ export class HealthService {
   private migrationsApplied = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: DatabaseProbe,
     @Inject(SERVICE_NAME) private readonly serviceName: string,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly checks: DependencyChecks,
     private readonly shutdown: GracefulShutdown,
   ) {
-    checks.add({ name: DATABASE_DEPENDENCY, check: () => this.dataSource.query('SELECT 1') });
+    checks.add({ name: DATABASE_DEPENDENCY, check: () => this.database.ping() });
   }
 
   /** The health data of /api/v1/status; throws SERVICE_DEGRADED (503) carrying the same data when a check fails. */
@@ -60,7 +58,7 @@ export class HealthService {
   private async checkMigrations(): Promise<CheckResult> {
     if (this.migrationsApplied) return 'ok';
     try {
-      this.migrationsApplied = (await pendingMigrations(this.dataSource)).length === 0;
+      this.migrationsApplied = (await this.database.pendingMigrations()).length === 0;
       return this.migrationsApplied ? 'ok' : 'error';
     } catch {
       return 'error';

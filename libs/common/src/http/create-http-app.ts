@@ -18,18 +18,17 @@ import { buildOpenApiDocument, OpenApiInfo, serveOpenApi } from '../openapi/open
 import { observeRequests } from './request-observer.js';
 import { ServiceIndexModule, type ServiceIndexOptions } from './service-index.js';
 
-/** Paths whose raw body is kept (signature checks need the exact bytes). */
-const RAW_BODY_PATHS = ['/api/v1/billing/webhook'];
-const keepsRawBody = (request: Request) => RAW_BODY_PATHS.includes(request.path ?? request.url);
-/** Paths whose handler reads its own body: the OAuth authorization server (oidc-provider parses and checks its requests itself). */
-const OWN_BODY_PREFIXES = ['/oauth/'];
-const readsOwnBody = (request: Request) => OWN_BODY_PREFIXES.some((prefix) => (request.path ?? request.url).startsWith(prefix));
-
 export interface HttpAppOptions {
   openApi: Omit<OpenApiInfo, 'serverUrl'>;
   publicBaseUrl: string;
   /** The app's name, pages and unconfigured features: `GET /` and the start block. */
   index: Pick<ServiceIndexOptions, 'service' | 'pages' | 'unsetFeatures'>;
+  /** Paths whose raw body is kept (signature checks need the exact bytes). */
+  rawBodyPaths?: readonly string[];
+  /** Path prefixes whose handler reads and checks its own body (a library that parses its requests itself): no JSON parsing here. */
+  ownBodyPrefixes?: readonly string[];
+  /** Public routes any web page may call (an embeddable widget): `Access-Control-Allow-Origin: *` whatever CORS_ORIGINS says. */
+  openCorsPaths?: readonly string[];
 }
 
 /** Express, with the HTTP server listening inside the app's log scope: every request it accepts logs as this app. */
@@ -43,9 +42,6 @@ class ScopedExpressAdapter extends ExpressAdapter {
     return this.logScope.run(() => listen(port, ...rest));
   }
 }
-
-/** Public routes any web page may call (the feedback widget): `Access-Control-Allow-Origin: *` whatever CORS_ORIGINS says. */
-export const OPEN_CORS_PATHS = ['/widget.js', '/api/v1/widget/feedback'];
 
 const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'];
 
@@ -103,9 +99,14 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
     exposedHeaders: RATE_LIMIT_HEADERS,
     maxAge: 600,
   };
-  // The embeddable feedback widget runs on any site: its routes are open to every origin.
+  // An app's embeddable routes (openCorsPaths) run on any site: open to every origin.
+  const openCorsPaths = options.openCorsPaths ?? [];
+  const rawBodyPaths = options.rawBodyPaths ?? [];
+  const keepsRawBody = (request: Request) => rawBodyPaths.includes(request.path ?? request.url);
+  const ownBodyPrefixes = options.ownBodyPrefixes ?? [];
+  const readsOwnBody = (request: Request) => ownBodyPrefixes.some((prefix) => (request.path ?? request.url).startsWith(prefix));
   app.enableCors((request: Request, callback: (error: Error | null, options: typeof corsOptions | (Omit<typeof corsOptions, 'origin'> & { origin: string })) => void) =>
-    callback(null, OPEN_CORS_PATHS.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
+    callback(null, openCorsPaths.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
   );
   // Size (also after inflating), depth and prototype keys are refused here, before any validation.
   const parseJson = jsonBodyParser(keepsRawBody);

@@ -22,7 +22,7 @@ interface Line {
 /** An app's logging in front of a tiny server that answers the status named in the path. */
 async function serve(service: string, logLevel = 'info') {
   const logs = new LogCapture();
-  const logging = createRequestLogging(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: logLevel }), service, logs);
+  const logging = createRequestLogging(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: logLevel }), service, logs, { secretPathPrefixes: ['/q/', '/api/v1/share/'] });
   const server = http.createServer((request: IncomingMessage, response: ServerResponse) =>
     logging(request, response, () => {
       response.statusCode = Number(/\/(\d{3})/.exec(request.url ?? '')?.[1] ?? 200);

@@ -30,12 +30,21 @@ export const REDACTED_PATHS = [
 /** Probes and the metrics scrape: asked every few seconds, left out of the access log. */
 const UNLOGGED_PATHS = new Set(['/api/v1/status', '/livez', '/readyz', '/metrics']);
 
-/** Paths whose next segment is a credential (question share links): logged as [redacted]. */
-const SECRET_PATH_SEGMENT = /^(\/(?:q|api\/v1\/share)\/)[^/]+/;
+/** What an app tells the access log about its routes. */
+export interface RequestLoggingOptions {
+  /** Path prefixes whose next segment is a credential (e.g. a share link's token): logged as [redacted]. */
+  secretPathPrefixes?: readonly string[];
+}
 
-/** Strips query strings (they may carry access_token) and share tokens from logged URLs. */
-export function safeUrl(url: string | undefined): string | undefined {
-  return url?.split('?')[0].replace(SECRET_PATH_SEGMENT, '$1[redacted]');
+function secretSegmentPattern(prefixes: readonly string[]): RegExp | undefined {
+  if (prefixes.length === 0) return undefined;
+  return new RegExp(`^(${prefixes.map((prefix) => prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})[^/]+`);
+}
+
+/** Strips query strings (they may carry access_token) and secret path segments from logged URLs. */
+function safeUrl(url: string | undefined, secretSegment: RegExp | undefined): string | undefined {
+  const path = url?.split('?')[0];
+  return secretSegment ? path?.replace(secretSegment, '$1[redacted]') : path;
 }
 
 /** The app's request-logging middleware; `.logger` is the app's pino logger. */
@@ -71,7 +80,8 @@ export function prettyLines(destination: DestinationStream | number = 1): Destin
  * the request to the services' lines implicitly: the access-log line and unexpected errors
  * (AllExceptionsFilter) carry the request id. Tests pass a destination and always get JSON lines.
  */
-export function createRequestLogging(config: AppConfig, service: string, destination?: DestinationStream): RequestLogging {
+export function createRequestLogging(config: AppConfig, service: string, destination?: DestinationStream, routes: RequestLoggingOptions = {}): RequestLogging {
+  const secretSegment = secretSegmentPattern(routes.secretPathPrefixes ?? []);
   const options = { level: config.logLevel, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   const stream = destination ?? (config.logFormat === 'pretty' ? prettyLines() : undefined);
   const logger = stream ? pino(options, stream) : pino(options);
@@ -86,7 +96,7 @@ export function createRequestLogging(config: AppConfig, service: string, destina
         const level = failed ? 'error' : 'info';
         if (!logger.isLevelEnabled(level)) return;
         const line = {
-          req: { id, method: request.method, url: safeUrl(request.url), remoteAddress: request.socket?.remoteAddress },
+          req: { id, method: request.method, url: safeUrl(request.url, secretSegment), remoteAddress: request.socket?.remoteAddress },
           res: { statusCode: response.statusCode },
           responseTime: Date.now() - started,
         };

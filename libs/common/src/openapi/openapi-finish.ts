@@ -24,7 +24,7 @@ import { ErrorEnvelopeDto, errorExample } from './envelope.schemas.js';
  * contract route itself (served by SwaggerModule, not a Nest route).
  */
 
-/** Every scheme either service can use; a document keeps only those its routes use. */
+/** The shared account schemes (an app adds its own, AppSecurity); a document keeps only those its routes use. */
 const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
   jwt: {
     type: 'http',
@@ -35,32 +35,15 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
   apiKey: { type: 'http', scheme: 'bearer', description: 'API key (`tdk_…`, opaque) as a bearer token' },
   apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key (`tdk_…`, opaque) in its own header, instead of the bearer form' },
   adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-API-Key', description: 'Administrator key (ADMIN_API_KEY)' },
-  siteToken: { type: 'http', scheme: 'bearer', description: 'Site token (opaque): `sk_…` (read) or `wk_…` (read and write)' },
-  siteWriteToken: { type: 'http', scheme: 'bearer', description: 'Site write token (opaque): `wk_…` only; a read token is 401 INVALID_TOKEN' },
-  portfolioToken: { type: 'http', scheme: 'bearer', description: 'Account portfolio token (opaque): `ok_…`, read-only, across every site of the account' },
-  mcpOAuth: {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-    description:
-      'OAuth 2.1 access token (ES256 JWT) issued by the todo service’s authorization server for this MCP endpoint only (its `aud`); ' +
-      'discovered from the 401’s `WWW-Authenticate: Bearer resource_metadata=…` (see README “Connecting an agent”)',
-  },
 };
 
 /** Any one requirement of the list is enough (OpenAPI's "or"). */
-const SECURITY_OF: Record<AuthScheme, SecurityRequirementObject[]> = {
+const SECURITY_OF: Partial<Record<AuthScheme, SecurityRequirementObject[]>> = {
   public: [],
   jwt: [{ jwt: [] }],
   'api-key': [{ apiKey: [] }, { apiKeyHeader: [] }],
   'jwt-or-api-key': [{ jwt: [] }, { apiKey: [] }, { apiKeyHeader: [] }],
   'admin-key': [{ adminKey: [] }],
-  'site-read': [{ siteToken: [] }],
-  'site-write': [{ siteWriteToken: [] }],
-  portfolio: [{ portfolioToken: [] }],
-  'feedback-token': [{ siteToken: [] }, { portfolioToken: [] }],
-  'todo-mcp': [{ apiKey: [] }, { apiKeyHeader: [] }, { mcpOAuth: [] }],
-  'feedback-mcp': [{ siteToken: [] }, { portfolioToken: [] }],
   // GET /metrics is for the operators' scraper and left out of the document (@ApiExcludeController).
   'metrics-token': [],
 };
@@ -80,8 +63,15 @@ const ref = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
+/** The OpenAPI side of an app's own auth schemes: their security schemes and each scheme's requirements. */
+export interface AppSecurity {
+  schemes: Record<string, SecuritySchemeObject>;
+  requirements: Partial<Record<AuthScheme, SecurityRequirementObject[]>>;
+}
+
 export interface OpenApiFinishing {
   tags: TagObject[];
+  security?: AppSecurity;
   /** Base URL of the service: the document's server and the base of its licence link. */
   publicBaseUrl: string;
 }
@@ -100,7 +90,9 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
   for (const route of routes) {
     const operation = document.paths[openApiPath(route.path)]?.[route.method.toLowerCase() as (typeof METHODS)[number]];
     if (!operation || route.scheme === 'NONE') continue; // excluded from the document (@ApiExcludeEndpoint)
-    operation.security = SECURITY_OF[route.scheme];
+    const security = finishing.security?.requirements[route.scheme] ?? SECURITY_OF[route.scheme];
+    if (!security) throw new Error(`Auth scheme '${route.scheme}' of ${route.method} ${route.path} has no OpenAPI security: pass it in openApi.security`);
+    operation.security = security;
     if (route.rateLimit) rateLimited.set(operation, route.rateLimit);
   }
   addContractRoute(document);
@@ -137,7 +129,7 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
   const used = new Set(operationsOf(document).flatMap((operation) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))));
   document.components = {
     ...document.components,
-    securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name))),
+    securitySchemes: Object.fromEntries(Object.entries({ ...SECURITY_SCHEMES, ...finishing.security?.schemes }).filter(([name]) => used.has(name))),
     headers: HEADERS,
   };
   const tagged = new Set(operationsOf(document).flatMap((operation) => operation.tags ?? []));

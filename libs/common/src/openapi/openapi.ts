@@ -2,7 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule, type TagObject } from '@nestjs/swagger';
 import { listRoutes } from '../auth/route-table.js';
 import { ErrorDetailDto, ErrorEnvelopeDto, FieldErrorDto } from './envelope.schemas.js';
-import { finishOpenApiDocument } from './openapi-finish.js';
+import { finishOpenApiDocument, type AppSecurity } from './openapi-finish.js';
+
+export type { AppSecurity } from './openapi-finish.js';
 
 export interface OpenApiInfo {
   title: string;
@@ -10,6 +12,8 @@ export interface OpenApiInfo {
   serverUrl: string;
   /** Every tag the app's routes use, with what it groups (the document lists those in use). */
   tags: TagObject[];
+  /** The OpenAPI side of the app's own auth schemes (those it adds to AuthSchemes). */
+  security?: AppSecurity;
 }
 
 /** Tags of routes every app has (libs/common). */
@@ -27,7 +31,7 @@ export function buildOpenApiDocument(app: INestApplication, info: OpenApiInfo): 
     .addServer(info.serverUrl)
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorEnvelopeDto, ErrorDetailDto, FieldErrorDto] });
-  return finishOpenApiDocument(document, listRoutes(app), { tags: [...info.tags, ...SHARED_TAGS], publicBaseUrl: info.serverUrl });
+  return finishOpenApiDocument(document, listRoutes(app), { tags: [...info.tags, ...SHARED_TAGS], publicBaseUrl: info.serverUrl, security: info.security });
 }
 
 /** Serves the raw document at /api/v1/openapi.json and Swagger UI at /api/docs. */

@@ -116,7 +116,7 @@ export class PostgresRateLimitStore extends RateLimitStore implements OnModuleIn
       params.push(value);
       return `$${params.length}`;
     };
-    const keyExpression = counterKeySql(parameter(rateLimitCounterKey(limit.bucket, '')), lookup.tracker.kindSql, lookup.tracker.idSql);
+    const keyExpression = counterKeySql(parameter(rateLimitCounterKey(limit.bucket, '')), lookup.trackerSql);
     const countIf = lookup.countIf(parameter);
     const windowParameter = parameter(limit.windowSeconds * 1000);
     const rows: Array<T & { __hits: number | null; __reset_ms: string | null }> = await this.query(

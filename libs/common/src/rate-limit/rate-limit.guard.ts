@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { getPrincipal } from '../auth/principal.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.constants.js';
-import { rateLimitCounterKey, rateLimitTrackerOf } from './rate-limit.keys.js';
+import { rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf } from './rate-limit.keys.js';
 import { RateLimitStore, RateLimitStoreUnavailableError, toThrottlerRecord, type RateLimitHit } from './rate-limit.store.js';
 import { RateLimitRejections } from './rate-limit-rejections.js';
 import { rateLimitHeaders } from './rate-limited.js';
@@ -64,13 +64,11 @@ export async function lookUpCounting<T>(
 export function rateLimitTracker(request: Request, options?: RateLimitOptions): string {
   const principal = getPrincipal(request);
   if (options?.per === 'session' && principal?.kind === 'user') return rateLimitTrackerOf('session', principal.sessionId);
+  // An app's token credentials (their principals carry a tokenId) are counted per token.
+  if (principal && 'tokenId' in principal && typeof principal.tokenId === 'string') return tokenTrackerOf(principal.kind, principal.tokenId);
   switch (principal?.kind) {
     case 'api-key':
       return rateLimitTrackerOf('api-key', principal.apiKeyId);
-    case 'site':
-      return rateLimitTrackerOf('site', principal.tokenId);
-    case 'portfolio':
-      return rateLimitTrackerOf('portfolio', principal.tokenId);
     case 'oauth':
       return rateLimitTrackerOf('oauth-grant', principal.grantId);
     case 'user':

@@ -1,14 +1,13 @@
 /**
  * The one definition of a rate-limit counter's key: `<bucket>:<tracker>`, the tracker being
- * who is counted (`api-key:<id>`, `site-token:<id>`, `portfolio-token:<id>`, `oauth-grant:<id>`, `user:<id>`,
- * `session:<id>`, `ip:<address>`, `email:<digest of the canonical address>`, or a client and an
- * e-mail together, `ip:<address>:<digest>`). Both stores keep it as is (Redis behind REDIS_KEY_PREFIX); credential
- * lookups that count in SQL build the same key with counterKeySql from the same table.
+ * who is counted (`api-key:<id>`, `user:<id>`, `session:<id>`, `ip:<address>`, `email:<digest of
+ * the canonical address>`, a client and an e-mail together, `ip:<address>:<digest>`, or an app's
+ * token credential, `<principal kind>-token:<token id>` such as `site-token:<id>`). Both stores keep
+ * it as is (Redis behind REDIS_KEY_PREFIX); credential lookups that count in SQL build the same
+ * tracker with trackerSql / tokenTrackerSql, rendered from the same definitions.
  */
 export const TRACKER_PREFIX = {
   'api-key': 'api-key:',
-  site: 'site-token:',
-  portfolio: 'portfolio-token:',
   /** An OAuth grant (one client, one account): its budget is its own, like an API key's. */
   'oauth-grant': 'oauth-grant:',
   user: 'user:',
@@ -33,13 +32,25 @@ export function rateLimitCounterKey(bucket: string, tracker: string): string {
   return `${bucket}:${tracker}`;
 }
 
-/**
- * The same key as an SQL expression: `bucketParameter` holds rateLimitCounterKey(bucket, ''),
- * `kindSql` yields a TrackerKind and `idSql` the id (both over the looked-up row).
- */
-export function counterKeySql(bucketParameter: string, kindSql: string, idSql: string): string {
+/** A token credential (a principal with a `tokenId`), counted per token: `<kind>-token:<tokenId>`. */
+export function tokenTrackerOf(principalKind: string, tokenId: string): string {
+  return `${principalKind}-token:${tokenId}`;
+}
+
+/** rateLimitTrackerOf as an SQL expression: `kindSql` yields a TrackerKind, `idSql` the id (over the looked-up row). */
+export function trackerSql(kindSql: string, idSql: string): string {
   const prefixes = Object.entries(TRACKER_PREFIX)
     .map(([kind, prefix]) => `WHEN '${kind}' THEN '${prefix}'`)
     .join(' ');
-  return `${bucketParameter}::text || (CASE ${kindSql} ${prefixes} END) || (${idSql})::text`;
+  return `(CASE ${kindSql} ${prefixes} END) || (${idSql})::text`;
+}
+
+/** tokenTrackerOf as an SQL expression. */
+export function tokenTrackerSql(principalKindSql: string, tokenIdSql: string): string {
+  return `(${principalKindSql}) || '-token:' || (${tokenIdSql})::text`;
+}
+
+/** The counter key as an SQL expression: `bucketParameter` holds rateLimitCounterKey(bucket, ''). */
+export function counterKeySql(bucketParameter: string, trackerExpression: string): string {
+  return `${bucketParameter}::text || ${trackerExpression}`;
 }

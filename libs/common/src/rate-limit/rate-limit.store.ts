@@ -15,12 +15,12 @@ export interface RateLimitHit {
  * (PostgresRateLimitStore). `sql` selects at most one row (parameters `$1..$n` = `params`),
  * seen by the rest as `found`. The hit is counted when `countIf` holds over `found`;
  * `countIf(parameter)` renders that SQL, `parameter(value)` giving a placeholder for a value.
- * The counter is the tracker `tracker.kindSql` (a TrackerKind) and `tracker.idSql` of `found`.
+ * The counter's tracker is the SQL expression `trackerSql` over `found` (build it with trackerSql or tokenTrackerSql).
  */
 export interface CountedLookup {
   sql: string;
   params: unknown[];
-  tracker: { kindSql: string; idSql: string };
+  trackerSql: string;
   countIf: (parameter: (value: unknown) => string) => string;
 }
 

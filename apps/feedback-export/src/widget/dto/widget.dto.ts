@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
-import { FEEDBACK_TYPES, type FeedbackType } from '../../feedback/feedback.entity.js';
+import { FEEDBACK_TYPES, type FeedbackType } from '../../feedback/feedback-kinds.js';
 
 export class SubmitFeedbackDto {
   @ApiProperty({ example: 'site_Qm9vZ2xlLXNpdGUta2V5LTAx', description: 'The public key of the site (data-site-key of the widget script)' })

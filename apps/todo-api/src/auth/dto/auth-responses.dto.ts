@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { UserEntity } from '#libs/accounts';
+import type { UserRow } from '#libs/accounts';
 
 export class UserDto {
   @ApiProperty({ format: 'uuid' })
@@ -27,7 +27,7 @@ export class UserDto {
   email_confirmed: number;
 }
 
-export function toUserDto(user: UserEntity): UserDto {
+export function toUserDto(user: UserRow): UserDto {
   return {
     id: user.id,
     user_key: user.userKey,

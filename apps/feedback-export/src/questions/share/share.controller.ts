@@ -1,17 +1,19 @@
-import { readFileSync } from 'node:fs';
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiEnvelope, ApiErrors, AppException, ErrorCode, PositiveIntPipe, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
-import { SavedAnswerDto, SaveAnswerDto, SharedBatchDataDto, SubmittedDto } from '../questions/dto/share.dto.js';
-import { QuestionsService } from '../questions/questions.service.js';
-import { APP_CSS } from './page-style.js';
-import { PAGE_HEADERS, renderNotFoundPage, renderSharePage } from './share-page.js';
+import { PAGE_HEADERS } from '../../pages/page-layout.js';
+import { SavedAnswerDto, SaveAnswerDto, SharedBatchDataDto, SubmittedDto } from '../dto/share.dto.js';
+import { QuestionsService } from '../questions.service.js';
+import { renderNotFoundPage, renderSharePage } from './share-page.js';
 import { SHARE_SCRIPT } from './share-script.js';
 
 /** Per client IP over every share route: roomy for a person typing (autosave), tight for scripts guessing tokens. */
 /** Per client IP; fails open (the 256-bit token is the access control, the limit only caps load). */
 export const SHARE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-share', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
+
+/** Paths whose next segment is a share token: the access log redacts it. */
+export const SHARE_TOKEN_PATH_PREFIXES = ['/q/', '/api/v1/share/'];
 
 const SHARE_TOKEN_PARAM = { name: 'shareToken', description: 'The share token from the share URL (43 characters)' };
 
@@ -89,22 +91,10 @@ export class ShareController {
   }
 }
 
-const FAVICON_SVG = readFileSync(new URL('./public/favicon.svg', import.meta.url), 'utf8');
-const FAVICON_ICO = readFileSync(new URL('./public/favicon.ico', import.meta.url));
-
-/** Static assets of the share page and the dashboard. */
+/** The share page's script (the page's only asset of its own; the stylesheet is the pages module's). */
 @Public()
 @Controller('assets')
-export class PageAssetsController {
-  @Get('app.css')
-  @RawResponse()
-  @Header('Content-Type', 'text/css; charset=utf-8')
-  @Header('Cache-Control', 'public, max-age=300')
-  @ApiExcludeEndpoint()
-  css(): string {
-    return APP_CSS;
-  }
-
+export class ShareAssetsController {
   @Get('share.js')
   @RawResponse()
   @Header('Content-Type', 'text/javascript; charset=utf-8')
@@ -112,27 +102,5 @@ export class PageAssetsController {
   @ApiExcludeEndpoint()
   shareScript(): string {
     return SHARE_SCRIPT;
-  }
-}
-
-/** The icon of every page here (browsers ask for /favicon.ico on their own; the pages link the SVG). */
-@Public()
-@Controller()
-export class FaviconController {
-  @Get('favicon.ico')
-  @RawResponse()
-  @ApiExcludeEndpoint()
-  ico(@Res() response: Response): void {
-    // Written as is: Express would add a charset to a binary body sent through Nest.
-    response.set({ 'Content-Type': 'image/x-icon', 'Cache-Control': 'public, max-age=86400' }).end(FAVICON_ICO);
-  }
-
-  @Get('favicon.svg')
-  @RawResponse()
-  @Header('Content-Type', 'image/svg+xml')
-  @Header('Cache-Control', 'public, max-age=86400')
-  @ApiExcludeEndpoint()
-  svg(): string {
-    return FAVICON_SVG;
   }
 }

@@ -1,54 +1,12 @@
 import { escape } from 'html-escaper';
-import type { SharedBatchDto } from '../questions/dto/share.dto.js';
-
-/**
- * The recipient's page. Text is escaped with html-escaper; question and intro HTML arrive
- * already sanitised by sanitize-html. The page sends a strict CSP (no inline script or
- * style, nothing from elsewhere), so even a sanitiser miss could not run script.
- */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-/** Headers of every HTML page here; no-referrer keeps the share token out of Referer headers on outgoing links. */
-export const PAGE_HEADERS: Record<string, string> = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': PAGE_CSP,
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  'X-Robots-Tag': 'noindex, nofollow',
-};
-
-function layout(title: string, body: string, script?: string, bodyAttributes = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escape(title)}</title>
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/assets/app.css">
-${script ? `<script src="${script}" defer></script>` : ''}
-</head>
-<body${bodyAttributes}>
-${body}
-</body>
-</html>
-`;
-}
+import { renderPage } from '../../pages/page-layout.js';
+import type { SharedBatchDto } from '../dto/share.dto.js';
 
 function formatTime(value: string): string {
   return new Date(value).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 }
 
+/** The recipient's page (question and intro HTML arrive sanitised). */
 export function renderSharePage(batch: SharedBatchDto): string {
   const questions = batch.questions
     .map((q) => {
@@ -80,16 +38,12 @@ ${questions}
 <div class="row"><button type="submit" id="submit">${submitted ? 'Submit again' : 'Submit answers'}</button></div>
 </form>
 </main>`;
-  return layout(batch.title, body, '/assets/share.js', ` data-status="${batch.status}"`);
+  return renderPage(batch.title, body, '/assets/share.js', ` data-status="${batch.status}"`);
 }
 
 export function renderNotFoundPage(): string {
-  return layout(
+  return renderPage(
     'Not found',
     `<main id="main"><h1>This link does not work</h1><div class="card"><p>There are no questions at this address. The link may be mistyped, or the questions have been withdrawn.</p><p class="muted">Ask the sender for a new link.</p></div></main>`,
   );
-}
-
-export function renderPage(title: string, body: string, script: string, bodyAttributes = ''): string {
-  return layout(title, body, script, bodyAttributes);
 }

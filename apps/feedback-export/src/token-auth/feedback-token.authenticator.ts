@@ -3,7 +3,15 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
 import { hashFeedbackToken, isWellFormedFeedbackToken, type FeedbackTokenKind } from './feedback-token.format.js';
-import { SitesRepository } from './sites.repository.js';
+import { TokenAuthRepository } from './token-auth.repository.js';
+
+declare module '#libs/common' {
+  /** feedback-export's callers: a site token (read or write scope) and the account portfolio token. */
+  interface PrincipalKinds {
+    site: { siteId: string; ownerId: string; scope: 'read' | 'write'; tokenId: string };
+    portfolio: { ownerId: string; tokenId: string };
+  }
+}
 
 export type SitePrincipal = PrincipalOf<'site'>;
 export type PortfolioPrincipal = PrincipalOf<'portfolio'>;
@@ -30,7 +38,7 @@ const WRONG_KIND_MESSAGE: Record<string, string> = {
 @Injectable()
 export class FeedbackTokenAuthenticator {
   constructor(
-    private readonly sites: SitesRepository,
+    private readonly tokens: TokenAuthRepository,
     private readonly reflector: Reflector,
   ) {}
 
@@ -55,8 +63,8 @@ export class FeedbackTokenAuthenticator {
     const row = hash
       ? await lookUpCounting(
           counting,
-          () => this.sites.findTokenByHash(hash),
-          (limit) => this.sites.findTokenByHashCountingHit(hash, accepted, limit),
+          () => this.tokens.findTokenByHash(hash),
+          (limit) => this.tokens.findTokenByHashCountingHit(hash, accepted, limit),
         )
       : undefined;
     if (!row) throw new AppException(ErrorCode.INVALID_TOKEN, 'The token is invalid or has been rotated');

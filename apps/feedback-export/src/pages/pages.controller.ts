@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { Controller, Get, Header, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public, RawResponse } from '#libs/common';
+import { APP_CSS } from './page-style.js';
+
+const FAVICON_SVG = readFileSync(new URL('./public/favicon.svg', import.meta.url), 'utf8');
+const FAVICON_ICO = readFileSync(new URL('./public/favicon.ico', import.meta.url));
+
+/** The stylesheet every page here links (share page, dashboard). */
+@Public()
+@Controller('assets')
+export class PageAssetsController {
+  @Get('app.css')
+  @RawResponse()
+  @Header('Content-Type', 'text/css; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiExcludeEndpoint()
+  css(): string {
+    return APP_CSS;
+  }
+}
+
+/** The icon of every page here (browsers ask for /favicon.ico on their own; the pages link the SVG). */
+@Public()
+@Controller()
+export class FaviconController {
+  @Get('favicon.ico')
+  @RawResponse()
+  @ApiExcludeEndpoint()
+  ico(@Res() response: Response): void {
+    // Written as is: Express would add a charset to a binary body sent through Nest.
+    response.set({ 'Content-Type': 'image/x-icon', 'Cache-Control': 'public, max-age=86400' }).end(FAVICON_ICO);
+  }
+
+  @Get('favicon.svg')
+  @RawResponse()
+  @Header('Content-Type', 'image/svg+xml')
+  @Header('Cache-Control', 'public, max-age=86400')
+  @ApiExcludeEndpoint()
+  svg(): string {
+    return FAVICON_SVG;
+  }
+}

@@ -1,0 +1,30 @@
+import type { AppSecurity } from '#libs/common';
+
+declare module '#libs/common' {
+  /** feedback-export's export-token schemes (guards in site-token.guard.ts and portfolio-token.guard.ts). */
+  interface AuthSchemes {
+    'site-read': true;
+    'site-write': true;
+    portfolio: true;
+    /** Any export token (sk_, wk_ or ok_): the MCP endpoint, whose tools check their own scope. */
+    'feedback-token': true;
+    /** The feedback MCP endpoint: a feedback export token, or an OAuth access token issued for that resource. */
+    'feedback-mcp': true;
+  }
+}
+
+/** How the export-token schemes appear in the OpenAPI document. */
+export const TOKEN_AUTH_SECURITY: AppSecurity = {
+  schemes: {
+    siteToken: { type: 'http', scheme: 'bearer', description: 'Site token (opaque): `sk_…` (read) or `wk_…` (read and write)' },
+    siteWriteToken: { type: 'http', scheme: 'bearer', description: 'Site write token (opaque): `wk_…` only; a read token is 401 INVALID_TOKEN' },
+    portfolioToken: { type: 'http', scheme: 'bearer', description: 'Account portfolio token (opaque): `ok_…`, read-only, across every site of the account' },
+  },
+  requirements: {
+    'site-read': [{ siteToken: [] }],
+    'site-write': [{ siteWriteToken: [] }],
+    portfolio: [{ portfolioToken: [] }],
+    'feedback-token': [{ siteToken: [] }, { portfolioToken: [] }],
+    'feedback-mcp': [{ siteToken: [] }, { portfolioToken: [] }],
+  },
+};
