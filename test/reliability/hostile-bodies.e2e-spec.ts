@@ -93,7 +93,8 @@ describe('hostile bodies on every route of both services', () => {
     return { ...response, ms };
   }
 
-  const routesOf = (app: TestApp) => listRoutes(app.app).map((route) => ({ method: route.method, path: concretePath(route.path) }));
+  // A route for every method (@All: the OAuth server's endpoints) is sent its bodies by POST, as its clients do.
+  const routesOf = (app: TestApp) => listRoutes(app.app).map((route) => ({ method: route.method === 'ALL' ? 'POST' : route.method, path: concretePath(route.path) }));
 
   it.each(['todo-api', 'feedback-export'] as const)('%s: deep nesting (plain and compressed) and bombs are refused in the envelope, each within a second', async (kind) => {
     const app = kind === 'todo-api' ? todo : feedback;

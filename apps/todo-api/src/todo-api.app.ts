@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp, displayPath } from '#libs/common';
-import { OAUTH_PATH_PREFIX } from './oauth/oauth-provider.js';
 import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
 import type { AppConfig } from '#libs/config';
 import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
@@ -38,6 +37,5 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
     },
     index: { service: 'todo-api', unsetFeatures: unsetFeatures(options.config) },
     rawBodyPaths: [BILLING_WEBHOOK_PATH],
-    ownBodyPrefixes: [OAUTH_PATH_PREFIX],
   });
 }

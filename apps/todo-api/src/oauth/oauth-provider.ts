@@ -7,9 +7,6 @@ import { renderOAuthErrorPage } from './oauth-pages.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { oauthStorageAdapter } from './oauth-storage.adapter.js';
 
-/** Every authorization-server path starts here; oidc-provider parses and checks these requests' bodies itself. */
-export const OAUTH_PATH_PREFIX = '/oauth/';
-
 /** Where the authorization server's endpoints live (the issuer is the service's public base URL). */
 export const OAUTH_ROUTES = {
   authorization: '/oauth/authorize',

@@ -25,8 +25,6 @@ export interface HttpAppOptions {
   index: Pick<ServiceIndexOptions, 'service' | 'pages' | 'unsetFeatures'>;
   /** Paths whose raw body is kept (signature checks need the exact bytes). */
   rawBodyPaths?: readonly string[];
-  /** Path prefixes whose handler reads and checks its own body (a library that parses its requests itself): no JSON parsing here. */
-  ownBodyPrefixes?: readonly string[];
   /** Public routes any web page may call (an embeddable widget): `Access-Control-Allow-Origin: *` whatever CORS_ORIGINS says. */
   openCorsPaths?: readonly string[];
 }
@@ -103,16 +101,12 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
   const openCorsPaths = options.openCorsPaths ?? [];
   const rawBodyPaths = options.rawBodyPaths ?? [];
   const keepsRawBody = (request: Request) => rawBodyPaths.includes(request.path ?? request.url);
-  const ownBodyPrefixes = options.ownBodyPrefixes ?? [];
-  const readsOwnBody = (request: Request) => ownBodyPrefixes.some((prefix) => (request.path ?? request.url).startsWith(prefix));
   app.enableCors((request: Request, callback: (error: Error | null, options: typeof corsOptions | (Omit<typeof corsOptions, 'origin'> & { origin: string })) => void) =>
     callback(null, openCorsPaths.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
   );
   // Size (also after inflating), depth and prototype keys are refused here, before any validation.
-  const parseJson = jsonBodyParser(keepsRawBody);
-  app.use((request: Request, response: Response, next: NextFunction) => (readsOwnBody(request) ? next() : parseJson(request, response, next)));
-  const checkJson = checkJsonBody(keepsRawBody);
-  app.use((request: Request, response: Response, next: NextFunction) => (readsOwnBody(request) ? next() : checkJson(request, response, next)));
+  app.use(jsonBodyParser(keepsRawBody));
+  app.use(checkJsonBody(keepsRawBody));
 
   await runMigrations(app.get(DataSource));
 
