@@ -12,6 +12,7 @@ import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth/index.js';
 import { PasswordHasher } from './password-hasher.js';
+import { SessionAccessRepository } from './session-access.repository.js';
 
 /** The account system both services share: token signing and the credential guards. */
 @Global()
@@ -27,7 +28,7 @@ import { PasswordHasher } from './password-hasher.js';
       }),
     }),
   ],
-  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier],
+  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, SessionAccessRepository, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier],
   exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthSigningKeys, OAuthAccessTokenVerifier],
 })
 export class AccountsCoreModule {}

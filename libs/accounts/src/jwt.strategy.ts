@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { ExtractJwt, Strategy } from 'passport-jwt';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { isUuid, type Principal } from '#libs/common';
 import type { AccessTokenClaims } from './access-token.service.js';
+import { SessionAccessRepository } from './session-access.repository.js';
 
 /**
  * Access-token verification shared by both apps: HS256 only (`alg: none` and every other
@@ -16,7 +15,7 @@ import type { AccessTokenClaims } from './access-token.service.js';
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sessions: SessionAccessRepository,
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
@@ -29,11 +28,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   async validate(claims: Partial<AccessTokenClaims>): Promise<Principal | false> {
     if (claims.typ !== 'access' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return false;
     if (!isUuid(claims.sub) || !isUuid(claims.sid)) return false;
-    const rows = await this.dataSource.query(
-      `SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > now()`,
-      [claims.sid, claims.sub],
-    );
-    if (rows.length === 0) return false;
+    if (!(await this.sessions.isSessionLive(claims.sub, claims.sid))) return false;
     return { kind: 'user', userId: claims.sub, sessionId: claims.sid };
   }
 }
