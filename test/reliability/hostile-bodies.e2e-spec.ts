@@ -143,7 +143,7 @@ describe('hostile bodies on every route of both services', () => {
     expect(gzipped.status).toBe(401);
   });
 
-  it('a concurrent burst of hostile bodies at the widget leaves the other service’s /api/v1/status p99 under 300 ms', async () => {
+  it('a concurrent burst of hostile bodies at the widget leaves the other service’s /api/v1/status p99 under 500 ms', async () => {
     const bodies = hostileBodies().filter((hostile) => hostile.encoding);
     const burst = Array.from({ length: 60 }, (_, i) => bodies[i % bodies.length]);
     /** Probes /api/v1/status one after another until `until` settles; their latencies. */
@@ -176,7 +176,9 @@ describe('hostile bodies on every route of both services', () => {
     const p99 = p99Of(during);
     Object.assign(figures, { burstBodies: burst.length, burstMs: Math.round(burstMs), statusProbes: during.length, statusP99QuietMs: Math.round(quietP99), statusP99DuringBurstMs: Math.round(p99) });
     expect(during.length).toBeGreaterThan(5);
-    // 300 ms on an idle machine; on a loaded one, no worse than three times its own quiet p99.
-    expect(p99).toBeLessThan(Math.max(300, 3 * quietP99));
+    // A body handled on the event loop (a bomb inflated whole, a deep parse) stalls every probe for
+    // seconds. The p99 of a few dozen probes is their slowest one, and on a two-core CI machine shared by
+    // two test workers a single scheduling pause reached 313 ms: 500 ms, or three times this run's quiet p99.
+    expect(p99).toBeLessThan(Math.max(500, 3 * quietP99));
   }, 120_000);
 });
