@@ -30,6 +30,11 @@ export class OAuthAccessTokenVerifier {
   ) {}
 
   async verify(token: string, resource: ProtectedResource): Promise<PrincipalOf<'oauth'>> {
+    return (await this.verifyWithDetails(token, resource)).principal;
+  }
+
+  /** verify, plus the token's RFC 9396 `authorization_details` (the feedback MCP's site choice), as signed. */
+  async verifyWithDetails(token: string, resource: ProtectedResource): Promise<{ principal: PrincipalOf<'oauth'>; authorizationDetails: unknown }> {
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, await this.keys.verificationKeys(), {
@@ -50,6 +55,9 @@ export class OAuthAccessTokenVerifier {
       throw refused('The access token is invalid');
     }
     if (!(await this.repository.isGrantLive(sub, gid))) throw refused('The access token was revoked: sign in again');
-    return { kind: 'oauth', userId: sub, clientId, grantId: gid, scopes: scope.split(' ').filter(Boolean) };
+    return {
+      principal: { kind: 'oauth', userId: sub, clientId, grantId: gid, scopes: scope.split(' ').filter(Boolean) },
+      authorizationDetails: payload.authorization_details,
+    };
   }
 }
