@@ -1,10 +1,13 @@
 import { escape } from 'html-escaper';
-import { TODO_SCOPES } from '#libs/accounts';
+import { FEEDBACK_SCOPES, TODO_SCOPES } from '#libs/accounts';
 
 /** What each scope lets an app do, as the consent page says it. */
 export const SCOPE_LABELS: Record<string, string> = {
   [TODO_SCOPES.read]: 'Read your todos',
   [TODO_SCOPES.write]: 'Create, change and delete your todos',
+  [FEEDBACK_SCOPES.read]: 'Read the feedback and question batches of one of your sites',
+  [FEEDBACK_SCOPES.write]: 'Triage feedback and send question batches on that site',
+  [FEEDBACK_SCOPES.portfolio]: 'Read the feedback of all your sites',
 };
 
 /**
@@ -68,9 +71,14 @@ export interface SignInView {
   scopes: Array<{ scope: string; checked: boolean }>;
   email?: string;
   error?: string;
+  /** Once signed in, when a feedback site scope is asked: the account's sites, one to choose. */
+  sites?: Array<{ id: string; name: string; slug: string; checked: boolean }>;
 }
 
-/** Sign-in and consent in one form: the app, where it sends you back, and the scopes it asks, each one a choice. */
+/**
+ * Sign-in and consent in one form: the app, where it sends you back, and the scopes it asks, each
+ * one a choice; once signed in, the feedback site the site scopes hold for.
+ */
 export function renderSignInPage(view: SignInView): string {
   const scopes = view.scopes
     .map(
@@ -78,18 +86,30 @@ export function renderSignInPage(view: SignInView): string {
     ${escape(SCOPE_LABELS[scope] ?? scope)} <span class="host">(${escape(scope)})</span></label>`,
     )
     .join('\n');
+  const credentials = view.sites
+    ? `  <p>You are signed in. Choose the site ${escape(view.clientName)} may use.</p>
+  <fieldset>
+  <legend>Site</legend>
+${view.sites
+  .map(
+    (site, i) => `  <label for="site-${i}"><input type="radio" id="site-${i}" name="site" value="${escape(site.id)}"${site.checked ? ' checked' : ''}>
+    ${escape(site.name)} <span class="host">(${escape(site.slug)})</span></label>`,
+  )
+  .join('\n')}
+  </fieldset>`
+    : `  <label for="email">E-mail</label>
+  <input type="email" id="email" name="email" autocomplete="username" required value="${escape(view.email ?? '')}">
+  <label for="password">Password</label>
+  <input type="password" id="password" name="password" autocomplete="current-password" required>`;
   const error = view.error ? `<p class="error" role="alert" id="form-error">${escape(view.error)}</p>` : '';
   return layout(
     `Connect ${view.clientName}`,
-    `<h1>Connect <span id="client-name">${escape(view.clientName)}</span> to your todo account</h1>
+    `<h1>Connect <span id="client-name">${escape(view.clientName)}</span> to your account</h1>
 <p><strong>${escape(view.clientName)}</strong> asks to use your account. After you allow it you go back to
 <span class="host" id="redirect-host">${escape(view.redirectHost)}</span>.</p>
 ${error}
 <form method="post" action="/oauth/interaction/${escape(view.uid)}"${view.error ? ' aria-describedby="form-error"' : ''}>
-  <label for="email">E-mail</label>
-  <input type="email" id="email" name="email" autocomplete="username" required value="${escape(view.email ?? '')}">
-  <label for="password">Password</label>
-  <input type="password" id="password" name="password" autocomplete="current-password" required>
+${credentials}
   <fieldset>
   <legend>Allow ${escape(view.clientName)} to</legend>
 ${scopes}

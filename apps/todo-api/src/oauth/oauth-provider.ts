@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
+import { feedbackMcpResource, isDetailFor, OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { renderOAuthErrorPage } from './oauth-pages.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
@@ -40,7 +40,7 @@ const PROTOCOL_SCOPES = ['openid', 'offline_access'];
  * here): authorization code with PKCE S256 only, refresh tokens rotated on every use (a reused
  * one revokes its whole grant), revocation (RFC 7009), dynamic client registration (RFC 7591),
  * resource indicators (RFC 8707) issuing JWT access tokens whose audience is the one resource,
- * storage in PostgreSQL, the signing key kept in the database.
+ * rich authorization requests (RFC 9396) carrying the feedback site the user chose, storage in PostgreSQL, the signing key kept in the database.
  */
 @Injectable()
 export class OAuthProvider implements OnModuleInit {
@@ -55,7 +55,8 @@ export class OAuthProvider implements OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.issuer = oauthIssuer(config);
-    this.resources = [todoMcpResource(config)];
+    // The first is the default of a client that names no resource.
+    this.resources = [todoMcpResource(config), feedbackMcpResource(config)];
   }
 
   get provider(): Provider {
@@ -75,6 +76,11 @@ export class OAuthProvider implements OnModuleInit {
   /** Hands a request to the authorization server (it writes the whole response). */
   handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     return this.provider.callback()(request, response) as Promise<void>;
+  }
+
+  /** The resource of an indicator, if it is one of ours. */
+  resourceFor(indicator: string): ProtectedResource | undefined {
+    return this.resources.find((candidate) => candidate.resource === indicator);
   }
 
   /** Every scope a resource offers. */
@@ -120,6 +126,19 @@ export class OAuthProvider implements OnModuleInit {
               jwt: { sign: { alg: OAUTH_SIGNING_ALG } },
             };
           },
+        },
+        richAuthorizationRequests: {
+          enabled: true,
+          // No type a client may ask for: the consent page adds the feedback site detail to the grant (oauth-interaction.service.ts).
+          types: {},
+          authorizationDetailsForGrantSource: async (ctx) => ctx.oidc.entities.Grant?.rar,
+          // The grant as it stands now (a later consent may have changed the site), only the details for this token's resource.
+          authorizationDetailsForAccessToken: async (ctx, token, source) => {
+            const audience = token.resourceServer?.audience;
+            const details = ctx.oidc.entities.Grant?.rar ?? source?.rar ?? [];
+            return audience ? details.filter((detail) => isDetailFor(detail, audience)) : [];
+          },
+          authorizationDetailsForIntrospection: async () => undefined,
         },
       },
       // The grant id travels in the access token, so a resource can check the grant still stands (revocation at once).

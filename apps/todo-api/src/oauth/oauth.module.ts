@@ -3,6 +3,7 @@ import express from 'express';
 import { AuthModule } from '../auth/auth.module.js';
 import { ConnectedAppsController } from './connected-apps.controller.js';
 import { ConnectedAppsService } from './connected-apps.service.js';
+import { OAuthConsentSitesRepository } from './oauth-consent-sites.repository.js';
 import { OAuthInteractionController } from './oauth-interaction.controller.js';
 import { OAuthInteractionService } from './oauth-interaction.service.js';
 import { OAuthProviderController } from './oauth-provider.controller.js';
@@ -19,7 +20,7 @@ import { TodoMcpAuthGuard } from './todo-mcp-auth.guard.js';
 @Module({
   imports: [AuthModule],
   controllers: [ProtectedResourceController, OAuthInteractionController, OAuthProviderController, ConnectedAppsController],
-  providers: [OAuthRecordsRepository, OAuthProvider, OAuthInteractionService, ConnectedAppsService, TodoMcpAuthGuard],
+  providers: [OAuthRecordsRepository, OAuthConsentSitesRepository, OAuthProvider, OAuthInteractionService, ConnectedAppsService, TodoMcpAuthGuard],
   exports: [TodoMcpAuthGuard, ConnectedAppsService],
 })
 export class OAuthModule implements NestModule {
