@@ -1,8 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN, validationException } from '#libs/common';
-import { FeedbackMcpToolRegistry } from '../mcp/feedback-mcp-tool.registry.js';
-import type { PortfolioPrincipal, SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
+import { FeedbackMcpToolRegistry, portfolioOf, siteAccessOf } from '../mcp/feedback-mcp-tool.registry.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './dto/feedback.dto.js';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES } from './feedback-kinds.js';
 import { FeedbackService, type ExportQuery } from './feedback.service.js';
@@ -53,7 +52,7 @@ export class FeedbackMcpTools implements OnModuleInit {
       output: z.object({ feedback: z.array(feedbackItem), nextCursor, hasMore }),
       scopes: ['read'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal, args) => this.feedback.pageOfSite(principal as SitePrincipal, exportQueryOf(args)),
+      run: async (principal, args) => this.feedback.pageOfSite(siteAccessOf(principal), exportQueryOf(args)),
     });
     this.registry.register({
       name: 'update_feedback_status',
@@ -63,7 +62,7 @@ export class FeedbackMcpTools implements OnModuleInit {
       output: z.object({ feedback: feedbackItem }),
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal, args) => ({ feedback: await this.feedback.updateStatus(principal as SitePrincipal, args.id, args.status) }),
+      run: async (principal, args) => ({ feedback: await this.feedback.updateStatus(siteAccessOf(principal), args.id, args.status) }),
     });
     this.registry.register({
       name: 'list_portfolio_feedback',
@@ -80,7 +79,7 @@ export class FeedbackMcpTools implements OnModuleInit {
       }),
       scopes: ['portfolio'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal, args) => this.feedback.pageOfPortfolio(principal as PortfolioPrincipal, exportQueryOf(args)),
+      run: async (principal, args) => this.feedback.pageOfPortfolio(portfolioOf(principal), exportQueryOf(args)),
     });
   }
 }

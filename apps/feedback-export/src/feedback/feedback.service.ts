@@ -83,7 +83,7 @@ export class FeedbackService {
     return { feedback: page.map(toFeedbackItemDto), nextCursor, hasMore: rows.length > limit };
   }
 
-  async pageOfPortfolio(principal: PortfolioPrincipal, query: ExportQuery): Promise<PortfolioFeedbackPageDto> {
+  async pageOfPortfolio(principal: Pick<PortfolioPrincipal, 'ownerId'>, query: ExportQuery): Promise<PortfolioFeedbackPageDto> {
     const limit = this.checkQuery(query);
     let after: { at: string; siteId: string; id: string } | null = null;
     if (query.since !== undefined) {

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { mcpAllowedOrigins, McpToolMetrics, StatelessMcpEndpoint } from '#libs/mcp';
-import type { FeedbackTokenPrincipal } from '../token-auth/feedback-token.authenticator.js';
-import { FeedbackMcpToolRegistry, type FeedbackMcpScope } from './feedback-mcp-tool.registry.js';
+import { FeedbackMcpToolRegistry, type FeedbackMcpPrincipal, type FeedbackMcpScope } from './feedback-mcp-tool.registry.js';
 
 const SERVER = {
   info: { name: 'feedback-export', version: '1.0.0' },
@@ -13,7 +12,7 @@ const SERVER = {
 
 /** POST /api/v1/mcp of the feedback service: its tools over stateless streamable HTTP. */
 @Injectable()
-export class FeedbackMcpEndpoint extends StatelessMcpEndpoint<FeedbackTokenPrincipal, FeedbackMcpScope> {
+export class FeedbackMcpEndpoint extends StatelessMcpEndpoint<FeedbackMcpPrincipal, FeedbackMcpScope> {
   constructor(registry: FeedbackMcpToolRegistry, toolMetrics: McpToolMetrics, @Inject(APP_CONFIG) config: AppConfig) {
     super(SERVER, registry, toolMetrics, mcpAllowedOrigins(config.feedbackPublicBaseUrl, config.corsOrigins));
   }

@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import { CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
 import { ApiMcpEndpoint, McpErrorFilter } from '#libs/mcp';
 import { EXPORT_TOKEN_RATE_LIMIT } from '../token-auth/export-rate-limit.js';
-import type { FeedbackTokenPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { FeedbackMcpEndpoint } from './feedback-mcp.endpoint.js';
+import type { FeedbackMcpPrincipal } from './feedback-mcp-tool.registry.js';
 
 @ApiTags('MCP')
 @Controller('api/v1/mcp')
@@ -43,7 +43,7 @@ export class McpController {
       { status: 500, description: 'INTERNAL_ERROR in error.data.code', example: [-32603, 'INTERNAL_ERROR: An unexpected error occurred', 'INTERNAL_ERROR'] },
     ],
   )
-  handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: FeedbackTokenPrincipal): Promise<void> {
+  handle(@Req() request: Request, @Res() response: Response, @CurrentPrincipal() principal: FeedbackMcpPrincipal): Promise<void> {
     return this.mcp.serve(request, response, principal);
   }
 }

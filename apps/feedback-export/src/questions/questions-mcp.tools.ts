@@ -1,8 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN } from '#libs/common';
-import { FeedbackMcpToolRegistry } from '../mcp/feedback-mcp-tool.registry.js';
-import type { SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
+import { FeedbackMcpToolRegistry, siteAccessOf } from '../mcp/feedback-mcp-tool.registry.js';
 import { BATCH_STATUSES, MAX_HTML_LENGTH, MAX_QUESTION_NUMBER, MAX_QUESTIONS, MAX_TITLE_LENGTH } from './dto/question-batch.dto.js';
 import { QuestionsService } from './questions.service.js';
 
@@ -48,7 +47,7 @@ export class QuestionsMcpTools implements OnModuleInit {
       scopes: ['read'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal) => {
-        const site = principal as SitePrincipal;
+        const site = siteAccessOf(principal);
         return { batches: await this.questions.list(site.ownerId, site.siteId) };
       },
     });
@@ -61,7 +60,7 @@ export class QuestionsMcpTools implements OnModuleInit {
       scopes: ['read'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, args) => {
-        const site = principal as SitePrincipal;
+        const site = siteAccessOf(principal);
         return { batch: await this.questions.detail(site.ownerId, site.siteId, args.id) };
       },
     });
@@ -84,7 +83,7 @@ export class QuestionsMcpTools implements OnModuleInit {
       output: z.object({ id: z.string(), status: z.enum(BATCH_STATUSES), shareUrl: shareUrl.optional().describe('Present when sent') }),
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: async (principal, args) => this.questions.create(principal as SitePrincipal, args),
+      run: async (principal, args) => this.questions.create(siteAccessOf(principal), args),
     });
     this.registry.register({
       name: 'get_share_link',
@@ -94,7 +93,7 @@ export class QuestionsMcpTools implements OnModuleInit {
       output: z.object({ shareUrl }),
       scopes: ['write'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal, args) => this.questions.linkForToken(principal as SitePrincipal, args.id),
+      run: async (principal, args) => this.questions.linkForToken(siteAccessOf(principal), args.id),
     });
   }
 }
