@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { importJWK, SignJWT, type JWK } from 'jose';
+import type { Browser } from 'playwright-core';
+import { createTestDatabase, freePort, grantBetaAccess, insertUser, launchBrowser, type TestDatabase, type TestUser } from '#libs/testing';
+import { bearer, createSite, seedFeedback, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
+import { startApp, type TestApp } from '../support/test-apps.js';
+import { MemoryOAuthClient } from './support/memory-oauth-client.js';
+
+type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
+
+const MCP_ACCEPT = 'application/json, text/event-stream';
+const ALL_FEEDBACK_TOOLS = ['create_question_batch', 'get_question_batch', 'get_share_link', 'list_feedback', 'list_portfolio_feedback', 'list_question_batches', 'update_feedback_status'];
+
+/**
+ * An agent connects to the feedback MCP endpoint with the MCP SDK's own OAuth client: the 401
+ * of the feedback service points at the todo service's authorization server, the user signs in
+ * there, chooses the scopes and the one site they hold for, and the feedback MCP endpoint
+ * accepts the token like the export token of the same scope, for that site only.
+ */
+describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () => {
+  let database: TestDatabase;
+  let todo: TestApp;
+  let feedback: TestApp;
+  let base: string;
+  let feedbackMcpUrl: URL;
+  let browser: Browser;
+  let user: TestUser;
+  let siteA: TestSite;
+  let siteB: TestSite;
+  let strangerSite: TestSite;
+  let feedbackOfA: string[];
+  let feedbackOfB: string[];
+  const redirectUrl = 'http://127.0.0.1:9/agent/callback';
+
+  async function ownerOf(account: TestUser): Promise<TestOwner> {
+    await grantBetaAccess(todo.dataSource, account.id);
+    return { id: account.id, jwt: await feedback.accessTokenFor(account.id), portfolioToken: '' };
+  }
+
+  beforeAll(async () => {
+    const [todoPort, feedbackPort] = [await freePort(), await freePort()];
+    base = `http://127.0.0.1:${todoPort}`;
+    const feedbackBase = `http://127.0.0.1:${feedbackPort}`;
+    const env = { PUBLIC_BASE_URL: base, FEEDBACK_PUBLIC_BASE_URL: feedbackBase };
+    database = await createTestDatabase();
+    todo = await startApp('todo-api', database.url, env, { port: todoPort });
+    feedback = await startApp('feedback-export', database.url, env, { port: feedbackPort });
+    feedbackMcpUrl = new URL(`${feedbackBase}/api/v1/mcp`);
+    browser = await launchBrowser();
+    user = await insertUser(todo.dataSource);
+    const owner = await ownerOf(user);
+    siteA = await createSite(feedback, owner, 'Alpha shop');
+    siteB = await createSite(feedback, owner, 'Beta blog');
+    strangerSite = await createSite(feedback, await ownerOf(await insertUser(todo.dataSource)), 'Stranger site');
+    feedbackOfA = await seedFeedback(feedback, owner, siteA, 2, (i) => ({ message: `alpha ${i}` }));
+    feedbackOfB = await seedFeedback(feedback, owner, siteB, 2, (i) => ({ message: `beta ${i}` }));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await feedback?.close();
+    await todo?.close();
+    await database?.drop();
+  });
+
+  /**
+   * The user's side in a browser: sign in, untick scopes, then (when a site scope is left) choose
+   * the site on the second step; answers the code the browser is sent back with, and the sites listed.
+   */
+  async function consentInBrowser(url: URL, options: { untick?: string[]; site?: string } = {}): Promise<{ code: string; sitesListed: string[] }> {
+    const page = await browser.newPage();
+    try {
+      let resolveCode!: (code: string) => void;
+      const code = new Promise<string>((resolve) => (resolveCode = resolve));
+      page.on('request', (request) => {
+        if (!request.url().startsWith(redirectUrl)) return;
+        const params = new URL(request.url()).searchParams;
+        resolveCode(params.get('code') ?? `error:${params.get('error')}`);
+      });
+      await page.goto(url.href);
+      await page.getByLabel('E-mail').fill(user.email);
+      await page.getByLabel('Password').fill(user.password);
+      for (const scope of options.untick ?? []) await page.getByRole('checkbox', { name: new RegExp(scope) }).uncheck();
+      await page.getByRole('button', { name: 'Allow' }).click();
+      let sitesListed: string[] = [];
+      if (options.site) {
+        const radios = page.getByRole('radio');
+        await radios.first().waitFor();
+        sitesListed = await page.locator('label:has(input[type=radio])').allTextContents();
+        await page.getByRole('radio', { name: new RegExp(options.site) }).check();
+        await page.getByRole('button', { name: 'Allow' }).click();
+      }
+      return { code: await code, sitesListed: sitesListed.map((text) => text.trim()) };
+    } finally {
+      await page.close();
+    }
+  }
+
+  /** 401 → discovery → registration → browser → code → token, against the feedback MCP endpoint. */
+  async function connectAgent(options: { untick?: string[]; site?: string } = {}): Promise<{ client: Client; agent: MemoryOAuthClient; sitesListed: string[] }> {
+    const agent = new MemoryOAuthClient(redirectUrl);
+    const first = new StreamableHTTPClientTransport(feedbackMcpUrl, { authProvider: agent });
+    await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    const { code, sitesListed } = await consentInBrowser(agent.authorizationUrl!, options);
+    expect(code).not.toMatch(/^error:/);
+    await first.finishAuth(code);
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(feedbackMcpUrl, { authProvider: agent }));
+    return { client, agent, sitesListed };
+  }
+
+  const mcpPost = (target: TestApp, token: string) =>
+    target.http.post('/api/v1/mcp').set('Accept', MCP_ACCEPT).set(bearer(token)).send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+
+  async function signedWithServerKey(claims: Record<string, unknown>): Promise<string> {
+    const [{ jwk }] = await todo.dataSource.query(`SELECT jwk FROM oauth_keys WHERE use = 'signing'`);
+    return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: (jwk as JWK).kid }).sign(await importJWK(jwk as JWK, 'ES256'));
+  }
+
+  const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+
+  it('signs an agent in from the feedback MCP 401 end to end: it chooses one of its own sites and calls the tools on it', async () => {
+    const agent = new MemoryOAuthClient(redirectUrl, 'Feedback Agent');
+    const transport = new StreamableHTTPClientTransport(feedbackMcpUrl, { authProvider: agent });
+    await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(agent.information?.client_id).toEqual(expect.any(String));
+    const authorize = agent.authorizationUrl!;
+    expect(authorize.href.startsWith(`${base}/oauth/authorize?`)).toBe(true);
+    expect(authorize.searchParams.get('resource')).toBe(feedbackMcpUrl.href);
+    expect(authorize.searchParams.get('scope')).toBe('feedback:read feedback:write portfolio:read');
+
+    const page = await browser.newPage();
+    await page.goto(authorize.href);
+    await expect(page.locator('#client-name').textContent()).resolves.toBe('Feedback Agent');
+    await expect(page.locator('#redirect-host').textContent()).resolves.toBe('127.0.0.1:9');
+    for (const scope of ['feedback:read', 'feedback:write', 'portfolio:read']) {
+      await expect(page.getByRole('checkbox', { name: new RegExp(scope) }).isChecked()).resolves.toBe(true);
+    }
+    await page.close();
+
+    const { code, sitesListed } = await consentInBrowser(authorize, { site: 'Alpha shop' });
+    // The account's own sites, and only those.
+    expect(sitesListed).toEqual([`Alpha shop (${siteA.slug})`, `Beta blog (${siteB.slug})`]);
+    await transport.finishAuth(code);
+    expect(agent.savedTokens).toMatchObject({ scope: 'feedback:read feedback:write portfolio:read', refresh_token: expect.any(String) });
+    const claims = claimsOf(agent.savedTokens!.access_token);
+    expect(claims.aud).toBe(feedbackMcpUrl.href);
+    expect(claims.authorization_details).toEqual([{ type: 'feedback_site', locations: [feedbackMcpUrl.href], identifier: siteA.id, actions: ['read', 'write'] }]);
+
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(feedbackMcpUrl, { authProvider: agent }));
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(ALL_FEEDBACK_TOOLS);
+    const listed = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
+    expect(listed.isError).toBeFalsy();
+    expect(listed.structuredContent.feedback.map((item: { message: string }) => item.message).sort()).toEqual(['alpha 0', 'alpha 1']);
+    const triaged = (await client.callTool({ name: 'update_feedback_status', arguments: { id: feedbackOfA[0], status: 'triaged' } })) as ToolResult;
+    expect(triaged.isError).toBeFalsy();
+    expect(triaged.structuredContent.feedback).toMatchObject({ id: feedbackOfA[0], status: 'triaged' });
+    const portfolio = (await client.callTool({ name: 'list_portfolio_feedback', arguments: {} })) as ToolResult;
+    expect(portfolio.structuredContent.sites.map((site: { id: string }) => site.id).sort()).toEqual([siteA.id, siteB.id].sort());
+    await client.close();
+
+    // Counted per grant in the export tokens' bucket, as the todo MCP counts its tokens.
+    expect(await feedback.rateLimits.keys(`feedback-export-token:oauth-grant:${claims.gid}`)).toHaveLength(1);
+  });
+
+  it('holds for the chosen site only: a token for site A cannot read or change site B', async () => {
+    const { client } = await connectAgent({ untick: ['portfolio:read'], site: 'Alpha shop' });
+    const listed = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
+    expect(listed.structuredContent.feedback.map((item: { siteId: string }) => item.siteId)).toEqual([siteA.id, siteA.id]);
+    const elsewhere = (await client.callTool({ name: 'update_feedback_status', arguments: { id: feedbackOfB[0], status: 'resolved' } })) as ToolResult;
+    expect(elsewhere.isError).toBe(true);
+    expect(elsewhere.content[0].text).toMatch(/^NOT_FOUND: /);
+    const [row] = await feedback.dataSource.query(`SELECT status FROM feedback WHERE id = $1`, [feedbackOfB[0]]);
+    expect(row.status).toBe('new');
+    await client.close();
+
+    // Neither can a forged choice of the page name another account's site: the form is checked against the account's sites.
+    const agent = new MemoryOAuthClient(redirectUrl);
+    const transport = new StreamableHTTPClientTransport(feedbackMcpUrl, { authProvider: agent });
+    await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const page = await browser.newPage();
+    await page.goto(agent.authorizationUrl!.href);
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.getByRole('radio').first().waitFor();
+    await page.locator('input[type=radio]').first().evaluate((radio, id) => radio.setAttribute('value', id), strangerSite.id);
+    await page.locator('input[type=radio]').first().check();
+    const [answer] = await Promise.all([page.waitForResponse((response) => response.request().method() === 'POST'), page.getByRole('button', { name: 'Allow' }).click()]);
+    // The page again (not the redirect back to the app with a code), asking for one of the account's sites.
+    expect(answer.status()).toBe(400);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Choose the site the app may use.');
+    await page.close();
+  });
+
+  it('a read-only grant lists only the reading tools; a write tool or the portfolio answers INVALID_TOKEN naming the scope it needs', async () => {
+    const { client, agent } = await connectAgent({ untick: ['feedback:write', 'portfolio:read'], site: 'Alpha shop' });
+    expect(agent.savedTokens!.scope).toBe('feedback:read');
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_question_batch', 'list_feedback', 'list_question_batches']);
+    const read = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
+    expect(read.isError).toBeFalsy();
+    const write = (await client.callTool({ name: 'update_feedback_status', arguments: { id: feedbackOfA[1], status: 'resolved' } })) as ToolResult;
+    expect(write.isError).toBe(true);
+    expect(write.content[0].text).toMatch(/^INVALID_TOKEN: .*feedback:write/);
+    expect(JSON.parse(write.content[0].text.split('\n')[1]).error.details).toEqual({ requiredScopes: ['write'] });
+    const portfolio = (await client.callTool({ name: 'list_portfolio_feedback', arguments: {} })) as ToolResult;
+    expect(portfolio.content[0].text).toMatch(/^INVALID_TOKEN: .*portfolio:read/);
+    await client.close();
+  });
+
+  it('a portfolio-only grant needs no site and reads the portfolio only', async () => {
+    const { client, agent, sitesListed } = await connectAgent({ untick: ['feedback:read', 'feedback:write'] });
+    expect(sitesListed).toEqual([]);
+    expect(agent.savedTokens!.scope).toBe('portfolio:read');
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['list_portfolio_feedback']);
+    const site = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
+    expect(site.content[0].text).toMatch(/^INVALID_TOKEN: .*feedback:read/);
+    await client.close();
+  });
+
+  it('binds tokens to their resource: todo MCP tokens are 401 here, feedback MCP tokens are 401 on the todo MCP and on REST; expired is 401 with the challenge', async () => {
+    const { client, agent } = await connectAgent({ site: 'Alpha shop' });
+    await client.close();
+    const token = agent.savedTokens!.access_token;
+    await mcpPost(feedback, token).expect(200);
+
+    const onTodoMcp = await mcpPost(todo, token).expect(401);
+    expect(onTodoMcp.headers['www-authenticate']).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/api/v1/mcp", scope="todos:read todos:write"`);
+    await feedback.http.get('/api/v1/export/feedback').set(bearer(token)).expect(401);
+    await feedback.http.get('/api/v1/export/portfolio/feedback').set(bearer(token)).expect(401);
+    await todo.http.get('/api/v1/todos').set(bearer(token)).expect(401);
+
+    // A todo MCP token of the same account, signed by the same server: not for this resource.
+    const todoToken = await signedWithServerKey({ ...claimsOf(token), aud: `${base}/api/v1/mcp`, scope: 'todos:read todos:write' });
+    await mcpPost(todo, todoToken).expect(200);
+    const refused = await mcpPost(feedback, todoToken).expect(401);
+    const challenge = `Bearer resource_metadata="${feedbackMcpUrl.origin}/.well-known/oauth-protected-resource/api/v1/mcp", scope="feedback:read feedback:write portfolio:read"`;
+    expect(refused.headers['www-authenticate']).toBe(challenge);
+    expect(refused.body.error.data.code).toBe('INVALID_TOKEN');
+
+    const claims = claimsOf(token);
+    const expired = await signedWithServerKey({ ...claims, iat: claims.iat - 7200, exp: claims.iat - 3600 });
+    const late = await mcpPost(feedback, expired).expect(401);
+    expect(late.headers['www-authenticate']).toBe(challenge);
+    expect(late.body.error.message).toMatch(/expired/);
+
+    // The export tokens keep working as before.
+    await mcpPost(feedback, siteA.readToken).expect(200);
+  });
+
+  it('revoking the connected app ends its feedback tokens at once (401 with the challenge)', async () => {
+    const { client, agent } = await connectAgent({ site: 'Alpha shop' });
+    const ok = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
+    expect(ok.isError).toBeFalsy();
+    await client.close();
+    const jwt = await todo.accessTokenFor(user.id);
+    const listed = await todo.http.get('/api/v1/account/connected-apps').set(bearer(jwt)).expect(200);
+    const app = listed.body.data.connectedApps.find((candidate: { clientId: string }) => candidate.clientId === agent.information!.client_id);
+    expect(app).toMatchObject({ resources: [feedbackMcpUrl.href], scopes: ['feedback:read', 'feedback:write', 'portfolio:read'] });
+
+    await todo.http.delete(`/api/v1/account/connected-apps/${agent.information!.client_id}`).set(bearer(jwt)).expect(200);
+    const revoked = await mcpPost(feedback, agent.savedTokens!.access_token).expect(401);
+    expect(revoked.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="/);
+    expect(revoked.body.error.data.code).toBe('INVALID_TOKEN');
+  });
+
+  it('refuses authorization details a client asks for itself (the site is the user’s choice on the page)', async () => {
+    const agent = new MemoryOAuthClient(redirectUrl);
+    const transport = new StreamableHTTPClientTransport(feedbackMcpUrl, { authProvider: agent });
+    await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const authorize = new URL(agent.authorizationUrl!);
+    authorize.searchParams.set('authorization_details', JSON.stringify([{ type: 'feedback_site', locations: [feedbackMcpUrl.href], identifier: strangerSite.id, actions: ['read'] }]));
+    const res = await fetch(authorize, { redirect: 'manual' });
+    const location = new URL(res.headers.get('location')!);
+    expect(location.href.startsWith(redirectUrl)).toBe(true);
+    expect(location.searchParams.get('error')).toBe('invalid_authorization_details');
+  });
+});
