@@ -110,7 +110,7 @@ describe('OpenAPI contract', () => {
   it('both documents declare only the schemes they use, opaque tokens without a JWT format (the OAuth access tokens of MCP are JWTs)', () => {
     const schemes = Object.fromEntries(SERVICES.map((service) => [service, documents[service].components.securitySchemes]));
     expect(Object.keys(schemes['todo-api']).sort()).toEqual(['adminKey', 'apiKey', 'apiKeyHeader', 'jwt', 'mcpOAuth']);
-    expect(Object.keys(schemes['feedback-export']).sort()).toEqual(['jwt', 'portfolioToken', 'siteToken', 'siteWriteToken']);
+    expect(Object.keys(schemes['feedback-export']).sort()).toEqual(['jwt', 'mcpOAuth', 'portfolioToken', 'siteToken', 'siteWriteToken']);
     for (const service of SERVICES) {
       for (const [name, scheme] of Object.entries<any>(schemes[service])) expect({ name, jwtFormat: scheme.bearerFormat === 'JWT' }).toEqual({ name, jwtFormat: name === 'jwt' || name === 'mcpOAuth' });
       for (const { key, operation } of operations(documents[service])) {

@@ -19,12 +19,21 @@ export const TOKEN_AUTH_SECURITY: AppSecurity = {
     siteToken: { type: 'http', scheme: 'bearer', description: 'Site token (opaque): `sk_…` (read) or `wk_…` (read and write)' },
     siteWriteToken: { type: 'http', scheme: 'bearer', description: 'Site write token (opaque): `wk_…` only; a read token is 401 INVALID_TOKEN' },
     portfolioToken: { type: 'http', scheme: 'bearer', description: 'Account portfolio token (opaque): `ok_…`, read-only, across every site of the account' },
+    mcpOAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        'OAuth 2.1 access token (ES256 JWT) issued by the todo service’s authorization server for this MCP endpoint only (its `aud`): ' +
+        '`feedback:read` / `feedback:write` on the one site the user chose (its `authorization_details`), `portfolio:read`; ' +
+        'discovered from the 401’s `WWW-Authenticate: Bearer resource_metadata=…` (see README “Connecting an agent”)',
+    },
   },
   requirements: {
     'site-read': [{ siteToken: [] }],
     'site-write': [{ siteWriteToken: [] }],
     portfolio: [{ portfolioToken: [] }],
     'feedback-token': [{ siteToken: [] }, { portfolioToken: [] }],
-    'feedback-mcp': [{ siteToken: [] }, { portfolioToken: [] }],
+    'feedback-mcp': [{ siteToken: [] }, { portfolioToken: [] }, { mcpOAuth: [] }],
   },
 };
