@@ -165,6 +165,17 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
 
     // Counted per grant in the export tokens' bucket, as the todo MCP counts its tokens.
     expect(await feedback.rateLimits.keys(`feedback-export-token:oauth-grant:${claims.gid}`)).toHaveLength(1);
+
+    // A refreshed access token keeps the grant's site.
+    const refreshed = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: agent.savedTokens!.refresh_token!, client_id: agent.information!.client_id }),
+    });
+    expect(refreshed.status).toBe(200);
+    const { access_token: renewed } = (await refreshed.json()) as { access_token: string };
+    expect(claimsOf(renewed)).toMatchObject({ aud: feedbackMcpUrl.href, authorization_details: claims.authorization_details });
+    await mcpPost(feedback, renewed).expect(200);
   });
 
   it('holds for the chosen site only: a token for site A cannot read or change site B', async () => {
