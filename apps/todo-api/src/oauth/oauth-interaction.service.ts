@@ -119,7 +119,7 @@ export class OAuthInteractionService {
     const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId: details.params.client_id as string });
     if (grant.accountId !== accountId) throw new AppException(ErrorCode.FORBIDDEN, 'This sign-in belongs to another account');
     for (const scope of asked.protocolScopes) grant.addOIDCScope(scope);
-    // One site per app and resource: a new choice replaces the last one.
+    // One site per grant and resource: a new choice on this grant replaces the last one.
     grant.rar = grant.rar?.filter((detail) => !isDetailFor(detail, asked.resource));
     if (site) {
       const actions: FeedbackSiteAction[] = siteScopes.includes(FEEDBACK_SCOPES.write) ? ['read', 'write'] : ['read'];
