@@ -14,6 +14,7 @@ export * from './health/health.service.js';
 export * from './http/all-exceptions.filter.js';
 export * from './http/create-http-app.js';
 export * from './http/envelope.interceptor.js';
+export * from './http/html-page.js';
 export * from './http/json-body.js';
 export * from './http/validation.js';
 export * from './ids/uuid.js';

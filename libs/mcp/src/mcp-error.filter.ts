@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DependencyOutages, ERROR_CATALOGUE, ErrorCode, publicCodeOf, resolveError } from '#libs/common';
+import { DependencyOutages, ERROR_CATALOGUE, ErrorCode, publicCodeOf, resolveError, startErrorResponse } from '#libs/common';
 
 /** JSON-RPC error codes for HTTP-level failures of an MCP endpoint (-32000..-32099 is the server range). */
 export function jsonRpcCodeOf(code: ErrorCode, status: number): number {
@@ -40,17 +40,7 @@ export class McpErrorFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const resolved = resolveError(exception, request);
     const status = ERROR_CATALOGUE[resolved.code].status;
-    if (resolved.dependency) {
-      this.outages.refused(resolved.dependency, exception);
-    } else if (resolved.unexpected) {
-      const err = exception as Error;
-      this.logger.error({ err: { type: err?.name, message: err?.message, stack: err?.stack }, requestId: (request as { id?: unknown }).id }, 'MCP request failed unexpectedly');
-    }
-    if (response.headersSent) {
-      response.end();
-      return;
-    }
-    for (const [name, value] of Object.entries(resolved.headers ?? {})) response.setHeader(name, value);
+    if (!startErrorResponse(resolved, exception, { request, response, outages: this.outages, logger: this.logger, status })) return;
     const code = publicCodeOf(resolved.code);
     const data: Record<string, unknown> = { code };
     if (resolved.details !== undefined) data.details = resolved.details;

@@ -1,4 +1,3 @@
-import { escape } from 'html-escaper';
 import { PAGE_CSP, PAGE_HEADERS, renderPage } from '../pages/page-layout.js';
 
 /**
@@ -93,5 +92,5 @@ export function renderDashboardPage(authBaseUrl: string): string {
   </section>
 </section>
 </main>`;
-  return renderPage('Feedback dashboard', body, '/assets/dashboard.js', ` data-auth-base="${escape(authBaseUrl.replace(/\/+$/, ''))}"`);
+  return renderPage('Feedback dashboard', body, '/assets/dashboard.js', { 'data-auth-base': authBaseUrl.replace(/\/+$/, '') });
 }

@@ -1,4 +1,4 @@
-import { escape } from 'html-escaper';
+import { HTML_PAGE_HEADERS, renderHtmlPage } from '#libs/common';
 
 /**
  * The frame of every HTML page this app serves (the share page, the dashboard). Text is
@@ -17,30 +17,9 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Headers of every HTML page here; no-referrer keeps the share token out of Referer headers on outgoing links. */
-export const PAGE_HEADERS: Record<string, string> = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': PAGE_CSP,
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  'X-Robots-Tag': 'noindex, nofollow',
-};
+/** Headers of every HTML page here, with this app's CSP. */
+export const PAGE_HEADERS: Record<string, string> = { ...HTML_PAGE_HEADERS, 'Content-Security-Policy': PAGE_CSP };
 
-export function renderPage(title: string, body: string, script?: string, bodyAttributes = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escape(title)}</title>
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/assets/app.css">
-${script ? `<script src="${script}" defer></script>` : ''}
-</head>
-<body${bodyAttributes}>
-${body}
-</body>
-</html>
-`;
+export function renderPage(title: string, body: string, script?: string, bodyAttributes?: Record<string, string>): string {
+  return renderHtmlPage({ title, body, stylesheet: '/assets/app.css', icon: '/favicon.svg', script, bodyAttributes });
 }

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { errors } from 'oidc-provider';
 import { FEEDBACK_SCOPES, feedbackSiteDetail, isDetailFor, type FeedbackSiteAction } from '#libs/accounts';
-import { AppException, ErrorCode } from '#libs/common';
+import { AppException, ErrorCode, HTML_PAGE_HEADERS } from '#libs/common';
 import { AuthService } from '../auth/auth.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { OAuthConsentSitesRepository, type ConsentSite } from './oauth-consent-sites.repository.js';
 import { OAuthProvider } from './oauth-provider.js';
-import { PAGE_HEADERS, renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
+import { renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
 
 type InteractionDetails = Awaited<ReturnType<OAuthProvider['provider']['interactionDetails']>>;
 
@@ -179,12 +179,12 @@ export class OAuthInteractionService {
 
   private page(response: Response, status: number, details: InteractionDetails, asked: Request_, view: Omit<SignInView, 'uid' | 'clientName' | 'redirectHost'>, headers?: Record<string, string>): void {
     const redirect = URL.parse(asked.redirectUri);
-    response.status(status).set({ ...PAGE_HEADERS, ...headers, 'Content-Security-Policy': signInPageCsp(redirect?.origin ?? null) });
+    response.status(status).set({ ...HTML_PAGE_HEADERS, ...headers, 'Content-Security-Policy': signInPageCsp(redirect?.origin ?? null) });
     response.send(renderSignInPage({ ...view, uid: details.uid, clientName: asked.clientName, redirectHost: redirect?.host ?? asked.redirectUri }));
   }
 
   private errorPage(response: Response, status: number, error: string, description: string): void {
-    response.status(status).set({ ...PAGE_HEADERS, 'Content-Security-Policy': signInPageCsp(null) });
+    response.status(status).set({ ...HTML_PAGE_HEADERS, 'Content-Security-Policy': signInPageCsp(null) });
     response.send(renderOAuthErrorPage(error, description));
   }
 }

@@ -1,5 +1,6 @@
 import { escape } from 'html-escaper';
 import { FEEDBACK_SCOPES, TODO_SCOPES } from '#libs/accounts';
+import { renderHtmlPage } from '#libs/common';
 
 /** What each scope lets an app do, as the consent page says it. */
 export const SCOPE_LABELS: Record<string, string> = {
@@ -25,13 +26,6 @@ export function signInPageCsp(redirectOrigin: string | null): string {
   ].join('; ');
 }
 
-export const PAGE_HEADERS: Record<string, string> = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  'X-Robots-Tag': 'noindex, nofollow',
-};
-
 export const SIGN_IN_STYLESHEET = `body{font-family:system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
 main{max-width:26rem;margin:3rem auto;padding:1.5rem 2rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px rgba(0,0,0,.15)}
 h1{font-size:1.3rem}label{display:block;margin:.8rem 0 .3rem;font-weight:600}
@@ -45,22 +39,7 @@ button[value=allow]{background:#1d4ed8;color:#fff}button[value=deny]{background:
 `;
 
 function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escape(title)}</title>
-<link rel="stylesheet" href="/oauth/assets/sign-in.css">
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
+  return renderHtmlPage({ title, body: `<main>\n${body}\n</main>`, stylesheet: '/oauth/assets/sign-in.css' });
 }
 
 export interface SignInView {

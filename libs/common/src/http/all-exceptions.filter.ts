@@ -12,7 +12,7 @@ export interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
 }
 
-interface ResolvedError {
+export interface ResolvedError {
   code: ErrorCode;
   message: string;
   details?: unknown;
@@ -128,6 +128,40 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown): 
   return { success: false, error };
 }
 
+interface ErrorResponseContext {
+  request: Request;
+  response: Response;
+  outages: DependencyOutages;
+  logger: Logger;
+  status: number;
+}
+
+/**
+ * What every error filter (this one, the MCP endpoints') does before writing its body: a
+ * dependency outage is reported to DependencyOutages (one quiet log line per outage, not one
+ * per request); any other unexpected failure is logged with its stack; the resolved error's
+ * headers are set. Returns false when the response has already started (a stream): it is
+ * ended, since no error body can follow any more.
+ */
+export function startErrorResponse(resolved: ResolvedError, exception: unknown, context: ErrorResponseContext): boolean {
+  const { request, response } = context;
+  if (resolved.dependency) {
+    context.outages.refused(resolved.dependency, exception);
+  } else if (resolved.unexpected) {
+    const err = exception as Error;
+    context.logger.error(
+      { err: { type: err?.name, message: err?.message, stack: err?.stack }, requestId: (request as { id?: unknown }).id, status: context.status },
+      'Request failed unexpectedly',
+    );
+  }
+  if (response.headersSent) {
+    response.end();
+    return false;
+  }
+  for (const [name, value] of Object.entries(resolved.headers ?? {})) response.setHeader(name, value);
+  return true;
+}
+
 /**
  * The one place that writes error responses, for every error of every route:
  * ours, Nest's, Express's body parser's and the database driver's.
@@ -146,21 +180,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const resolved = resolveError(exception, request);
     const status = ERROR_CATALOGUE[resolved.code].status;
 
-    if (resolved.dependency) {
-      this.outages.refused(resolved.dependency, exception);
-    } else if (resolved.unexpected) {
-      const err = exception as Error;
-      this.logger.error(
-        { err: { type: err?.name, message: err?.message, stack: err?.stack }, requestId: (request as any).id, status },
-        'Request failed unexpectedly',
-      );
-    }
-    if (response.headersSent) {
-      // A streamed response (SSE) cannot get an envelope any more: just end it.
-      response.end();
-      return;
-    }
-    for (const [name, value] of Object.entries(resolved.headers ?? {})) response.setHeader(name, value);
+    if (!startErrorResponse(resolved, exception, { request, response, outages: this.outages, logger: this.logger, status })) return;
     response.status(status).json(errorBody(resolved.code, resolved.message, resolved.details));
   }
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -6,7 +7,6 @@ import { PAGE_HEADERS } from '../../pages/page-layout.js';
 import { SavedAnswerDto, SaveAnswerDto, SharedBatchDataDto, SubmittedDto } from '../dto/share.dto.js';
 import { QuestionsService } from '../questions.service.js';
 import { renderNotFoundPage, renderSharePage } from './share-page.js';
-import { SHARE_SCRIPT } from './share-script.js';
 
 /** Per client IP over every share route: roomy for a person typing (autosave), tight for scripts guessing tokens. */
 /** Per client IP; fails open (the 256-bit token is the access control, the limit only caps load). */
@@ -90,6 +90,9 @@ export class ShareController {
     return this.questions.submit(shareToken);
   }
 }
+
+/** A real browser script beside this file (the build copies it verbatim: `--copy-files --extensions .ts`). */
+const SHARE_SCRIPT = readFileSync(new URL('./public/share.js', import.meta.url), 'utf8');
 
 /** The share page's script (the page's only asset of its own; the stylesheet is the pages module's). */
 @Public()

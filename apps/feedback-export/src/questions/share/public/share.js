@@ -1,9 +1,10 @@
-/**
- * The share page's script (served at /assets/share.js). It autosaves each answer after a
- * pause in typing and on leaving the field, one save in flight per question (a slow earlier
- * save can never overwrite a later one), and submits after every pending save is done.
+/*
+ * The share page's script (served as /assets/share.js; plain browser JavaScript, no build step).
+ * It autosaves each answer after a pause in typing and on leaving the field, one save in flight
+ * per question (a slow earlier save can never overwrite a later one), and submits after every
+ * pending save is done.
  */
-export const SHARE_SCRIPT = String.raw`(function () {
+(function () {
   'use strict';
   var token = location.pathname.split('/').filter(Boolean).pop();
   var api = '/api/v1/share/' + encodeURIComponent(token);
@@ -102,4 +103,3 @@ export const SHARE_SCRIPT = String.raw`(function () {
     document.body.setAttribute('data-ready', 'true');
   }, function () { document.body.setAttribute('data-ready', 'true'); });
 })();
-`;
