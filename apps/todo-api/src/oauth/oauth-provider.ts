@@ -6,6 +6,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { renderOAuthErrorPage } from './oauth-pages.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { oauthStorageAdapter } from './oauth-storage.adapter.js';
+import { UNUSED_ENDPOINTS_OFF } from './oauth-unused-endpoints.js';
 
 /** Where the authorization server's endpoints live (the issuer is the service's public base URL). */
 export const OAUTH_ROUTES = {
@@ -104,6 +105,7 @@ export class OAuthProvider implements OnModuleInit {
       routes: OAUTH_ROUTES,
       interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
       features: {
+        ...UNUSED_ENDPOINTS_OFF,
         devInteractions: { enabled: false },
         registration: { enabled: true },
         // A client revokes only its own tokens (RFC 7009 §2.1); another client's token is left alone, silently.
