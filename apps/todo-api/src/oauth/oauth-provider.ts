@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { feedbackMcpResource, isDetailFor, OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { clientIdMetadataDocumentFeature, clientMetadataFetchOptions } from './oauth-client-metadata-documents.js';
 import { renderOAuthErrorPage } from './oauth-pages.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { oauthStorageAdapter } from './oauth-storage.adapter.js';
@@ -103,9 +104,11 @@ export class OAuthProvider implements OnModuleInit {
       clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: OAUTH_SIGNING_ALG },
       enabledJWA: { idTokenSigningAlgValues: [OAUTH_SIGNING_ALG] },
       routes: OAUTH_ROUTES,
+      ...clientMetadataFetchOptions(this.config),
       interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
       features: {
         ...UNUSED_ENDPOINTS_OFF,
+        clientIdMetadataDocument: clientIdMetadataDocumentFeature(),
         devInteractions: { enabled: false },
         registration: { enabled: true },
         // A client revokes only its own tokens (RFC 7009 §2.1); another client's token is left alone, silently.
