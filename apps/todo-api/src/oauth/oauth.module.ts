@@ -10,6 +10,7 @@ import { OAuthProviderController } from './oauth-provider.controller.js';
 import { OAuthProvider } from './oauth-provider.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { OAuthRecordsSweeper } from './oauth-records.sweeper.js';
+import { OAuthSigningKeyRotation } from './oauth-signing-key-rotation.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { TodoMcpAuthGuard } from './todo-mcp-auth.guard.js';
 
@@ -21,7 +22,7 @@ import { TodoMcpAuthGuard } from './todo-mcp-auth.guard.js';
 @Module({
   imports: [AuthModule],
   controllers: [ProtectedResourceController, OAuthInteractionController, OAuthProviderController, ConnectedAppsController],
-  providers: [OAuthRecordsRepository, OAuthRecordsSweeper, OAuthConsentSitesRepository, OAuthProvider, OAuthInteractionService, ConnectedAppsService, TodoMcpAuthGuard],
+  providers: [OAuthRecordsRepository, OAuthRecordsSweeper, OAuthConsentSitesRepository, OAuthProvider, OAuthSigningKeyRotation, OAuthInteractionService, ConnectedAppsService, TodoMcpAuthGuard],
   exports: [TodoMcpAuthGuard, ConnectedAppsService],
 })
 export class OAuthModule implements NestModule {
