@@ -48,6 +48,12 @@ export interface AppConfig {
   metricsToken?: string;
   /** How long in-flight requests may take to finish after SIGTERM (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
+  /**
+   * Test-only (OAUTH_CLIENT_METADATA_LOOPBACK=true, refused in production): client ID metadata documents
+   * at https://127.0.0.1 or https://localhost URLs are fetched over plain http from that loopback
+   * address, which the authorization server otherwise never fetches from.
+   */
+  oauthClientMetadataLoopback: boolean;
 }
 
 export type LogFormat = 'json' | 'pretty';
@@ -102,6 +108,14 @@ function readTrustProxy(env: Env): AppConfig['trustProxy'] {
   if (/^[0-9]+$/.test(value)) return Number(value);
   if (!/^[a-z0-9.:/, ]+$/i.test(value)) throw new ConfigError('TRUST_PROXY', 'must be true, false, a hop count or a list of addresses/subnets');
   return value;
+}
+
+function readOAuthClientMetadataLoopback(env: Env, nodeEnv: NodeEnv): boolean {
+  const value = read(env, 'OAUTH_CLIENT_METADATA_LOOPBACK');
+  if (value === undefined || value === 'false') return false;
+  if (value !== 'true') throw new ConfigError('OAUTH_CLIENT_METADATA_LOOPBACK', 'must be true or false');
+  if (nodeEnv === 'production') throw new ConfigError('OAUTH_CLIENT_METADATA_LOOPBACK', 'is a test switch and is refused when NODE_ENV=production');
+  return true;
 }
 
 /** Outside production a missing JWT secret is generated once and kept in the data directory. */
@@ -163,6 +177,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   const bcryptCost = readInt(env, 'BCRYPT_COST', 12, nodeEnv === 'production' ? 12 : 4, 15);
 
+  const oauthClientMetadataLoopback = readOAuthClientMetadataLoopback(env, nodeEnv);
+
   const metricsToken = read(env, 'METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
 
@@ -194,5 +210,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bcryptCost,
     metricsToken,
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    oauthClientMetadataLoopback,
   };
 }

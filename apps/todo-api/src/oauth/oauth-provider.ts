@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { JWK } from 'jose';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { feedbackMcpResource, isDetailFor, OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { clientIdMetadataDocumentFeature, clientMetadataFetchOptions } from './oauth-client-metadata-documents.js';
 import { renderOAuthErrorPage } from './oauth-pages.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { oauthStorageAdapter } from './oauth-storage.adapter.js';
+import { UNUSED_ENDPOINTS_OFF } from './oauth-unused-endpoints.js';
 
 /** Where the authorization server's endpoints live (the issuer is the service's public base URL). */
 export const OAUTH_ROUTES = {
@@ -46,6 +49,7 @@ const PROTOCOL_SCOPES = ['openid', 'offline_access'];
 export class OAuthProvider implements OnModuleInit {
   private readonly logger = new Logger('OAuth');
   private instance?: Provider;
+  private signingKids: string[] = [];
   readonly resources: ProtectedResource[];
   private readonly issuer: string;
 
@@ -65,12 +69,23 @@ export class OAuthProvider implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
-    const [signingKey, cookieSecret] = await Promise.all([this.keys.privateJwk(), this.keys.cookieSecret()]);
-    const provider = new Provider(this.issuer, this.configuration(signingKey, cookieSecret));
+    await this.useSigningKeys(await this.keys.privateJwks());
+  }
+
+  /** The kids of the signing keys the server holds, newest (the one that signs) first. */
+  get signingKeyIds(): string[] {
+    return this.signingKids;
+  }
+
+  /** (Re)builds the server with these signing keys, newest first: the first signs, all are published (see OAuthSigningKeyRotation). */
+  async useSigningKeys(signingKeys: JWK[]): Promise<void> {
+    const cookieSecret = await this.keys.cookieSecret();
+    const provider = new Provider(this.issuer, this.configuration(signingKeys, cookieSecret));
     provider.proxy = this.config.trustProxy !== false;
     provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: { message: error.message, stack: error.stack } }, 'OAuth server error'));
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => this.logger.log({ grantId }, 'OAuth grant revoked'));
     this.instance = provider;
+    this.signingKids = signingKeys.map((key) => key.kid!);
   }
 
   /** Hands a request to the authorization server (it writes the whole response). */
@@ -88,11 +103,11 @@ export class OAuthProvider implements OnModuleInit {
     return [...new Set(this.resources.flatMap((resource) => resource.scopes))];
   }
 
-  private configuration(signingKey: object, cookieSecret: string): Configuration {
+  private configuration(signingKeys: JWK[], cookieSecret: string): Configuration {
     const resources = this.resources;
     return {
       adapter: oauthStorageAdapter(this.records),
-      jwks: { keys: [signingKey as never] },
+      jwks: { keys: signingKeys as never[] },
       cookies: { keys: [cookieSecret], long: { signed: true }, short: { signed: true } },
       findAccount: async (_ctx, sub) => ((await this.records.accountExists(sub)) ? { accountId: sub, claims: () => ({ sub }) } : undefined),
       scopes: [...PROTOCOL_SCOPES, ...this.resourceScopes()],
@@ -102,8 +117,11 @@ export class OAuthProvider implements OnModuleInit {
       clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: OAUTH_SIGNING_ALG },
       enabledJWA: { idTokenSigningAlgValues: [OAUTH_SIGNING_ALG] },
       routes: OAUTH_ROUTES,
+      ...clientMetadataFetchOptions(this.config),
       interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
       features: {
+        ...UNUSED_ENDPOINTS_OFF,
+        clientIdMetadataDocument: clientIdMetadataDocumentFeature(),
         devInteractions: { enabled: false },
         registration: { enabled: true },
         // A client revokes only its own tokens (RFC 7009 §2.1); another client's token is left alone, silently.

@@ -108,9 +108,17 @@ export class OAuthRecordsRepository {
     return rows[0]?.grants ?? 0;
   }
 
-  /** Expired rows are never read (find filters them); this clears them out. */
-  async deleteExpired(): Promise<number> {
-    const result: [unknown, number] = await this.dataSource.query(`DELETE FROM oauth_records WHERE expires_at <= now()`);
+  /**
+   * Deletes up to `batchSize` expired rows (they are never read: find filters them); answers how many.
+   * SKIP LOCKED: replicas sweeping at the same moment take disjoint rows and never wait on each other
+   * or on a write in flight.
+   */
+  async deleteExpired(batchSize: number): Promise<number> {
+    const result: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM oauth_records WHERE (model, id) IN (
+         SELECT model, id FROM oauth_records WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+      [batchSize],
+    );
     return result[1] ?? 0;
   }
 

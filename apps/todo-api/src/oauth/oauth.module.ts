@@ -9,6 +9,8 @@ import { OAuthInteractionService } from './oauth-interaction.service.js';
 import { OAuthProviderController } from './oauth-provider.controller.js';
 import { OAuthProvider } from './oauth-provider.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
+import { OAuthRecordsSweeper } from './oauth-records.sweeper.js';
+import { OAuthSigningKeyRotation } from './oauth-signing-key-rotation.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { TodoMcpAuthGuard } from './todo-mcp-auth.guard.js';
 
@@ -20,7 +22,7 @@ import { TodoMcpAuthGuard } from './todo-mcp-auth.guard.js';
 @Module({
   imports: [AuthModule],
   controllers: [ProtectedResourceController, OAuthInteractionController, OAuthProviderController, ConnectedAppsController],
-  providers: [OAuthRecordsRepository, OAuthConsentSitesRepository, OAuthProvider, OAuthInteractionService, ConnectedAppsService, TodoMcpAuthGuard],
+  providers: [OAuthRecordsRepository, OAuthRecordsSweeper, OAuthConsentSitesRepository, OAuthProvider, OAuthSigningKeyRotation, OAuthInteractionService, ConnectedAppsService, TodoMcpAuthGuard],
   exports: [TodoMcpAuthGuard, ConnectedAppsService],
 })
 export class OAuthModule implements NestModule {

@@ -4,6 +4,9 @@ import type { JWK } from 'jose';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '#libs/database';
 
+/** Arbitrary constant: the advisory lock that serialises adding a signing key across replicas. */
+const SIGNING_KEY_LOCK_ID = 7_172_031;
+
 /** The OAuth rows both services read: the authorization server's keys, and whether a grant still stands. */
 @Injectable()
 export class OAuthAccessRepository {
@@ -21,6 +24,36 @@ export class OAuthAccessRepository {
   async storeKeyOnce(use: string, jwk: JWK): Promise<JWK> {
     await this.dataSource.query(`INSERT INTO oauth_keys (use, jwk) VALUES ($1, $2) ON CONFLICT (use) DO NOTHING`, [use, JSON.stringify(jwk)]);
     return (await this.findKey(use))!;
+  }
+
+  /** Every signing key, newest first. */
+  async signingKeys(): Promise<JWK[]> {
+    const rows: Array<{ jwk: JWK }> = await this.dataSource.query(`SELECT jwk FROM oauth_signing_keys ORDER BY created_at DESC, kid`);
+    return rows.map((row) => row.jwk);
+  }
+
+  /**
+   * Adds `jwk` unless a key younger than `maxAgeSeconds` exists; answers whether it did. Under a
+   * transaction-scoped advisory lock, so replicas checking at the same moment add one key, not several.
+   */
+  async addSigningKeyUnlessYounger(jwk: JWK, maxAgeSeconds: number): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock($1)`, [SIGNING_KEY_LOCK_ID]);
+      const fresh = await manager.query(`SELECT 1 FROM oauth_signing_keys WHERE created_at > now() - make_interval(secs => $1)`, [maxAgeSeconds]);
+      if (fresh.length > 0) return false;
+      await manager.query(`INSERT INTO oauth_signing_keys (kid, jwk) VALUES ($1, $2)`, [jwk.kid, JSON.stringify(jwk)]);
+      return true;
+    });
+  }
+
+  /** Deletes every key whose successor has been signing for more than `seconds` (its tokens have expired); answers how many. */
+  async deleteSigningKeysSupersededFor(seconds: number): Promise<number> {
+    const result: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM oauth_signing_keys old WHERE EXISTS (
+         SELECT 1 FROM oauth_signing_keys newer WHERE newer.created_at > old.created_at AND newer.created_at < now() - make_interval(secs => $1))`,
+      [seconds],
+    );
+    return result[1] ?? 0;
   }
 
   /** The hot-path check of every OAuth request: the grant behind the token is still there (not revoked, not expired). */

@@ -1,0 +1,52 @@
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { OAuthSigningKeys } from '#libs/accounts';
+import { OAUTH_TTL, OAuthProvider } from './oauth-provider.js';
+
+/**
+ * When the access tokens' signing key is replaced, and when a replaced one goes.
+ * - A new key is added once the newest is `maxAgeSeconds` old (one replica adds it: advisory lock).
+ * - Every replica checks every `checkIntervalMs` and, when the keys changed, rebuilds its
+ *   authorization server with all of them, newest first: the newest signs, all are in the JWKS.
+ * - A key whose successor has signed for `retireAfterSeconds` is deleted: by then every replica has
+ *   switched (one check interval) and every token it signed has expired (one access-token lifetime).
+ * Verifiers on either service accept every stored key and re-read them on an unknown kid.
+ */
+export const OAUTH_SIGNING_KEY_ROTATION = {
+  maxAgeSeconds: 30 * 24 * 60 * 60,
+  checkIntervalMs: 10 * 60_000,
+  retireAfterSeconds: 2 * OAUTH_TTL.accessToken + 10 * 60,
+} as const;
+
+@Injectable()
+export class OAuthSigningKeyRotation implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('OAuth');
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly keys: OAuthSigningKeys,
+    private readonly oauth: OAuthProvider,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => {
+      this.check().catch((error: Error) => this.logger.warn({ err: error.message }, 'OAuth signing key check failed'));
+    }, OAUTH_SIGNING_KEY_ROTATION.checkIntervalMs);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Adds a key if the newest is too old, retires superseded ones, and switches this replica to the current set. */
+  async check(): Promise<void> {
+    if (await this.keys.rotateIfOlderThan(OAUTH_SIGNING_KEY_ROTATION.maxAgeSeconds)) this.logger.log('OAuth signing key added');
+    const retired = await this.keys.retireKeysSupersededFor(OAUTH_SIGNING_KEY_ROTATION.retireAfterSeconds);
+    if (retired > 0) {
+      this.logger.log({ retired }, 'OAuth signing keys retired');
+      this.keys.forgetVerificationKeys();
+    }
+    const current = await this.keys.privateJwks();
+    if (current.map((key) => key.kid).join() !== this.oauth.signingKeyIds.join()) await this.oauth.useSigningKeys(current);
+  }
+}
