@@ -74,6 +74,19 @@ describe('OAuth discovery documents against their specifications', () => {
     }
   });
 
+  it('endpoint URLs come from the issuer, never from the request: a forged Host, X-Forwarded-Host or proto cannot point an agent (or a cache) elsewhere', async () => {
+    for (const forged of [
+      { Host: 'evil.example', 'X-Forwarded-Proto': 'https' },
+      { Host: 'todo.example.test', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https' },
+      { Host: 'todo.example.test', 'X-Forwarded-Proto': 'http' },
+    ]) {
+      const res = await todo.http.get('/.well-known/oauth-authorization-server').set(forged).expect(200);
+      const endpoints = Object.entries(res.body).filter(([field]) => field.endsWith('_endpoint') || field === 'jwks_uri');
+      expect(endpoints.length).toBeGreaterThanOrEqual(5);
+      for (const [field, value] of endpoints) expect([forged, field, new URL(value as string).origin]).toEqual([forged, field, ISSUER]);
+    }
+  });
+
   it('advertises only endpoints that exist: none of them answers 404', async () => {
     const metadata = await authorizationServerMetadata();
     const endpoints = Object.entries(metadata).filter(([field]) => field.endsWith('_endpoint') || field === 'jwks_uri');

@@ -81,15 +81,27 @@ export class OAuthProvider implements OnModuleInit {
   async useSigningKeys(signingKeys: JWK[]): Promise<void> {
     const cookieSecret = await this.keys.cookieSecret();
     const provider = new Provider(this.issuer, this.configuration(signingKeys, cookieSecret));
-    provider.proxy = this.config.trustProxy !== false;
+    // Trusts the forwarded host and protocol that handle() pins to the issuer's, whatever the client sent.
+    provider.proxy = true;
     provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: { message: error.message, stack: error.stack } }, 'OAuth server error'));
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => this.logger.log({ grantId }, 'OAuth grant revoked'));
     this.instance = provider;
     this.signingKids = signingKeys.map((key) => key.kid!);
   }
 
-  /** Hands a request to the authorization server (it writes the whole response). */
-  handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  /**
+   * Hands a request to the authorization server (it writes the whole response). oidc-provider
+   * builds its endpoint URLs (metadata, redirects) from the request's host and protocol, so those
+   * are pinned to the issuer's first: a forged Host or X-Forwarded-* header must never put another
+   * origin into a document an agent (or a cache in front) keeps. The client address is the one
+   * Express resolved under TRUST_PROXY.
+   */
+  handle(request: IncomingMessage & { ip?: string }, response: ServerResponse): Promise<void> {
+    const issuer = new URL(this.issuer);
+    request.headers.host = issuer.host;
+    request.headers['x-forwarded-host'] = issuer.host;
+    request.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+    request.headers['x-forwarded-for'] = request.ip ?? request.socket.remoteAddress ?? '';
     return this.provider.callback()(request, response) as Promise<void>;
   }
 
