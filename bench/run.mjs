@@ -31,7 +31,7 @@ const TODOS_PER_USER = 50;
 const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
 const LOGIN_PASSWORD = 'bench-login-password';
 
-// BENCH_ONLY=reference,todos,mcp,login,feedback,feedback-insert,startup runs a subset (for profiling one path).
+// BENCH_ONLY=reference,todos,todos-get,mcp,login,feedback,feedback-insert,startup runs a subset (for profiling one path).
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const want = (group) => !only || only.has(group);
 const results = [];
@@ -135,13 +135,16 @@ async function main() {
     }
 
     const listRequest = { method: 'GET', path: '/api/v1/todos', setupRequest: rotatingKeys(keys) };
-    if (want('todos')) {
+    if (want('todos') || want('todos-get')) {
     // GET /api/v1/todos.
     const baseGet = await loadWithCpu(baseline.child.pid, { url: baseline.url, requests: [listRequest], duration: DURATION });
     record({ scenario: 'baseline: GET /todos (node:http + pg)', ...baseGet });
     const ourGet = await loadWithCpu(todo.child.pid, { url: todo.url, requests: [listRequest], duration: DURATION });
     const getRatio = ratio(ourGet.rps, baseGet.rps);
     record({ scenario: 'todo-api: GET /api/v1/todos', ...ourGet, ratio: getRatio, target: '>= 0.6', pass: getRatio >= 0.6 && ourGet.non2xx === 0 });
+    }
+
+    if (want('todos')) {
 
     // POST /api/v1/todos.
     const createRequest = {

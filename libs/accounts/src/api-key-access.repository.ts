@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '#libs/database';
-import { RateLimitStore, trackerSql, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { counterKeySql, RateLimitStore, rateLimitCounterKey, trackerSql, type RateLimitHit, type RateLimitOptions } from '#libs/common';
 import { apiAccessSql, hasApiAccess, liveApiKeySql } from './subscription-access.js';
 
 export interface ApiKeyAccessRow {
@@ -32,6 +32,22 @@ export function usableApiKeySql(row: string, parameter: (value: unknown) => stri
     AND ${apiAccessSql({ status: `${row}."subscriptionStatus"`, isBetaLifetime: `${row}."isBetaLifetime"` }, parameter)}`;
 }
 
+/** Parameters of KEY_ACCESS_COUNTING_SQL past its first three, fixed by the statement itself. */
+const COUNTING_FIXED_PARAMS: unknown[] = [];
+
+/**
+ * KEY_ACCESS_SQL counting the request in the same statement when the key is usable (a
+ * CountingLookup): $1 the key hash, $2 the counter key's bucket part, $3 the window in ms. The
+ * hit goes through rate_limit_hit, the store's one window; the counter is the key's tracker.
+ */
+const KEY_ACCESS_COUNTING_SQL = `WITH found AS (${KEY_ACCESS_SQL}),
+  hit AS (
+    SELECT counted.hits, counted.reset_ms
+    FROM found, LATERAL rate_limit_hit(${counterKeySql('$2', trackerSql(`'api-key'`, 'found."apiKeyId"'))}, $3) AS counted
+    WHERE ${usableApiKeySql('found', (value) => `$${3 + COUNTING_FIXED_PARAMS.push(value)}`)}
+  )
+  SELECT found.*, hit.hits AS rate_limit_hits, hit.reset_ms AS rate_limit_reset_ms FROM found LEFT JOIN hit ON true`;
+
 /** The hot-path read of API-key authentication: one indexed lookup, key and access together. */
 @Injectable()
 export class ApiKeyAccessRepository {
@@ -55,13 +71,7 @@ export class ApiKeyAccessRepository {
    */
   findByHashCountingHit(keyHash: string, limit: RateLimitOptions): Promise<{ row: ApiKeyAccessRow; hit?: RateLimitHit } | undefined> {
     return this.counters.lookupAndHit<ApiKeyAccessRow>(
-      {
-        sql: KEY_ACCESS_SQL,
-        params: [keyHash],
-        trackerSql: trackerSql(`'api-key'`, `found."apiKeyId"`),
-        countIf: (parameter) => usableApiKeySql('found', parameter),
-      },
-      limit,
+      { sql: KEY_ACCESS_COUNTING_SQL, params: [keyHash, rateLimitCounterKey(limit.bucket, ''), limit.windowSeconds * 1000, ...COUNTING_FIXED_PARAMS] },
       () => this.findByHash(keyHash),
     );
   }

@@ -4,22 +4,7 @@ import type { DataSource } from 'typeorm';
 import { CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, FailFastClient, PreparedQueries, queryTimeouts } from '#libs/database';
 import type { DependencyOutages } from '../health/dependency-outages.js';
 import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
-import type { RateLimitOptions } from './rate-limit.constants.js';
-import { counterKeySql, rateLimitCounterKey } from './rate-limit.keys.js';
-import { RateLimitStore, type CountedLookup, type RateLimitHit } from './rate-limit.store.js';
-
-/**
- * One hit as an upsert over `source` (e.g. `FROM found WHERE ...`; empty: one row): a window
- * that has ended starts again at 1.
- */
-function upsertHit({ keyExpression, windowParameter, source = '' }: { keyExpression: string; windowParameter: string; source?: string }): string {
-  return `INSERT INTO rate_limit_counters AS c (key, hits, window_ends_at)
-    SELECT ${keyExpression}, 1, now() + make_interval(secs => ${windowParameter}::double precision / 1000) ${source}
-    ON CONFLICT (key) DO UPDATE SET
-      hits = CASE WHEN c.window_ends_at <= now() THEN 1 ELSE c.hits + 1 END,
-      window_ends_at = CASE WHEN c.window_ends_at <= now() THEN EXCLUDED.window_ends_at ELSE c.window_ends_at END
-    RETURNING hits, (extract(epoch FROM (window_ends_at - now())) * 1000)::bigint AS reset_ms`;
-}
+import { RateLimitStore, type CountedHitColumns, type CountingLookup, type RateLimitHit } from './rate-limit.store.js';
 
 function toHit(row: { hits: number | string; reset_ms: string }): RateLimitHit {
   return { hits: Number(row.hits), resetSeconds: Math.max(1, Math.ceil(Number(row.reset_ms) / 1000)) };
@@ -100,34 +85,22 @@ export class PostgresRateLimitStore extends RateLimitStore implements OnModuleIn
     return this.pool;
   }
 
+  /** One hit through rate_limit_hit (migration RateLimitHitFunction), the window's one definition. */
   async hit(key: string, windowMs: number): Promise<RateLimitHit> {
-    const rows: Array<{ hits: number; reset_ms: string }> = await this.query(upsertHit({ keyExpression: '$1', windowParameter: '$2' }), [key, windowMs]);
+    const rows: Array<{ hits: number; reset_ms: string }> = await this.query(`SELECT hits, reset_ms FROM rate_limit_hit($1, $2)`, [key, windowMs]);
     return toHit(rows[0]);
   }
 
   /**
-   * The lookup and its hit in one round trip, so a limited route costs one statement for
-   * auth and limit together. Runs on the counter pool: the read sees every committed write
-   * like any other statement.
+   * The lookup and its hit in one round trip (the repository's counting statement), so a
+   * limited route costs one statement for auth and limit together. Runs on the counter pool:
+   * the read sees every committed write like any other statement.
    */
-  override async lookupAndHit<T extends object>(lookup: CountedLookup, limit: RateLimitOptions): Promise<{ row: T; hit?: RateLimitHit } | undefined> {
-    const params = [...lookup.params];
-    const parameter = (value: unknown): string => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    const keyExpression = counterKeySql(parameter(rateLimitCounterKey(limit.bucket, '')), lookup.trackerSql);
-    const countIf = lookup.countIf(parameter);
-    const windowParameter = parameter(limit.windowSeconds * 1000);
-    const rows: Array<T & { __hits: number | null; __reset_ms: string | null }> = await this.query(
-      `WITH found AS (${lookup.sql}),
-       hit AS (${upsertHit({ keyExpression, windowParameter, source: `FROM found WHERE ${countIf}` })})
-       SELECT found.*, hit.hits AS __hits, hit.reset_ms AS __reset_ms FROM found LEFT JOIN hit ON true`,
-      params,
-    );
+  override async lookupAndHit<T extends object>(lookup: CountingLookup): Promise<{ row: T; hit?: RateLimitHit } | undefined> {
+    const rows: Array<T & CountedHitColumns> = await this.query(lookup.sql, lookup.params);
     if (rows.length === 0) return undefined;
-    const { __hits, __reset_ms, ...row } = rows[0];
-    return { row: row as unknown as T, hit: __hits === null ? undefined : toHit({ hits: __hits, reset_ms: __reset_ms! }) };
+    const { rate_limit_hits: hits, rate_limit_reset_ms: resetMs, ...row } = rows[0];
+    return { row: row as unknown as T, hit: hits === null ? undefined : toHit({ hits, reset_ms: resetMs! }) };
   }
 
   async peek(key: string): Promise<RateLimitHit> {

@@ -3,8 +3,8 @@
  * who is counted (`api-key:<id>`, `user:<id>`, `session:<id>`, `ip:<address>`, `email:<digest of
  * the canonical address>`, a client and an e-mail together, `ip:<address>:<digest>`, or an app's
  * token credential, `<principal kind>-token:<token id>` such as `site-token:<id>`). Both stores keep
- * it as is (Redis behind REDIS_KEY_PREFIX); credential lookups that count in SQL build the same
- * tracker with trackerSql / tokenTrackerSql, rendered from the same definitions.
+ * it as is (Redis behind REDIS_KEY_PREFIX); the credential repositories' counting statements (see
+ * CountingLookup) build the same tracker with trackerSql / tokenTrackerSql, rendered from the same definitions.
  */
 export const TRACKER_PREFIX = {
   'api-key': 'api-key:',

@@ -1,6 +1,5 @@
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
-import type { RateLimitOptions } from './rate-limit.constants.js';
 import type { ThrottlerStorage, ThrottlerStorageRecord } from './throttler.js';
 
 export interface RateLimitHit {
@@ -11,17 +10,22 @@ export interface RateLimitHit {
 }
 
 /**
- * A credential lookup that may count the request against its limit in the same statement
- * (PostgresRateLimitStore). `sql` selects at most one row (parameters `$1..$n` = `params`),
- * seen by the rest as `found`. The hit is counted when `countIf` holds over `found`;
- * `countIf(parameter)` renders that SQL, `parameter(value)` giving a placeholder for a value.
- * The counter's tracker is the SQL expression `trackerSql` over `found` (build it with trackerSql or tokenTrackerSql).
+ * A credential lookup that counts its request against the route's limit in the same statement:
+ * a fixed statement owned by the repository of the credential, which calls the database's
+ * `rate_limit_hit(counter_key, window_ms)` (migration RateLimitHitFunction) when the credential
+ * is usable and names the counter with counterKeySql and trackerSql from rate-limit.keys.ts.
+ * Its one row carries the hit as `rate_limit_hits` and `rate_limit_reset_ms` (both null when it
+ * did not count). The store runs it as it is: it splices nothing into it.
  */
-export interface CountedLookup {
+export interface CountingLookup {
   sql: string;
   params: unknown[];
-  trackerSql: string;
-  countIf: (parameter: (value: unknown) => string) => string;
+}
+
+/** The columns a CountingLookup's row adds for its hit. */
+export interface CountedHitColumns {
+  rate_limit_hits: number | null;
+  rate_limit_reset_ms: string | null;
 }
 
 /** The counter store is unreachable (Redis down): 503 unless the route fails open. */
@@ -58,14 +62,10 @@ export abstract class RateLimitStore implements ThrottlerStorage {
 
   /**
    * A credential lookup on a limited route. Where the counters live in the same database
-   * (PostgreSQL storage) the hit is counted in the lookup's own statement; elsewhere this is
-   * the plain lookup and RateLimitGuard counts the hit.
+   * (PostgreSQL storage) the counting statement runs, which counts the hit itself; elsewhere
+   * the plain lookup runs and RateLimitGuard counts the hit.
    */
-  async lookupAndHit<T extends object>(
-    _lookup: CountedLookup,
-    _limit: RateLimitOptions,
-    plainLookUp: () => Promise<T | undefined>,
-  ): Promise<{ row: T; hit?: RateLimitHit } | undefined> {
+  async lookupAndHit<T extends object>(_lookup: CountingLookup, plainLookUp: () => Promise<T | undefined>): Promise<{ row: T; hit?: RateLimitHit } | undefined> {
     const row = await plainLookUp();
     return row && { row };
   }
