@@ -24,26 +24,36 @@ export class JwtAuthGuard extends AuthGuard() {
     super({ defaultStrategy: strategy.name, session: false });
   }
 
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<Request>();
+    await super.canActivate(context);
+    setPrincipal(request, verifiedTokenOf(request).principal);
+    return true;
+  }
+
   override handleRequest<TUser = PrincipalOf<'user'>>(error: unknown, principal: PrincipalOf<'user'> | false, info: AccessTokenInfo | undefined, context: ExecutionContext): TUser {
     if (error) throw error;
     if (!principal || !info) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const request = context.switchToHttp().getRequest<Request>();
-    setPrincipal(request, principal);
-    verifiedTokens.set(request, { principal, expiresAt: info.expiresAt });
+    verifiedTokens.set(context.switchToHttp().getRequest<Request>(), { principal, expiresAt: info.expiresAt });
     return principal as TUser;
   }
 
   /**
-   * The same check for a caller that holds only the request: the realtime stream's guard and
-   * its later re-checks of a stream's credential (presentAccessToken names a token found
-   * outside the bearer header).
+   * The check alone, without making the token's owner the request's principal: for the realtime
+   * stream's guard (which has its own rule still to apply) and its later re-checks of a stream's
+   * credential (presentAccessToken names a token found outside the bearer header).
    */
   async verify(request: Request): Promise<VerifiedAccessToken> {
-    await this.canActivate(httpContextOf(request));
-    const verified = verifiedTokens.get(request);
-    if (!verified) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    return verified;
+    await super.canActivate(httpContextOf(request));
+    return verifiedTokenOf(request);
   }
+}
+
+/** What handleRequest recorded for the request that AuthGuard just let through. */
+function verifiedTokenOf(request: Request): VerifiedAccessToken {
+  const verified = verifiedTokens.get(request);
+  if (!verified) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
+  return verified;
 }
 
 /** What AuthGuard reads of an execution context (the HTTP request and response), for a call made outside a route's guard chain. */

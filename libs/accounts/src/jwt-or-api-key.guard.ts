@@ -5,7 +5,7 @@ import { AppException, ErrorCode, rateLimitOptionsFor, setPrincipal, type Princi
 import { API_KEY_PREFIX } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard, extractApiKey } from './api-key-auth.guard.js';
-import { JwtAuthGuard } from './jwt-auth.guard.js';
+import { JwtAuthGuard, type VerifiedAccessToken } from './jwt-auth.guard.js';
 import { presentAccessToken } from './jwt.strategy.js';
 
 /** What a re-check of a request's credential found: still working (until `expiresAt`, null: no end of its own), or not. */
@@ -74,7 +74,7 @@ export class JwtOrApiKeyGuard implements CanActivate {
   /** The access token goes through the JWT routes' own check (JwtAuthGuard's passport strategy), then the API-access rule. */
   private async authenticateJwt(request: Request, token: string): Promise<{ principal: Principal; expiresAt: Date | null }> {
     presentAccessToken(request, token);
-    let verified;
+    let verified: VerifiedAccessToken;
     try {
       verified = await this.jwtAuth.verify(request);
     } catch (error) {
