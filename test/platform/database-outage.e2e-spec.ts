@@ -30,6 +30,7 @@ describe('status, probes and logs when the database goes away and comes back', (
   let proxy: ToggleProxy;
   let t: TestApp;
   let apiKey: string;
+  let accessToken: string;
 
   const logLines = (from: number): LogLine[] => t.logs.lines.slice(from).map((line) => JSON.parse(line) as LogLine);
   const listTodos = () => fetch(`${t.baseUrl}/api/v1/todos`, { headers: { 'X-API-Key': apiKey } });
@@ -42,6 +43,7 @@ describe('status, probes and logs when the database goes away and comes back', (
     const user = await insertUser(t.dataSource);
     await grantBetaAccess(t.dataSource, user.id);
     apiKey = (await insertApiKey(t.dataSource, user.id)).key;
+    accessToken = await t.accessTokenFor(user.id);
   });
   afterAll(async () => {
     proxy?.restore();
@@ -158,5 +160,15 @@ describe('status, probes and logs when the database goes away and comes back', (
     await t.http.get('/livez').expect(200);
 
     await recover();
+  });
+
+  it('answers a JWT route 503 during a cut, not 401: a session check that cannot run is no verdict on the token (the client keeps its sign-in)', async () => {
+    const listSessions = () => fetch(`${t.baseUrl}/api/v1/auth/sessions`, { headers: { Authorization: `Bearer ${accessToken}` } });
+    expect((await listSessions()).status).toBe(200);
+    proxy.cut();
+    const during = await listSessions();
+    expect({ status: during.status, code: ((await during.json()) as any).error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    await recover();
+    expect((await listSessions()).status).toBe(200);
   });
 });

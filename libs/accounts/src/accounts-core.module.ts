@@ -1,6 +1,5 @@
 import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
-import { PassportModule } from '@nestjs/passport';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccessTokenService } from './access-token.service.js';
 import { AdminKeyGuard } from './admin-key.guard.js';
@@ -18,7 +17,6 @@ import { SessionAccessRepository } from './session-access.repository.js';
 @Global()
 @Module({
   imports: [
-    PassportModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({

@@ -1,13 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { JwtService } from '@nestjs/jwt';
 import type { Request } from 'express';
 import { AppException, ErrorCode, rateLimitOptionsFor, setPrincipal, type Principal, type RateLimitCounting } from '#libs/common';
-import type { AccessTokenClaims } from './access-token.service.js';
 import { API_KEY_PREFIX } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard, extractApiKey } from './api-key-auth.guard.js';
-import { JwtStrategy } from './jwt.strategy.js';
+import { JwtAuthGuard, type VerifiedAccessToken } from './jwt-auth.guard.js';
+import { presentAccessToken } from './jwt.strategy.js';
 
 /** What a re-check of a request's credential found: still working (until `expiresAt`, null: no end of its own), or not. */
 export type CredentialStatus = { live: true; expiresAt: Date | null } | { live: false; code: ErrorCode };
@@ -37,8 +36,7 @@ export function credentialExpiryOf(request: Request): Date | null {
 export class JwtOrApiKeyGuard implements CanActivate {
   constructor(
     private readonly apiKeys: ApiKeyAuthGuard,
-    private readonly jwt: JwtService,
-    private readonly jwtStrategy: JwtStrategy,
+    private readonly jwtAuth: JwtAuthGuard,
     private readonly access: ApiKeyAccessRepository,
     private readonly reflector: Reflector,
   ) {}
@@ -70,19 +68,20 @@ export class JwtOrApiKeyGuard implements CanActivate {
     const queryToken = typeof request.query?.access_token === 'string' ? request.query.access_token.trim() : undefined;
     const credential = extractApiKey(request) ?? (queryToken || undefined);
     if (!credential) throw new AppException(ErrorCode.AUTH_REQUIRED, 'An API key or access token is required');
-    return credential.startsWith(API_KEY_PREFIX) ? this.apiKeys.verify(credential, counting) : this.authenticateJwt(credential);
+    return credential.startsWith(API_KEY_PREFIX) ? this.apiKeys.verify(credential, counting) : this.authenticateJwt(request, credential);
   }
 
-  private async authenticateJwt(token: string): Promise<{ principal: Principal; expiresAt: Date | null }> {
-    let claims: Partial<AccessTokenClaims> & { exp?: number };
+  /** The access token goes through the JWT routes' own check (JwtAuthGuard's passport strategy), then the API-access rule. */
+  private async authenticateJwt(request: Request, token: string): Promise<{ principal: Principal; expiresAt: Date | null }> {
+    presentAccessToken(request, token);
+    let verified: VerifiedAccessToken;
     try {
-      claims = await this.jwt.verifyAsync<AccessTokenClaims & { exp: number }>(token, { algorithms: ['HS256'] });
-    } catch {
-      throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token or API key is required');
+      verified = await this.jwtAuth.verify(request);
+    } catch (error) {
+      if (error instanceof AppException && error.code === ErrorCode.AUTH_REQUIRED) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token or API key is required');
+      throw error;
     }
-    const principal = await this.jwtStrategy.validate(claims);
-    if (!principal || principal.kind !== 'user') throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token or API key is required');
-    if (!(await this.access.userHasApiAccess(principal.userId))) throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'An active API subscription or lifetime beta access is required');
-    return { principal, expiresAt: typeof claims.exp === 'number' ? new Date(claims.exp * 1000) : null };
+    if (!(await this.access.userHasApiAccess(verified.principal.userId))) throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'An active API subscription or lifetime beta access is required');
+    return verified;
   }
 }

@@ -8,37 +8,21 @@ import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
+  toFeedbackItemDto,
+  toPortfolioItemDto,
   type FeedbackItemDto,
   type FeedbackPageDto,
-  type PortfolioFeedbackItemDto,
   type PortfolioFeedbackPageDto,
 } from './dto/feedback.dto.js';
 import { ExportCursorCodec } from './export-cursor.js';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback-kinds.js';
-import { FeedbackRepository, type FeedbackRow } from './feedback.repository.js';
+import { FeedbackRepository } from './feedback.repository.js';
 
 export interface ExportQuery {
   since?: string;
   limit?: number;
   type?: FeedbackType;
   status?: FeedbackStatus;
-}
-
-export function toFeedbackItemDto(row: FeedbackRow): FeedbackItemDto {
-  return {
-    id: row.id,
-    siteId: row.siteId,
-    type: row.type,
-    message: row.message,
-    rating: row.rating === null ? null : Number(row.rating),
-    pageUrl: row.pageUrl,
-    status: row.status,
-    createdAt: row.createdAt,
-  };
-}
-
-function toPortfolioItemDto(row: FeedbackRow): PortfolioFeedbackItemDto {
-  return { ...toFeedbackItemDto(row), siteSlug: row.siteSlug!, siteName: row.siteName! };
 }
 
 /**

@@ -4,44 +4,22 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { SitesService } from '../sites/sites.service.js';
 import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
-import type {
-  PreviewQuestionsDto,
-  QuestionsPreviewDto,
-  BatchDetailDto,
-  BatchSummaryDto,
-  CreatedBatchDto,
-  CreateQuestionBatchDto,
-  SentBatchDto,
-  ShareLinkDto,
+import {
+  toBatchDetailDto,
+  toBatchSummaryDto,
+  type PreviewQuestionsDto,
+  type QuestionsPreviewDto,
+  type BatchDetailDto,
+  type BatchSummaryDto,
+  type CreatedBatchDto,
+  type CreateQuestionBatchDto,
+  type SentBatchDto,
+  type ShareLinkDto,
 } from './dto/question-batch.dto.js';
-import type { SharedAnswerDto, SharedBatchDto, SubmittedDto } from './dto/share.dto.js';
+import { toSharedAnswerDto, toSharedBatchDto, type SharedAnswerDto, type SharedBatchDto, type SubmittedDto } from './dto/share.dto.js';
 import { sanitizeQuestionHtml } from './html-policy.js';
-import { QuestionsRepository, type AnswerRow, type BatchRow, type QuestionRow } from './questions.repository.js';
+import { QuestionsRepository, type BatchRow } from './questions.repository.js';
 import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, ShareTokenSealer } from './share-token.js';
-
-const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
-
-export function toBatchSummaryDto(row: BatchRow): BatchSummaryDto {
-  return {
-    id: row.id,
-    title: row.title,
-    status: row.status,
-    questionCount: Number(row.questionCount),
-    answerCount: Number(row.answerCount),
-    createdAt: iso(row.createdAt)!,
-    sentAt: iso(row.sentAt),
-    openedAt: iso(row.openedAt),
-    answeredAt: iso(row.answeredAt),
-  };
-}
-
-function toAnswer(text: string | null, updatedAt: Date | null): { text: string; updatedAt: string } | null {
-  return text === null || updatedAt === null ? null : { text, updatedAt: iso(updatedAt)! };
-}
-
-function toSharedAnswer(row: AnswerRow): SharedAnswerDto {
-  return { n: Number(row.n), text: row.text, updatedAt: iso(row.updatedAt)! };
-}
 
 /** The whole life of a question batch: create, list, detail, link, send, and the recipient's side. */
 @Injectable()
@@ -101,13 +79,7 @@ export class QuestionsService {
 
   async detail(ownerId: string, siteId: string, batchId: string): Promise<BatchDetailDto> {
     const row = await this.requireBatch(ownerId, siteId, batchId);
-    const questions = await this.questions.questionsWithAnswers(row.id);
-    return {
-      ...toBatchSummaryDto(row),
-      introHtml: sanitizeQuestionHtml(row.introHtml),
-      notifyEmail: row.notifyEmail,
-      questions: questions.map((q: QuestionRow) => ({ n: Number(q.n), title: q.title, html: sanitizeQuestionHtml(q.html), answer: toAnswer(q.answerText, q.answerUpdatedAt) })),
-    };
+    return toBatchDetailDto(row, await this.questions.questionsWithAnswers(row.id));
   }
 
   /** The share link of a sent batch: 409 BATCH_NOT_SENT for a draft. */
@@ -170,19 +142,7 @@ export class QuestionsService {
       await this.questions.markOpened(row.id);
       row = await this.requireShared(token);
     }
-    const questions = await this.questions.questionsWithAnswers(row.id);
-    return {
-      title: row.title,
-      introHtml: sanitizeQuestionHtml(row.introHtml),
-      status: row.status,
-      answeredAt: iso(row.answeredAt),
-      questions: questions.map((q) => ({
-        n: Number(q.n),
-        title: q.title,
-        html: sanitizeQuestionHtml(q.html),
-        answer: q.answerText === null || q.answerUpdatedAt === null ? null : { n: Number(q.n), text: q.answerText, updatedAt: iso(q.answerUpdatedAt)! },
-      })),
-    };
+    return toSharedBatchDto(row, await this.questions.questionsWithAnswers(row.id));
   }
 
   async saveAnswer(token: string, n: number, text: string): Promise<SharedAnswerDto> {
@@ -192,7 +152,7 @@ export class QuestionsService {
       await this.requireShared(token);
       throw new AppException(ErrorCode.NOT_FOUND, `This batch has no question ${n}`);
     }
-    return toSharedAnswer(row);
+    return toSharedAnswerDto(row);
   }
 
   /** Submit: -> answered, and the notify address is e-mailed when there is something new to read. */

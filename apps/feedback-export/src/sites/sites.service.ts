@@ -1,25 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AppException, ErrorCode, uniqueViolationConstraint } from '#libs/common';
-import { CreatedSiteDto, SiteDto, type CreateSiteDto } from './dto/site.dto.js';
+import { CreatedSiteDto, SiteDto, toSiteDto, type CreateSiteDto } from './dto/site.dto.js';
 import { generateFeedbackToken, generateSiteKey } from '../token-auth/feedback-token.format.js';
 import { SitesRepository, type SiteRow } from './sites.repository.js';
 
 /** Names Windows refuses as file names, whatever the extension: a slug must work as a directory name everywhere. */
 const RESERVED_SLUGS = new Set(['con', 'prn', 'aux', 'nul', ...Array.from({ length: 9 }, (_, i) => `com${i + 1}`), ...Array.from({ length: 9 }, (_, i) => `lpt${i + 1}`)]);
 const DERIVED_SLUG_MAX = 56;
-
-export function toSiteDto(row: SiteRow): SiteDto {
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    siteKey: row.siteKey,
-    createdAt: new Date(row.createdAt).toISOString(),
-    updatedAt: new Date(row.updatedAt).toISOString(),
-    readTokenCreatedAt: row.readTokenCreatedAt ? new Date(row.readTokenCreatedAt).toISOString() : null,
-    writeTokenCreatedAt: row.writeTokenCreatedAt ? new Date(row.writeTokenCreatedAt).toISOString() : null,
-  };
-}
 
 /** A filesystem-safe slug from a display name: ASCII lowercase, digits and single inner hyphens. */
 export function slugFromName(name: string): string {

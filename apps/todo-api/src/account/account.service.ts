@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PasswordHasher } from '#libs/accounts';
 import { AppException, ErrorCode, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
-import { toApiKeyDto } from '../api-keys/api-keys.service.js';
+import { toApiKeyDto } from '../api-keys/dto/api-key.dto.js';
 import { toUserDto } from '../auth/dto/auth-responses.dto.js';
-import { BillingService, toSubscriptionDto } from '../billing/billing.service.js';
-import { toSessionDto } from '../sessions/sessions.service.js';
+import { BillingService } from '../billing/billing.service.js';
+import { toSubscriptionDto } from '../billing/dto/subscription.dto.js';
+import { toSessionDto } from '../sessions/dto/session.dto.js';
 import { TodoEventsService } from '../todos/todo-events.service.js';
 import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';

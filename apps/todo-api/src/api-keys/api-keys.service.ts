@@ -1,26 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { CredentialRevocations, generateApiKey, type ApiKeyRow } from '#libs/accounts';
+import { CredentialRevocations, generateApiKey } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { ApiKeysRepository } from './api-keys.repository.js';
-import { ApiKeyDto, ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto } from './dto/api-key.dto.js';
+import { ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto, toApiKeyDto } from './dto/api-key.dto.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Keys that still work (not revoked, not expired) one account may hold: each carries its own rate-limit budget. */
 export const MAX_ACTIVE_API_KEYS = 20;
-
-export function toApiKeyDto(key: ApiKeyRow): ApiKeyDto {
-  const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
-  return {
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    createdAt: new Date(key.createdAt).toISOString(),
-    lastUsedAt: iso(key.lastUsedAt),
-    expiresAt: iso(key.expiresAt),
-    revokedAt: iso(key.revokedAt),
-  };
-}
 
 /**
  * The expiry a request asks for: a Date, null (never expires), or undefined (not given).

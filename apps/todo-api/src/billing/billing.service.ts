@@ -1,28 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { hasApiAccess, type SubscriptionRow } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { BillingRepository } from './billing.repository.js';
-import { CheckoutSessionDto, PortalSessionDto, SubscriptionDto, SubscriptionResultDto, SubscriptionStatusDto } from './dto/subscription.dto.js';
+import { CheckoutSessionDto, PortalSessionDto, SubscriptionDto, SubscriptionResultDto, SubscriptionStatusDto, toSubscriptionDto } from './dto/subscription.dto.js';
 import { callStripe, isResourceMissing, paymentProviderException, STRIPE_CLIENT } from './stripe.client.js';
 import { LIVE_STATUSES, MONTHLY_PRICE_USD, PLAN_CODE, publishedStatusOf, stateOfStripeSubscription } from './subscription-state.js';
 
 const PAID_ACCESS_STATUSES = ['active', 'trialing'];
-
-export function toSubscriptionDto(row: SubscriptionRow | null): SubscriptionDto {
-  return {
-    provider: row?.provider ?? null,
-    planCode: row?.planCode ?? null,
-    status: row ? publishedStatusOf(row.status) : 'none',
-    isActive: hasApiAccess(row),
-    isBetaLifetime: row?.isBetaLifetime ?? false,
-    currentPeriodEnd: row?.currentPeriodEnd ? row.currentPeriodEnd.toISOString() : null,
-    cancelAtPeriodEnd: row?.cancelAtPeriodEnd ?? false,
-    providerCustomerId: row?.providerCustomerId ?? null,
-  };
-}
 
 /**
  * The user's side of billing: status, Stripe checkout and portal, cancel and reactivate.

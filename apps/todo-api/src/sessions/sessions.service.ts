@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CredentialRevocations, type SessionRow } from '#libs/accounts';
+import { CredentialRevocations } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import type { Transaction } from '#libs/database';
-import { SessionDto, SessionListDto } from './dto/session.dto.js';
+import { SessionListDto, toSessionDto } from './dto/session.dto.js';
 import {
   generateRefreshToken,
   hashRefreshToken,
@@ -26,19 +26,6 @@ export interface IssuedRefresh {
 
 /** Longest refresh token we bother to hash; ours are 43 characters. */
 const MAX_REFRESH_TOKEN_LENGTH = 512;
-
-export function toSessionDto(session: SessionRow, now = new Date()): SessionDto {
-  return {
-    id: session.id,
-    createdAt: session.createdAt.toISOString(),
-    lastUsedAt: session.lastUsedAt ? session.lastUsedAt.toISOString() : null,
-    expiresAt: session.expiresAt.toISOString(),
-    revokedAt: session.revokedAt ? session.revokedAt.toISOString() : null,
-    isActive: session.revokedAt === null && session.expiresAt.getTime() > now.getTime(),
-    userAgent: session.userAgent,
-    ipAddress: session.ipAddress,
-  };
-}
 
 function invalidRefreshToken(): AppException {
   return new AppException(ErrorCode.INVALID_TOKEN, 'The refresh token is invalid, expired or revoked');

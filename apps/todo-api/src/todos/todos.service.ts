@@ -5,10 +5,10 @@ import { AppException, ErrorCode, SignedCursorCodec, validationException } from 
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { ListTodosQuery } from './dto/list-todos.query.js';
-import type { DeletedTodoDto, TodoDataDto, TodoDto, TodoListDto } from './dto/todo.dto.js';
+import { toTodoDto, type DeletedTodoDto, type TodoDataDto, type TodoDto, type TodoListDto } from './dto/todo.dto.js';
 import { TodoEventsService, type TodoEventType } from './todo-events.service.js';
 import { EVENT_RETENTION_HOURS, IDEMPOTENCY_WINDOW_HOURS, TODO_LIMITS, type SortOrder, type TodoSort } from './todo-limits.js';
-import { TodosRepository, type TodoKeyset, type TodoListFilter, type TodoRow } from './todos.repository.js';
+import { TodosRepository, type TodoKeyset, type TodoListFilter } from './todos.repository.js';
 
 /** Who acts on todos: the owner, and the API key (Idempotency-Keys are stored per key). */
 export interface TodoActor {
@@ -32,17 +32,6 @@ interface CursorPayload {
 }
 
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
-export function toTodoDto(row: TodoRow): TodoDto {
-  return {
-    id: row.id,
-    text: row.text,
-    priority: row.priority,
-    category: row.category,
-    estimatedDurationMinutes: row.estimatedDurationMinutes,
-    createdAt: row.createdAt,
-  };
-}
 
 function filterFingerprint(filter: TodoListFilter): string {
   return createHash('sha256')

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from '../feedback-kinds.js';
+import type { FeedbackRow } from '../feedback.repository.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -67,12 +68,29 @@ export class FeedbackItemDto {
   createdAt: string;
 }
 
+export function toFeedbackItemDto(row: FeedbackRow): FeedbackItemDto {
+  return {
+    id: row.id,
+    siteId: row.siteId,
+    type: row.type,
+    message: row.message,
+    rating: row.rating === null ? null : Number(row.rating),
+    pageUrl: row.pageUrl,
+    status: row.status,
+    createdAt: row.createdAt,
+  };
+}
+
 export class PortfolioFeedbackItemDto extends FeedbackItemDto {
   @ApiProperty({ example: 'marketing-site', description: 'Stable, filesystem-safe, unique within the account' })
   siteSlug: string;
 
   @ApiProperty({ example: 'Marketing site' })
   siteName: string;
+}
+
+export function toPortfolioItemDto(row: FeedbackRow): PortfolioFeedbackItemDto {
+  return { ...toFeedbackItemDto(row), siteSlug: row.siteSlug!, siteName: row.siteName! };
 }
 
 export class SiteEntryDto {

@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { sanitizeQuestionHtml } from '../html-policy.js';
+import type { BatchRow, QuestionRow } from '../questions.repository.js';
 
 export const BATCH_STATUSES = ['draft', 'sent', 'opened', 'answered'] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
@@ -10,6 +12,9 @@ export const MAX_HTML_LENGTH = 20_000;
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_QUESTION_NUMBER = 1_000_000;
 export const MAX_ANSWER_LENGTH = 20_000;
+
+/** A timestamp as the API writes it (ISO 8601); null stays null. */
+export const isoTimestamp = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
 
 export class QuestionInputDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_QUESTION_NUMBER, description: 'Question number, unique within the batch; questions are shown in ascending n', example: 1 })
@@ -146,6 +151,20 @@ export class BatchSummaryDto {
   answeredAt: string | null;
 }
 
+export function toBatchSummaryDto(row: BatchRow): BatchSummaryDto {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    questionCount: Number(row.questionCount),
+    answerCount: Number(row.answerCount),
+    createdAt: isoTimestamp(row.createdAt)!,
+    sentAt: isoTimestamp(row.sentAt),
+    openedAt: isoTimestamp(row.openedAt),
+    answeredAt: isoTimestamp(row.answeredAt),
+  };
+}
+
 export class BatchListDto {
   @ApiProperty({ type: [BatchSummaryDto], description: 'Oldest first. Never carries share links.' })
   batches: BatchSummaryDto[];
@@ -157,6 +176,10 @@ export class AnswerDto {
 
   @ApiProperty({ format: 'date-time', description: 'Last save of this answer' })
   updatedAt: string;
+}
+
+export function toAnswerDto(question: QuestionRow): AnswerDto | null {
+  return question.answerText === null || question.answerUpdatedAt === null ? null : { text: question.answerText, updatedAt: isoTimestamp(question.answerUpdatedAt)! };
 }
 
 export class BatchQuestionDto {
@@ -173,6 +196,10 @@ export class BatchQuestionDto {
   answer: AnswerDto | null;
 }
 
+export function toBatchQuestionDto(question: QuestionRow): BatchQuestionDto {
+  return { n: Number(question.n), title: question.title, html: sanitizeQuestionHtml(question.html), answer: toAnswerDto(question) };
+}
+
 export class BatchDetailDto extends BatchSummaryDto {
   @ApiProperty({ example: '<p>Thanks for taking a look. A sentence or two per question is plenty.</p>', description: 'Sanitised HTML; empty when none' })
   introHtml: string;
@@ -182,6 +209,10 @@ export class BatchDetailDto extends BatchSummaryDto {
 
   @ApiProperty({ type: [BatchQuestionDto], description: 'Ascending n, each beside its answer (null when unanswered)' })
   questions: BatchQuestionDto[];
+}
+
+export function toBatchDetailDto(row: BatchRow, questions: QuestionRow[]): BatchDetailDto {
+  return { ...toBatchSummaryDto(row), introHtml: sanitizeQuestionHtml(row.introHtml), notifyEmail: row.notifyEmail, questions: questions.map(toBatchQuestionDto) };
 }
 
 export class BatchDataDto {

@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
-import { BATCH_STATUSES, MAX_ANSWER_LENGTH, type BatchStatus } from './question-batch.dto.js';
+import { sanitizeQuestionHtml } from '../html-policy.js';
+import type { AnswerRow, BatchRow, QuestionRow } from '../questions.repository.js';
+import { BATCH_STATUSES, isoTimestamp, MAX_ANSWER_LENGTH, type BatchStatus } from './question-batch.dto.js';
 
 export class SaveAnswerDto {
   @ApiProperty({ example: 'The pricing page and the about page.', minLength: 1, maxLength: MAX_ANSWER_LENGTH, description: 'Plain text (never interpreted as HTML); not blank' })
@@ -19,6 +21,10 @@ export class SharedAnswerDto {
 
   @ApiProperty({ format: 'date-time' })
   updatedAt: string;
+}
+
+export function toSharedAnswerDto(row: AnswerRow): SharedAnswerDto {
+  return { n: Number(row.n), text: row.text, updatedAt: isoTimestamp(row.updatedAt)! };
 }
 
 export class SavedAnswerDto {
@@ -40,6 +46,11 @@ export class SharedQuestionDto {
   answer: SharedAnswerDto | null;
 }
 
+export function toSharedQuestionDto(question: QuestionRow): SharedQuestionDto {
+  const answer = question.answerText === null || question.answerUpdatedAt === null ? null : toSharedAnswerDto({ n: question.n, text: question.answerText, updatedAt: question.answerUpdatedAt });
+  return { n: Number(question.n), title: question.title, html: sanitizeQuestionHtml(question.html), answer };
+}
+
 export class SharedBatchDto {
   @ApiProperty({ example: 'Homepage review' })
   title: string;
@@ -55,6 +66,10 @@ export class SharedBatchDto {
 
   @ApiProperty({ type: [SharedQuestionDto] })
   questions: SharedQuestionDto[];
+}
+
+export function toSharedBatchDto(row: BatchRow, questions: QuestionRow[]): SharedBatchDto {
+  return { title: row.title, introHtml: sanitizeQuestionHtml(row.introHtml), status: row.status, answeredAt: isoTimestamp(row.answeredAt), questions: questions.map(toSharedQuestionDto) };
 }
 
 export class SharedBatchDataDto {

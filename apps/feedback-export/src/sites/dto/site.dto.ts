@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import type { SiteRow } from '../sites.repository.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
 
@@ -56,6 +57,19 @@ export class SiteDto {
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the current write token (wk_) was issued; null when none' })
   writeTokenCreatedAt: string | null;
+}
+
+export function toSiteDto(row: SiteRow): SiteDto {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    siteKey: row.siteKey,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+    readTokenCreatedAt: row.readTokenCreatedAt ? new Date(row.readTokenCreatedAt).toISOString() : null,
+    writeTokenCreatedAt: row.writeTokenCreatedAt ? new Date(row.writeTokenCreatedAt).toISOString() : null,
+  };
 }
 
 export class CreatedSiteDto {

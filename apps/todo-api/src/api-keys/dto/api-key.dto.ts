@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import type { ApiKeyRow } from '#libs/accounts';
 
 /** RFC 3339 date-time with seconds and an offset, e.g. 2027-01-31T12:00:00Z. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -69,6 +70,19 @@ export class ApiKeyDto {
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   revokedAt: string | null;
+}
+
+export function toApiKeyDto(key: ApiKeyRow): ApiKeyDto {
+  const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    createdAt: new Date(key.createdAt).toISOString(),
+    lastUsedAt: iso(key.lastUsedAt),
+    expiresAt: iso(key.expiresAt),
+    revokedAt: iso(key.revokedAt),
+  };
 }
 
 export class ApiKeyListDto {

@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { hasApiAccess, type SubscriptionRow } from '#libs/accounts';
+import { publishedStatusOf } from '../subscription-state.js';
 
 export const SUBSCRIPTION_STATUSES = ['none', 'incomplete', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;
 
@@ -26,6 +28,19 @@ export class SubscriptionDto {
 
   @ApiProperty({ type: String, nullable: true, example: 'cus_N2k3...', description: 'Payment-provider customer identifier' })
   providerCustomerId: string | null;
+}
+
+export function toSubscriptionDto(row: SubscriptionRow | null): SubscriptionDto {
+  return {
+    provider: row?.provider ?? null,
+    planCode: row?.planCode ?? null,
+    status: row ? publishedStatusOf(row.status) : 'none',
+    isActive: hasApiAccess(row),
+    isBetaLifetime: row?.isBetaLifetime ?? false,
+    currentPeriodEnd: row?.currentPeriodEnd ? row.currentPeriodEnd.toISOString() : null,
+    cancelAtPeriodEnd: row?.cancelAtPeriodEnd ?? false,
+    providerCustomerId: row?.providerCustomerId ?? null,
+  };
 }
 
 export class SubscriptionStatusDto {

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { SessionRow } from '#libs/accounts';
 
 export class SessionDto {
   @ApiProperty({ format: 'uuid' })
@@ -24,6 +25,19 @@ export class SessionDto {
 
   @ApiProperty({ type: String, nullable: true, example: '203.0.113.7' })
   ipAddress: string | null;
+}
+
+export function toSessionDto(session: SessionRow, now = new Date()): SessionDto {
+  return {
+    id: session.id,
+    createdAt: session.createdAt.toISOString(),
+    lastUsedAt: session.lastUsedAt ? session.lastUsedAt.toISOString() : null,
+    expiresAt: session.expiresAt.toISOString(),
+    revokedAt: session.revokedAt ? session.revokedAt.toISOString() : null,
+    isActive: session.revokedAt === null && session.expiresAt.getTime() > now.getTime(),
+    userAgent: session.userAgent,
+    ipAddress: session.ipAddress,
+  };
 }
 
 export class SessionListDto {

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { TodoRow } from '../todos.repository.js';
 
 export class TodoDto {
   @ApiProperty({ type: 'integer', minimum: 1, example: 42 })
@@ -18,6 +19,17 @@ export class TodoDto {
 
   @ApiProperty({ type: 'integer', description: 'Unix timestamp in seconds', example: 1763700000 })
   createdAt: number;
+}
+
+export function toTodoDto(row: TodoRow): TodoDto {
+  return {
+    id: row.id,
+    text: row.text,
+    priority: row.priority,
+    category: row.category,
+    estimatedDurationMinutes: row.estimatedDurationMinutes,
+    createdAt: row.createdAt,
+  };
 }
 
 export class TodoDataDto {

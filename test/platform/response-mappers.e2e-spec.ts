@@ -1,0 +1,27 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+
+/** The TypeScript sources of the apps (not their unit tests). */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+describe('response mappers live in one place (CONTRIBUTING: each beside its response DTO in the feature dto/ folder)', () => {
+  const root = process.cwd();
+  const files = sourceFiles(join(root, 'apps')).map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }));
+
+  it('declares every toXxxDto mapper in a dto/ file', () => {
+    const declaredElsewhere = files.filter((file) => !file.path.includes('/dto/') && /function to[A-Z]\w*Dto\(/.test(file.text)).map((file) => file.path);
+    expect(declaredElsewhere).toEqual([]);
+  });
+
+  it('leaves mapping out of controllers: they return what the service answered', () => {
+    const mappingControllers = files.filter((file) => file.path.endsWith('.controller.ts') && /\bto[A-Z]\w*Dto\b/.test(file.text)).map((file) => file.path);
+    expect(mappingControllers).toEqual([]);
+  });
+});
