@@ -16,12 +16,17 @@ describe('response mappers live in one place (CONTRIBUTING: each beside its resp
   const files = sourceFiles(join(root, 'apps')).map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }));
 
   it('declares every toXxxDto mapper in a dto/ file', () => {
-    const declaredElsewhere = files.filter((file) => !file.path.includes('/dto/') && /function to[A-Z]\w*Dto\(/.test(file.text)).map((file) => file.path);
+    const declaredElsewhere = files.filter((file) => !file.path.includes('/dto/') && /function to[A-Z]\w*Dtos?\(/.test(file.text)).map((file) => file.path);
     expect(declaredElsewhere).toEqual([]);
   });
 
+  it('declares no mapper in a service, whatever its name (toConnectedApps was one)', async () => {
+    const mappingServices = files.filter((file) => file.path.endsWith('.service.ts') && /^(export )?function to[A-Z]\w*\(/m.test(file.text)).map((file) => file.path);
+    expect(mappingServices).toEqual([]);
+  });
+
   it('leaves mapping out of controllers: they return what the service answered', () => {
-    const mappingControllers = files.filter((file) => file.path.endsWith('.controller.ts') && /\bto[A-Z]\w*Dto\b/.test(file.text)).map((file) => file.path);
+    const mappingControllers = files.filter((file) => file.path.endsWith('.controller.ts') && /\bto[A-Z]\w*Dtos?\b/.test(file.text)).map((file) => file.path);
     expect(mappingControllers).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { GrantRow } from '../oauth-records.repository.js';
 
 export class ConnectedAppDto {
   @ApiProperty({ example: 'xLGWypLoemYcSlpDTS5eBY6uDNzKAw8GyRG-t_oYKNv', description: 'The OAuth client id the app registered' })
@@ -15,6 +16,20 @@ export class ConnectedAppDto {
 
   @ApiProperty({ format: 'date-time', description: 'When you allowed it (the first time, if more than once)' })
   connectedAt: string;
+}
+
+/** Merges an account's grants per client (a client signed in twice holds two). */
+export function toConnectedAppDtos(grants: GrantRow[]): ConnectedAppDto[] {
+  const byClient = new Map<string, ConnectedAppDto>();
+  for (const grant of grants) {
+    const app = byClient.get(grant.clientId) ?? { clientId: grant.clientId, clientName: grant.clientName, scopes: [], resources: [], connectedAt: new Date(grant.createdAt).toISOString() };
+    for (const [resource, scope] of Object.entries(grant.resources)) {
+      if (!app.resources.includes(resource)) app.resources.push(resource);
+      for (const item of scope.split(' ').filter(Boolean)) if (!app.scopes.includes(item)) app.scopes.push(item);
+    }
+    byClient.set(grant.clientId, app);
+  }
+  return [...byClient.values()];
 }
 
 export class ConnectedAppListDto {
