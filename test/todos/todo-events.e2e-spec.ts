@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
 import { grantBetaAccess, insertApiKey, insertUser, usingRealPostgres } from '#libs/testing';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
+import { TodosRepository } from '../../apps/todo-api/src/todos/todos.repository.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 interface Received {
@@ -84,6 +85,26 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
       expect(ids[0] < ids[1] && ids[1] < ids[2]).toBe(true);
     } finally {
       stream.source.close();
+    }
+  });
+
+  it('delivers a write made as soon as the stream is open: the start position is fixed before the response starts', async () => {
+    // A slow start-position read (a busy database) widens the window a client can write in.
+    const repository = t.app.get(TodosRepository);
+    const latestEventId = repository.latestEventId.bind(repository);
+    repository.latestEventId = async (owner: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return latestEventId(owner);
+    };
+    const stream = openStream(`${t.baseUrl}/api/v1/todos/events`, { Authorization: `Bearer ${key}` });
+    try {
+      await stream.opened;
+      const created = await t.http.post('/api/v1/todos').set('X-API-Key', key).send({ text: 'Right after open', priority: 3, category: 'race' }).expect(201);
+      const got = await stream.waitFor(1);
+      expect(got[0]).toMatchObject({ type: 'todo.created', data: { id: created.body.data.todo.id } });
+    } finally {
+      stream.source.close();
+      repository.latestEventId = latestEventId;
     }
   });
 

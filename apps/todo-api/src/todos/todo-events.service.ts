@@ -182,8 +182,12 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
    */
   async open(request: Request, response: Response, userId: string): Promise<void> {
     const lease = await this.leases.acquire(userId);
+    let latest: string;
     let session: Session;
     try {
+      // The start position is fixed before the response starts: a client that writes as soon as
+      // it sees the stream open must get that write's event, which may commit before a later read.
+      latest = await this.repository.latestEventId(userId);
       session = await createSession(request, response, {
         keepAlive: this.heartbeatIntervalMs,
         retry: 2000,
@@ -203,20 +207,12 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       return;
     }
     this.scheduleRecheck(subscriber, credentialExpiryOf(request));
-    try {
-      const resumeFrom = /^[0-9]{1,18}$/.test(session.lastId) ? session.lastId : undefined;
-      // Without Last-Event-ID the stream starts at the user's latest event.
-      subscriber.lastSentId = BigInt(resumeFrom ?? (await this.repository.latestEventId(userId)));
-      subscriber.ready = true;
-      // Replays what follows the start position, including anything committed meanwhile.
-      this.pull(userId);
-    } catch (error) {
-      // During a database outage this is one more refused request, counted in the outage's log lines.
-      const dependency = unavailableDependencyOf(error);
-      if (dependency) this.outages.refused(dependency, error);
-      else this.logger.warn({ err: (error as Error).message }, 'Could not start the todo event stream; closing it');
-      response.end();
-    }
+    const resumeFrom = /^[0-9]{1,18}$/.test(session.lastId) ? session.lastId : undefined;
+    // Without Last-Event-ID the stream starts at the user's latest event when it opened.
+    subscriber.lastSentId = BigInt(resumeFrom ?? latest);
+    subscriber.ready = true;
+    // Replays what follows the start position, including anything committed meanwhile.
+    this.pull(userId);
   }
 
   /**
