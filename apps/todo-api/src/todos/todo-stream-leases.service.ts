@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { rateLimitHeaders, RateLimitRejections } from '#libs/common';
+import { PeriodicTask, rateLimitHeaders, RateLimitRejections } from '#libs/common';
 import { TodoStreamLeasesRepository, type HeldLease } from './todo-stream-leases.repository.js';
 
 /** Concurrent realtime streams one account may hold, over every replica (README limits). */
@@ -20,7 +20,8 @@ const RENEW_INTERVAL_MS = 20_000;
 export class TodoStreamLeasesService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TodoStreamLeasesService.name);
   private readonly held = new Map<string, HeldLease>();
-  private renewTimer?: NodeJS.Timeout;
+  /** Held leases are renewed before they lapse (a crashed replica's lapse on their own). */
+  private readonly renewal = new PeriodicTask('Renewal of todo stream leases', RENEW_INTERVAL_MS, () => this.renew(), this.logger);
 
   constructor(
     private readonly repository: TodoStreamLeasesRepository,
@@ -28,12 +29,11 @@ export class TodoStreamLeasesService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.renewTimer = setInterval(() => void this.renew(), RENEW_INTERVAL_MS);
-    this.renewTimer.unref();
+    this.renewal.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.renewTimer);
+    this.renewal.stop();
     await this.releaseAll();
   }
 

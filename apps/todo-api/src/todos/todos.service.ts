@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Transaction } from '#libs/database';
-import { AppException, ErrorCode, SignedCursorCodec, validationException } from '#libs/common';
+import { AppException, ErrorCode, PeriodicTask, SignedCursorCodec, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { ListTodosQuery } from './dto/list-todos.query.js';
@@ -69,7 +69,8 @@ function keysetOf(opened: unknown, sort: TodoSort, order: SortOrder, fingerprint
 @Injectable()
 export class TodosService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TodosService.name);
-  private sweeper?: NodeJS.Timeout;
+  /** Expired idempotency records and old events go, every 15 minutes on every replica (idempotent deletes). */
+  private readonly sweeper = new PeriodicTask('Sweep of expired idempotency records and events', 15 * 60_000, () => this.repository.sweepExpired(IDEMPOTENCY_WINDOW_HOURS, EVENT_RETENTION_HOURS), this.logger);
 
   private readonly cursors: SignedCursorCodec;
 
@@ -82,14 +83,11 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.sweeper = setInterval(() => {
-      this.repository.sweepExpired(IDEMPOTENCY_WINDOW_HOURS, EVENT_RETENTION_HOURS).catch((error: Error) => this.logger.warn({ err: error.message }, 'Sweep failed'));
-    }, 15 * 60_000);
-    this.sweeper.unref();
+    this.sweeper.start();
   }
 
   onModuleDestroy(): void {
-    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper.stop();
   }
 
   async list(userId: string, query: ListTodosQuery): Promise<TodoListDto> {

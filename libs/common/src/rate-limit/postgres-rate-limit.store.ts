@@ -1,8 +1,9 @@
-import type { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, FailFastClient, PreparedQueries, queryTimeouts } from '#libs/database';
 import type { DependencyOutages } from '../health/dependency-outages.js';
+import { PeriodicTask } from '../lifecycle/periodic-task.js';
 import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
 import { RateLimitStore, type CountedHitColumns, type CountingLookup, type RateLimitHit } from './rate-limit.store.js';
 
@@ -31,7 +32,13 @@ const COUNTER_QUERY_TIMEOUT_MS = 6000;
  */
 export class PostgresRateLimitStore extends RateLimitStore implements OnModuleInit, OnModuleDestroy {
   readonly storage = 'postgres';
-  private sweeper?: NodeJS.Timeout;
+  /** Windows over for an hour go, every 10 minutes (Nest may init this provider once per module that sees it: start() runs once). */
+  private readonly sweeper = new PeriodicTask(
+    'Sweep of ended rate-limit windows',
+    10 * 60_000,
+    () => this.query(`DELETE FROM rate_limit_counters WHERE window_ends_at < now() - interval '1 hour'`),
+    new Logger('RateLimits'),
+  );
   private pool?: pg.Pool;
   private readonly prepared = new PreparedQueries(() => this.getPool());
 
@@ -48,16 +55,11 @@ export class PostgresRateLimitStore extends RateLimitStore implements OnModuleIn
   }
 
   onModuleInit(): void {
-    // Nest may call this once per module that sees the provider: one sweeper.
-    if (this.sweeper) return;
-    this.sweeper = setInterval(() => {
-      this.query(`DELETE FROM rate_limit_counters WHERE window_ends_at < now() - interval '1 hour'`).catch(() => undefined);
-    }, 10 * 60_000);
-    this.sweeper.unref();
+    this.sweeper.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper.stop();
     await this.pool?.end().catch(() => undefined);
   }
 
