@@ -48,24 +48,28 @@ export interface ErrorCodeEntry {
   status: number;
   /** The code written on the wire when it differs from the catalogue key. */
   publicCode?: string;
+  /** The message of the OpenAPI example (real messages are more specific); default: the code in words. */
+  example?: string;
+  /** A 503 that retrying cannot cure (a feature not configured): answered without Retry-After. */
+  permanent?: true;
 }
 
 export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
-  [ErrorCode.VALIDATION_ERROR]: { status: 400 },
+  [ErrorCode.VALIDATION_ERROR]: { status: 400, example: 'The request is invalid' },
   [ErrorCode.BOT_CHALLENGE_FAILED]: { status: 400 },
   [ErrorCode.INVALID_RESET_CODE]: { status: 400 },
   [ErrorCode.INVALID_RESET_TOKEN]: { status: 400, publicCode: 'INVALID_TOKEN' },
   [ErrorCode.INVALID_SIGNATURE]: { status: 400 },
   [ErrorCode.CURSOR_MISMATCH]: { status: 400 },
-  [ErrorCode.AUTH_REQUIRED]: { status: 401 },
+  [ErrorCode.AUTH_REQUIRED]: { status: 401, example: 'A valid access token is required' },
   [ErrorCode.INVALID_CREDENTIALS]: { status: 401 },
-  [ErrorCode.INVALID_TOKEN]: { status: 401 },
+  [ErrorCode.INVALID_TOKEN]: { status: 401, example: 'The token is invalid or expired' },
   [ErrorCode.ADMIN_AUTH_REQUIRED]: { status: 401 },
-  [ErrorCode.API_KEY_REQUIRED]: { status: 401 },
-  [ErrorCode.INVALID_API_KEY]: { status: 401 },
+  [ErrorCode.API_KEY_REQUIRED]: { status: 401, example: 'An API key is required (Authorization: Bearer tdk_… or X-API-Key)' },
+  [ErrorCode.INVALID_API_KEY]: { status: 401, example: 'The API key is invalid, revoked or expired' },
   [ErrorCode.SUBSCRIPTION_REQUIRED]: { status: 402 },
   [ErrorCode.FORBIDDEN]: { status: 403 },
-  [ErrorCode.NOT_FOUND]: { status: 404 },
+  [ErrorCode.NOT_FOUND]: { status: 404, example: 'Not found' },
   [ErrorCode.USER_NOT_FOUND]: { status: 404 },
   [ErrorCode.CUSTOMER_NOT_FOUND]: { status: 404 },
   [ErrorCode.SUBSCRIPTION_NOT_FOUND]: { status: 404 },
@@ -82,16 +86,22 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.IDEMPOTENCY_KEY_REUSED]: { status: 422 },
   [ErrorCode.PAYLOAD_TOO_LARGE]: { status: 413 },
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: { status: 415 },
-  [ErrorCode.RATE_LIMITED]: { status: 429 },
-  [ErrorCode.INTERNAL_ERROR]: { status: 500 },
+  [ErrorCode.RATE_LIMITED]: { status: 429, example: 'Too many requests; retry in 42 s' },
+  [ErrorCode.INTERNAL_ERROR]: { status: 500, example: 'An unexpected error occurred' },
   [ErrorCode.PAYMENT_PROVIDER_ERROR]: { status: 502 },
-  [ErrorCode.BILLING_UNAVAILABLE]: { status: 503 },
+  [ErrorCode.BILLING_UNAVAILABLE]: { status: 503, permanent: true },
   [ErrorCode.SERVICE_DEGRADED]: { status: 503 },
   [ErrorCode.SERVICE_UNAVAILABLE]: { status: 503 },
 };
 
 export function statusOf(code: ErrorCode): number {
   return ERROR_CATALOGUE[code].status;
+}
+
+/** Whether retrying can cure this error (every 503 but a permanent one): its answer carries Retry-After. */
+export function isRetryableUnavailability(code: ErrorCode): boolean {
+  const entry = ERROR_CATALOGUE[code];
+  return entry.status === 503 && !entry.permanent;
 }
 
 export function publicCodeOf(code: ErrorCode): string {

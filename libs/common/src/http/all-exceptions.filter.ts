@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AppException } from '../errors/app.exception.js';
-import { ERROR_CATALOGUE, ErrorCode, publicCodeOf } from '../errors/error-code.enum.js';
+import { ERROR_CATALOGUE, ErrorCode, isRetryableUnavailability, publicCodeOf } from '../errors/error-code.enum.js';
 import { classifyDatabaseError } from '../errors/postgres-error.js';
 import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
 import { DependencyOutages } from '../health/dependency-outages.js';
@@ -25,9 +25,6 @@ export interface ResolvedError {
 
 /** `Retry-After` of a 503 that names none: long enough for a restarted database or a replica swap. */
 export const DEFAULT_RETRY_AFTER_SECONDS = '5';
-
-/** 503s that retrying cannot cure (billing not configured): no Retry-After. */
-const PERMANENT_UNAVAILABILITY = new Set<ErrorCode>([ErrorCode.BILLING_UNAVAILABLE]);
 
 const STATUS_TO_CODE: Record<number, ErrorCode> = {
   400: ErrorCode.VALIDATION_ERROR,
@@ -88,7 +85,7 @@ export function unavailableDependencyOf(error: unknown): string | undefined {
 /** What to answer for an exception; every retryable 503 carries `Retry-After`. */
 export function resolveError(exception: unknown, request: Request): ResolvedError {
   const resolved = resolveWithoutRetryAfter(exception, request);
-  if (ERROR_CATALOGUE[resolved.code].status !== 503 || PERMANENT_UNAVAILABILITY.has(resolved.code) || resolved.headers?.['Retry-After']) return resolved;
+  if (!isRetryableUnavailability(resolved.code) || resolved.headers?.['Retry-After']) return resolved;
   return { ...resolved, headers: { ...resolved.headers, 'Retry-After': DEFAULT_RETRY_AFTER_SECONDS } };
 }
 

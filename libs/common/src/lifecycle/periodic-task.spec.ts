@@ -2,8 +2,12 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { PeriodicTask } from './periodic-task.js';
 
 describe('PeriodicTask', () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   function task(run: () => Promise<unknown>) {
     const warnings: string[] = [];

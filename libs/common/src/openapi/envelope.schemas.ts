@@ -1,6 +1,6 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath, type HeadersObject } from '@nestjs/swagger';
-import { ERROR_CATALOGUE, ErrorCode, publicCodeOf } from '../errors/error-code.enum.js';
+import { ERROR_CATALOGUE, ErrorCode, isRetryableUnavailability, publicCodeOf } from '../errors/error-code.enum.js';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'priority', description: 'The property (dotted path for nested ones, e.g. `questions.0.title`)' })
@@ -74,21 +74,9 @@ const RETRY_AFTER_HEADER = {
 
 /** Documents the error responses a route can give, grouped by status, with their codes. */
 
-/** What an example error of a code says; the real messages are more specific. */
-const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
-  [ErrorCode.VALIDATION_ERROR]: 'The request is invalid',
-  [ErrorCode.AUTH_REQUIRED]: 'A valid access token is required',
-  [ErrorCode.API_KEY_REQUIRED]: 'An API key is required (Authorization: Bearer tdk_… or X-API-Key)',
-  [ErrorCode.INVALID_API_KEY]: 'The API key is invalid, revoked or expired',
-  [ErrorCode.INVALID_TOKEN]: 'The token is invalid or expired',
-  [ErrorCode.NOT_FOUND]: 'Not found',
-  [ErrorCode.RATE_LIMITED]: 'Too many requests; retry in 42 s',
-  [ErrorCode.INTERNAL_ERROR]: 'An unexpected error occurred',
-};
-
 function exampleMessage(code: ErrorCode): string {
   const words = publicCodeOf(code).toLowerCase().replace(/_/g, ' ');
-  return EXAMPLE_MESSAGES[code] ?? words.charAt(0).toUpperCase() + words.slice(1);
+  return ERROR_CATALOGUE[code].example ?? words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** The envelope of one error code, as an OpenAPI example. */
@@ -119,7 +107,7 @@ export function ApiErrors(...codes: ErrorCode[]) {
             examples: Object.fromEntries(list.map((code) => [publicCodeOf(code), { summary: publicCodeOf(code), value: errorExample(code) }])),
           },
         },
-        ...(status === 503 && list.some((code) => code !== ErrorCode.BILLING_UNAVAILABLE) ? { headers: RETRY_AFTER_HEADER } : {}),
+        ...(list.some(isRetryableUnavailability) ? { headers: RETRY_AFTER_HEADER } : {}),
       }),
     ),
   );
