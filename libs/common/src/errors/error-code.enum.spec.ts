@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ERROR_CATALOGUE, ErrorCode, publicCodeOf, statusOf } from './error-code.enum.js';
+import { ERROR_CATALOGUE, ErrorCode, isRetryableUnavailability, publicCodeOf, statusOf } from './error-code.enum.js';
 
 describe('error catalogue', () => {
   it('gives every code a 4xx or 5xx status', () => {
@@ -21,5 +21,12 @@ describe('error catalogue', () => {
   it('publishes the reset-token failure as INVALID_TOKEN with 400', () => {
     expect(publicCodeOf(ErrorCode.INVALID_RESET_TOKEN)).toBe('INVALID_TOKEN');
     expect(statusOf(ErrorCode.INVALID_RESET_TOKEN)).toBe(400);
+  });
+
+  it('answers Retry-After on every 503 but a permanent one (billing not configured)', () => {
+    expect(isRetryableUnavailability(ErrorCode.SERVICE_UNAVAILABLE)).toBe(true);
+    expect(isRetryableUnavailability(ErrorCode.SERVICE_DEGRADED)).toBe(true);
+    expect(isRetryableUnavailability(ErrorCode.BILLING_UNAVAILABLE)).toBe(false);
+    expect(isRetryableUnavailability(ErrorCode.RATE_LIMITED)).toBe(false);
   });
 });
