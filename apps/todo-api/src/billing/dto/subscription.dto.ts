@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { SubscriptionRow } from '#libs/accounts';
+import type { SubscriptionRow } from '../../api-access/api-access.rows.js';
 import { hasApiAccess } from '../../api-access/subscription-access.js';
 import { publishedStatusOf } from '../subscription-state.js';
 
