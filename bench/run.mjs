@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcrypt';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { generateApiKey } from '../dist/libs/accounts/src/api-key.format.js';
+import { generateApiKey } from '../dist/apps/todo-api/src/api-access/api-key.format.js';
 import { prehashPassword } from '../dist/libs/accounts/src/password-hasher.js';
 import { createDatabase, freePort, load, loadWithCpu, rssMb, sleep, startProcess, waitForOk } from './lib.mjs';
 import { feedbackInsertScenario } from './feedback-insert.mjs';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { grantBetaAccess, insertApiKey, insertUser, StripeTestServer, type TestUser } from '#libs/testing';
+import { grantBetaAccess, insertUser, StripeTestServer, type TestUser } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
-import { generateApiKey } from '#libs/accounts';
 import { grantBetaAccess, insertUser, type TestUser } from '#libs/testing';
+import { generateApiKey } from '../../apps/todo-api/src/api-access/api-key.format.js';
 import { MAX_ACTIVE_API_KEYS } from '../../apps/todo-api/src/api-keys/api-keys.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { grantBetaAccess, insertApiKey, insertUser } from '#libs/testing';
+import { grantBetaAccess, insertUser } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { expectConformance } from './support/conformance.js';
 

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
-import { createTestDatabase, freePort, grantBetaAccess, insertApiKey, insertUser, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, freePort, grantBetaAccess, insertUser, type TestDatabase } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { buildServices, type BuiltServices } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 

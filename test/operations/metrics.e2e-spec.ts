@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, grantBetaAccess, insertApiKey, insertUser, StripeTestServer, ToggleProxy, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, grantBetaAccess, insertUser, StripeTestServer, ToggleProxy, type TestDatabase } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { bearer, createOwner, createSite, seedFeedback } from '../feedback/feedback-fixtures.js';
 import { MetricsScrape, scrape } from '../support/metrics-scrape.js';
 import { startApp, type TestApp } from '../support/test-apps.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, grantBetaAccess, insertApiKey, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, grantBetaAccess, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { EXTRA_READINESS_CHECKS, startApp, type TestApp } from '../support/test-apps.js';
 
 /** The query budget of this file's app (DB_QUERY_TIMEOUT_MS): short, so the frozen-database case is quick. */

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { hasApiAccess, isLiveApiKey, usableApiKeySql, type SubscriptionStatus } from '#libs/accounts';
 import { counterKeySql, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf, tokenTrackerSql, TRACKER_PREFIX, trackerSql, type TrackerKind } from '#libs/common';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
+import type { SubscriptionStatus } from '../../apps/todo-api/src/api-access/api-access.rows.js';
+import { usableApiKeySql } from '../../apps/todo-api/src/api-access/api-key-access.repository.js';
+import { hasApiAccess, isLiveApiKey } from '../../apps/todo-api/src/api-access/subscription-access.js';
 
 /**
  * Rules that exist in TypeScript and in SQL (the credential lookup counts its rate-limit hit in

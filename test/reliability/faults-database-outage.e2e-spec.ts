@@ -13,7 +13,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { createTestDatabase, grantBetaAccess, insertApiKey, insertUser, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, grantBetaAccess, insertUser, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TODO_RATE_LIMIT } from '../../apps/todo-api/src/todos/todo-rate-limit.js';
 import { startApp, type TestApp } from '../support/test-apps.js';

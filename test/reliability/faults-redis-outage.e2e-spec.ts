@@ -12,7 +12,8 @@
  * test-results/reliability/redis-outage.*.json.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { grantBetaAccess, insertApiKey, insertUser, RedisTestServer } from '#libs/testing';
+import { grantBetaAccess, insertUser, RedisTestServer } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, type TestSite } from '../feedback/feedback-fixtures.js';
 import { writeFigures } from './support/figures.js';

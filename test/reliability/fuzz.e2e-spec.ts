@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { createTestDatabase, grantBetaAccess, insertApiKey, insertSession, insertUser, SmtpTestServer, StripeTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
+import { createTestDatabase, grantBetaAccess, insertSession, insertUser, SmtpTestServer, StripeTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 import { inParallel, isEnvelope, isJsonRpcMessage, sendRaw, type RawResponse } from './support/http-client.js';

@@ -21,7 +21,8 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
-import { freePort, grantBetaAccess, insertApiKey, insertUser, outsideProgramInstalled } from '#libs/testing';
+import { freePort, grantBetaAccess, insertUser, outsideProgramInstalled } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { grantBetaAccess, insertApiKey, insertUser, usingRealPostgres } from '#libs/testing';
+import { grantBetaAccess, insertUser, usingRealPostgres } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { grantBetaAccess, insertApiKey, insertUser } from '#libs/testing';
+import { grantBetaAccess, insertUser } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 /** The JSON inside an opaque cursor, as a client could find it (some base64url part of the string). */

@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { JwtService } from '@nestjs/jwt';
 import { EventSource } from 'eventsource';
-import { grantBetaAccess, insertApiKey, insertUser, SmtpTestServer, StripeTestServer, usingRealPostgres, type TestUser } from '#libs/testing';
+import { grantBetaAccess, insertUser, SmtpTestServer, StripeTestServer, usingRealPostgres, type TestUser } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from '../../apps/todo-api/src/todos/todo-stream-leases.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { grantBetaAccess, insertApiKey, insertUser } from '#libs/testing';
+import { grantBetaAccess, insertUser } from '#libs/testing';
+import { insertApiKey } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 type Todo = { id: number; text: string; priority: number; category: string; estimatedDurationMinutes: number | null; createdAt: number };

@@ -1,11 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
-import { AccountsCoreModule, AdminKeyGuard, ApiKeyAuthGuard, JwtAuthGuard, JwtOrApiKeyGuard } from '#libs/accounts';
+import { AccountsCoreModule, JwtAuthGuard } from '#libs/accounts';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { AccountModule } from './account/account.module.js';
+import { ApiAccessModule } from './api-access/api-access.module.js';
+import { ApiKeyAuthGuard } from './api-access/api-key-auth.guard.js';
+import { JwtOrApiKeyGuard } from './api-access/jwt-or-api-key.guard.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { AdminKeyGuard } from './billing/admin-key.guard.js';
 import { BillingModule } from './billing/billing.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
@@ -36,6 +40,7 @@ export class TodoApiModule {
       imports: [
         CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'todo-api', logDestination: options.logDestination, authSchemes: TODO_API_AUTH_SCHEMES }),
         AccountsCoreModule,
+        ApiAccessModule,
         AuthModule,
         SessionsModule,
         BillingModule,

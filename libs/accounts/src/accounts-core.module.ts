@@ -2,18 +2,14 @@ import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccessTokenService } from './access-token.service.js';
-import { AdminKeyGuard } from './admin-key.guard.js';
 import { CredentialRevocations } from './credential-revocations.js';
-import { ApiKeyAccessRepository } from './api-key-access.repository.js';
-import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
-import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth/index.js';
 import { PasswordHasher } from './password-hasher.js';
 import { SessionAccessRepository } from './session-access.repository.js';
 
-/** The account system both services share: token signing and the credential guards. */
+/** The account system both services share: passwords, access tokens (signed, and checked by JwtAuthGuard), OAuth token verification. */
 @Global()
 @Module({
   imports: [
@@ -26,7 +22,7 @@ import { SessionAccessRepository } from './session-access.repository.js';
       }),
     }),
   ],
-  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, SessionAccessRepository, JwtStrategy, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier],
-  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, JwtAuthGuard, ApiKeyAccessRepository, ApiKeyAuthGuard, AdminKeyGuard, JwtOrApiKeyGuard, OAuthSigningKeys, OAuthAccessTokenVerifier],
+  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, SessionAccessRepository, JwtStrategy, JwtAuthGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier],
+  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, JwtAuthGuard, OAuthSigningKeys, OAuthAccessTokenVerifier],
 })
 export class AccountsCoreModule {}

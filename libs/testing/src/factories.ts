@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { DataSource } from 'typeorm';
-import { canonicalEmail, generateApiKey, prehashPassword } from '#libs/accounts';
+import { canonicalEmail, prehashPassword } from '#libs/accounts';
 
 export interface TestUser {
   id: string;
@@ -43,14 +43,4 @@ export async function grantBetaAccess(dataSource: DataSource, userId: string): P
      ON CONFLICT (user_id) DO UPDATE SET is_beta_lifetime = true, updated_at = now()`,
     [userId],
   );
-}
-
-/** Inserts an API key for the user and returns the full secret. */
-export async function insertApiKey(dataSource: DataSource, userId: string, options: { expiresAt?: Date; revoked?: boolean } = {}): Promise<{ id: string; key: string }> {
-  const generated = generateApiKey();
-  const rows = await dataSource.query(
-    `INSERT INTO api_keys (user_id, name, prefix, key_hash, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [userId, 'test key', generated.prefix, generated.hash, options.expiresAt ?? null, options.revoked ? new Date() : null],
-  );
-  return { id: rows[0].id, key: generated.key };
 }

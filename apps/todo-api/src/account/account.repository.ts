@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { API_KEY_COLUMNS, SESSION_COLUMNS, SUBSCRIPTION_COLUMNS, USER_COLUMNS, type ApiKeyRow, type SessionRow, type SubscriptionRow, type UserRow } from '#libs/accounts';
+import { SESSION_COLUMNS, USER_COLUMNS, type SessionRow, type UserRow } from '#libs/accounts';
 import { inTransaction, type Transaction } from '#libs/database';
+import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS, type ApiKeyRow, type SubscriptionRow } from '../api-access/api-access.rows.js';
 
 /** Reads of everything an account owns, and its removal. Every query takes the user id first. */
 @Injectable()

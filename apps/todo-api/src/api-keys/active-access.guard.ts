@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { ApiKeyAccessRepository } from '#libs/accounts';
 import { AppException, ErrorCode, getPrincipal } from '#libs/common';
+import { ApiKeyAccessRepository } from '../api-access/api-key-access.repository.js';
 
 /**
  * API-key management needs API access (paid active/trialing subscription or lifetime beta):

@@ -4,7 +4,7 @@ import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 
-/** API-key management (JWT, with API access). Authentication by API key itself lives in #libs/accounts. */
+/** API-key management (JWT, with API access). Authentication by API key itself lives in ../api-access. */
 @Module({
   controllers: [ApiKeysController],
   providers: [ApiKeysRepository, ApiKeysService, ActiveAccessGuard],

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { API_KEY_COLUMNS, type ApiKeyRow } from '#libs/accounts';
 import { executorOf, inTransaction, type Transaction } from '#libs/database';
+import { API_KEY_COLUMNS, type ApiKeyRow } from '../api-access/api-access.rows.js';
 
 export interface NewApiKeySecret {
   prefix: string;

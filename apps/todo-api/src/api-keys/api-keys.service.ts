@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { CredentialRevocations, generateApiKey } from '#libs/accounts';
+import { CredentialRevocations } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
+import { generateApiKey } from '../api-access/api-key.format.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto, toApiKeyDto } from './dto/api-key.dto.js';
 

@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ADMIN_KEY_FAILURES_PER_IP, ADMIN_KEY_WINDOW_SECONDS } from '#libs/accounts';
 import { ApiEnvelope, ApiErrors, ErrorCode, UseAuth } from '#libs/common';
+import { ADMIN_KEY_FAILURES_PER_IP, ADMIN_KEY_WINDOW_SECONDS } from './admin-key.guard.js';
 import { BetaAccessService } from './beta-access.service.js';
 import { BetaAccessByEmailDto, BetaAccessByUserIdDto, BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-access.dto.js';
 

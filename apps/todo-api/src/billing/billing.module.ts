@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AppMetrics } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { AdminKeyGuard } from './admin-key.guard.js';
 import { BetaAccessController } from './beta-access.controller.js';
 import { BetaAccessService } from './beta-access.service.js';
 import { BillingWebhookController } from './billing-webhook.controller.js';
@@ -10,7 +11,7 @@ import { BillingRepository } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
 import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
 
-/** Subscription status, Stripe checkout/portal/cancel/reactivate, Stripe webhooks, admin beta access. */
+/** Subscription status, Stripe checkout/portal/cancel/reactivate, Stripe webhooks, admin beta access (the 'admin-key' scheme's guard). */
 @Module({
   controllers: [BillingController, BillingWebhookController, BetaAccessController],
   providers: [
@@ -19,6 +20,7 @@ import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
     BillingService,
     BillingWebhookService,
     BetaAccessService,
+    AdminKeyGuard,
   ],
   exports: [BillingService],
 })

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { canonicalEmail, SUBSCRIPTION_COLUMNS, type SubscriptionRow } from '#libs/accounts';
+import { canonicalEmail } from '#libs/accounts';
 import { inTransaction, type Transaction } from '#libs/database';
+import { SUBSCRIPTION_COLUMNS, type SubscriptionRow } from '../api-access/api-access.rows.js';
 import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionState } from './subscription-state.js';
 
 export type BetaAccessAction = 'grant' | 'revoke';

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { SubscriptionStatus } from '#libs/accounts';
+import type { SubscriptionStatus } from '../api-access/api-access.rows.js';
 
 /** The one plan sold: API access, billed monthly. */
 export const PLAN_CODE = 'api_access_monthly';

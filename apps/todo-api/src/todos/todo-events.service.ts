@@ -2,9 +2,10 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
-import { credentialExpiryOf, CredentialRevocations, JwtOrApiKeyGuard } from '#libs/accounts';
+import { CredentialRevocations } from '#libs/accounts';
 import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
 import { DatabaseFlavour, type Transaction } from '#libs/database';
+import { credentialExpiryOf, JwtOrApiKeyGuard } from '../api-access/jwt-or-api-key.guard.js';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
 import type { HeldLease } from './todo-stream-leases.repository.js';
 import { TODO_EVENTS_CHANNEL, TodosRepository, type TodoEventRow } from './todos.repository.js';

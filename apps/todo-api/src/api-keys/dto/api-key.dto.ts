@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import type { ApiKeyRow } from '#libs/accounts';
+import type { ApiKeyRow } from '../../api-access/api-access.rows.js';
 
 /** RFC 3339 date-time with seconds and an offset, e.g. 2027-01-31T12:00:00Z. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;

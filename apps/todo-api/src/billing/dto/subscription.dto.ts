@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { hasApiAccess, type SubscriptionRow } from '#libs/accounts';
+import type { SubscriptionRow } from '../../api-access/api-access.rows.js';
+import { hasApiAccess } from '../../api-access/subscription-access.js';
 import { publishedStatusOf } from '../subscription-state.js';
 
 export const SUBSCRIPTION_STATUSES = ['none', 'incomplete', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;

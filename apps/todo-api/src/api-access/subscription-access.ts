@@ -1,4 +1,4 @@
-import type { SubscriptionStatus } from './account.rows.js';
+import type { SubscriptionStatus } from './api-access.rows.js';
 
 /** Paid statuses that switch API access on. */
 export const ACCESS_GRANTING_STATUSES: readonly SubscriptionStatus[] = ['active', 'trialing'];

@@ -1,12 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { JwtAuthGuard, presentAccessToken, type VerifiedAccessToken } from '#libs/accounts';
 import { AppException, ErrorCode, rateLimitOptionsFor, setPrincipal, type Principal, type RateLimitCounting } from '#libs/common';
 import { API_KEY_PREFIX } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard, extractApiKey } from './api-key-auth.guard.js';
-import { JwtAuthGuard, type VerifiedAccessToken } from './jwt-auth.guard.js';
-import { presentAccessToken } from './jwt.strategy.js';
 
 /** What a re-check of a request's credential found: still working (until `expiresAt`, null: no end of its own), or not. */
 export type CredentialStatus = { live: true; expiresAt: Date | null } | { live: false; code: ErrorCode };

@@ -1,0 +1,17 @@
+import { Global, Module } from '@nestjs/common';
+import { ApiKeyAccessRepository } from './api-key-access.repository.js';
+import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
+import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
+
+/**
+ * Paid API access, todo-api's alone: the API-key scheme ('api-key'), the realtime stream's
+ * 'jwt-or-api-key' and the access rule behind both (subscription-access.ts). Global, as these
+ * guards were in AccountsCoreModule: features reach them (the todo MCP guard, the stream's
+ * re-check, API-key management) without each importing this module.
+ */
+@Global()
+@Module({
+  providers: [ApiKeyAccessRepository, ApiKeyAuthGuard, JwtOrApiKeyGuard],
+  exports: [ApiKeyAccessRepository, ApiKeyAuthGuard, JwtOrApiKeyGuard],
+})
+export class ApiAccessModule {}
