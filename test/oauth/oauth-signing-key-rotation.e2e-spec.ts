@@ -100,6 +100,32 @@ describe('OAuth signing-key rotation', () => {
     expect(await mcpStatus(a, after)).toBe(200);
   });
 
+  it('retires a compromised key at once by deleting its row: its tokens are refused on every replica, and no replica signs with or publishes it any more', async () => {
+    const [previous] = await storedKeys();
+    const before = await accessToken();
+    expect(kidOf(before)).toBe(previous);
+    // A new key signs; replica B has verified a token of it (so holds it in memory) and switched to it too.
+    await a.dataSource.query(`UPDATE oauth_signing_keys SET created_at = now() - interval '31 days'`);
+    await a.app.get(OAuthSigningKeyRotation).check();
+    await b.app.get(OAuthSigningKeyRotation).check();
+    const compromised = await accessToken();
+    const leaked = kidOf(compromised);
+    expect(leaked).not.toBe(previous);
+    for (const app of [a, b]) expect(await mcpStatus(app, compromised)).toBe(200);
+
+    // The documented retirement: delete the row. No check, no restart.
+    await a.dataSource.query(`DELETE FROM oauth_signing_keys WHERE kid = $1`, [leaked]);
+    for (const app of [a, b]) {
+      expect(await mcpStatus(app, compromised)).toBe(401);
+      expect(await mcpStatus(app, before)).toBe(200);
+      const published = ((await app.http.get('/oauth/jwks').expect(200)).body.keys as Array<{ kid: string }>).map((key) => key.kid);
+      expect(published).not.toContain(leaked);
+    }
+    const fresh = await accessToken();
+    expect(kidOf(fresh)).not.toBe(leaked);
+    for (const app of [a, b]) expect(await mcpStatus(app, fresh)).toBe(200);
+  });
+
   it('refuses a token naming a kid that no stored key has', async () => {
     const token = await accessToken();
     const [header, payload, signature] = token.split('.');

@@ -50,6 +50,7 @@ export class OAuthProvider implements OnModuleInit {
   private readonly logger = new Logger('OAuth');
   private instance?: Provider;
   private signingKids: string[] = [];
+  private following?: Promise<void>;
   readonly resources: ProtectedResource[];
   private readonly issuer: string;
 
@@ -96,13 +97,32 @@ export class OAuthProvider implements OnModuleInit {
    * origin into a document an agent (or a cache in front) keeps. The client address is the one
    * Express resolved under TRUST_PROXY.
    */
-  handle(request: IncomingMessage & { ip?: string }, response: ServerResponse): Promise<void> {
+  async handle(request: IncomingMessage & { ip?: string }, response: ServerResponse): Promise<void> {
     const issuer = new URL(this.issuer);
     request.headers.host = issuer.host;
     request.headers['x-forwarded-host'] = issuer.host;
     request.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
     request.headers['x-forwarded-for'] = request.ip ?? request.socket.remoteAddress ?? '';
+    await this.followStoredSigningKeys();
     return this.provider.callback()(request, response) as Promise<void>;
+  }
+
+  /**
+   * Rebuilds the server when the stored signing keys are not the ones it holds: one added by
+   * another replica, or one deleted by hand (a compromised key), which this replica then stops
+   * signing with and publishing from its next request on. One read of the kids per request to the
+   * authorization server (a handful per sign-in); requests arriving together share one rebuild.
+   */
+  async followStoredSigningKeys(): Promise<void> {
+    const stored = await this.keys.storedKeyIds();
+    if (stored.length > 0 && stored.join() === this.signingKids.join()) return;
+    this.following ??= this.keys
+      .privateJwks()
+      .then((jwks) => this.useSigningKeys(jwks))
+      .finally(() => {
+        this.following = undefined;
+      });
+    await this.following;
   }
 
   /** The resource of an indicator, if it is one of ours. */

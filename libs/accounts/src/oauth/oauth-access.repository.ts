@@ -56,11 +56,23 @@ export class OAuthAccessRepository {
     return result[1] ?? 0;
   }
 
-  /** The hot-path check of every OAuth request: the grant behind the token is still there (not revoked, not expired). */
-  async isGrantLive(accountId: string, grantId: string): Promise<boolean> {
+  /** The kids of the stored signing keys, newest first (what the authorization server compares its own set with). */
+  async signingKeyIds(): Promise<string[]> {
+    const rows: Array<{ kid: string }> = await this.dataSource.query(`SELECT kid FROM oauth_signing_keys ORDER BY created_at DESC, kid`);
+    return rows.map((row) => row.kid);
+  }
+
+  /**
+   * The hot-path check of every OAuth request: the grant behind the token is still there (not
+   * revoked, not expired) and the key that signed it is still stored (a key deleted from
+   * oauth_signing_keys, e.g. a compromised one, ends its tokens at once on every replica, whatever
+   * keys a verifier holds in memory). One statement: the key is a primary-key probe.
+   */
+  async isGrantAndKeyLive(accountId: string, grantId: string, kid: string): Promise<boolean> {
     const rows = await this.prepared.query(
-      `SELECT 1 FROM oauth_records WHERE account_id = $1 AND model = 'Grant' AND id = $2 AND (expires_at IS NULL OR expires_at > now())`,
-      [accountId, grantId],
+      `SELECT 1 FROM oauth_records WHERE account_id = $1 AND model = 'Grant' AND id = $2 AND (expires_at IS NULL OR expires_at > now())
+         AND EXISTS (SELECT 1 FROM oauth_signing_keys WHERE kid = $3)`,
+      [accountId, grantId, kid],
     );
     return rows.length > 0;
   }

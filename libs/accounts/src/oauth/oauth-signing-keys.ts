@@ -47,6 +47,11 @@ export class OAuthSigningKeys {
     return this.repository.addSigningKeyUnlessYounger(complete, maxAgeSeconds);
   }
 
+  /** The kids of the stored signing keys, newest first. */
+  storedKeyIds(): Promise<string[]> {
+    return this.repository.signingKeyIds();
+  }
+
   /** Deletes the keys whose successor has signed for longer than `seconds` (every token they signed has expired). */
   retireKeysSupersededFor(seconds: number): Promise<number> {
     return this.repository.deleteSigningKeysSupersededFor(seconds);
