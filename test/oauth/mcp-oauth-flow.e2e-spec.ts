@@ -155,7 +155,7 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     expect(refused.headers['www-authenticate']).toMatch(/^Bearer resource_metadata=/);
 
     // Signed with the server's own key, for the right account and grant, but another audience.
-    const [{ jwk }] = await t.dataSource.query(`SELECT jwk FROM oauth_signing_keys ORDER BY created_at DESC LIMIT 1`);
+    const [{ jwk }] = await t.dataSource.query(`SELECT jwk FROM oauth_signing_keys WHERE jwk->>'alg' = 'ES256' ORDER BY created_at DESC LIMIT 1`);
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     const elsewhere = await new SignJWT({ ...claims, aud: 'https://elsewhere.example.test/mcp' })
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: (jwk as JWK).kid })

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { JWK } from 'jose';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { feedbackMcpResource, isDetailFor, OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
+import { feedbackMcpResource, isDetailFor, OAUTH_ID_TOKEN_SIGNING_ALGS, OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { clientIdMetadataDocumentFeature, clientMetadataFetchOptions } from './oauth-client-metadata-documents.js';
 import { renderOAuthErrorPage } from './oauth-pages.js';
@@ -78,7 +78,7 @@ export class OAuthProvider implements OnModuleInit {
     return this.signingKids;
   }
 
-  /** (Re)builds the server with these signing keys, newest first: the first signs, all are published (see OAuthSigningKeyRotation). */
+  /** (Re)builds the server with these signing keys, newest first: per algorithm the first signs, all are published (see OAuthSigningKeyRotation). */
   async useSigningKeys(signingKeys: JWK[]): Promise<void> {
     const cookieSecret = await this.keys.cookieSecret();
     const provider = new Provider(this.issuer, this.configuration(signingKeys, cookieSecret));
@@ -146,8 +146,9 @@ export class OAuthProvider implements OnModuleInit {
       claims: { openid: ['sub'] },
       responseTypes: ['code'],
       pkce: { required: () => true },
-      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: OAUTH_SIGNING_ALG },
-      enabledJWA: { idTokenSigningAlgValues: [OAUTH_SIGNING_ALG] },
+      // ID tokens: RS256 unless the client registered id_token_signed_response_alg ES256 (OpenID Connect's default, and Discovery requires it offered).
+      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: OAUTH_ID_TOKEN_SIGNING_ALGS[0] },
+      enabledJWA: { idTokenSigningAlgValues: OAUTH_ID_TOKEN_SIGNING_ALGS },
       routes: OAUTH_ROUTES,
       ...clientMetadataFetchOptions(this.config),
       interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },

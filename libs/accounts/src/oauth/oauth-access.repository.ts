@@ -32,25 +32,31 @@ export class OAuthAccessRepository {
     return rows.map((row) => row.jwk);
   }
 
+  /** Whether a signing key of `alg` younger than `seconds` is stored. */
+  async hasSigningKeyYoungerThan(alg: string, seconds: number): Promise<boolean> {
+    const rows = await this.dataSource.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [alg, seconds]);
+    return rows.length > 0;
+  }
+
   /**
-   * Adds `jwk` unless a key younger than `maxAgeSeconds` exists; answers whether it did. Under a
-   * transaction-scoped advisory lock, so replicas checking at the same moment add one key, not several.
+   * Adds `jwk` unless a key of its algorithm younger than `maxAgeSeconds` exists; answers whether it
+   * did. Under a transaction-scoped advisory lock, so replicas checking at the same moment add one key, not several.
    */
   async addSigningKeyUnlessYounger(jwk: JWK, maxAgeSeconds: number): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock($1)`, [SIGNING_KEY_LOCK_ID]);
-      const fresh = await manager.query(`SELECT 1 FROM oauth_signing_keys WHERE created_at > now() - make_interval(secs => $1)`, [maxAgeSeconds]);
+      const fresh = await manager.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [jwk.alg, maxAgeSeconds]);
       if (fresh.length > 0) return false;
       await manager.query(`INSERT INTO oauth_signing_keys (kid, jwk) VALUES ($1, $2)`, [jwk.kid, JSON.stringify(jwk)]);
       return true;
     });
   }
 
-  /** Deletes every key whose successor has been signing for more than `seconds` (its tokens have expired); answers how many. */
+  /** Deletes every key whose successor (same algorithm) has been signing for more than `seconds` (its tokens have expired); answers how many. */
   async deleteSigningKeysSupersededFor(seconds: number): Promise<number> {
     const result: [unknown, number] = await this.dataSource.query(
       `DELETE FROM oauth_signing_keys old WHERE EXISTS (
-         SELECT 1 FROM oauth_signing_keys newer WHERE newer.created_at > old.created_at AND newer.created_at < now() - make_interval(secs => $1))`,
+         SELECT 1 FROM oauth_signing_keys newer WHERE newer.jwk->>'alg' = old.jwk->>'alg' AND newer.created_at > old.created_at AND newer.created_at < now() - make_interval(secs => $1))`,
       [seconds],
     );
     return result[1] ?? 0;
