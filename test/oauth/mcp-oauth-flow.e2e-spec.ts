@@ -173,6 +173,27 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     expect(late.body.error.message).toMatch(/expired/);
   });
 
+  it('replays create_todo with the same idempotencyKey per grant: a retry creates nothing, another body is IDEMPOTENCY_KEY_REUSED, another app has its own keys', async () => {
+    const args = { text: 'Once per grant', priority: 1, category: 'oauth-idem', idempotencyKey: 'agent-retry-1' };
+    const { client } = await connectAgent();
+    const first = (await client.callTool({ name: 'create_todo', arguments: args })) as ToolResult;
+    expect(first.isError).toBeFalsy();
+    const retried = (await client.callTool({ name: 'create_todo', arguments: args })) as ToolResult;
+    expect(retried.structuredContent).toEqual(first.structuredContent);
+    const reused = (await client.callTool({ name: 'create_todo', arguments: { ...args, text: 'Something else' } })) as ToolResult;
+    expect(reused.isError).toBe(true);
+    expect(reused.content[0].text).toMatch(/^IDEMPOTENCY_KEY_REUSED: /);
+    await client.close();
+
+    const { client: other } = await connectAgent();
+    const elsewhere = (await other.callTool({ name: 'create_todo', arguments: args })) as ToolResult;
+    expect(elsewhere.isError).toBeFalsy();
+    expect(elsewhere.structuredContent.todo.id).not.toBe(first.structuredContent.todo.id);
+    await other.close();
+    const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM todos WHERE user_id = $1 AND category = 'oauth-idem'`, [user.id]);
+    expect(count).toBe(2);
+  });
+
   it('a read-only grant lists and calls only the reading tools; a write tool answers FORBIDDEN naming todos:write', async () => {
     const { client, agent } = await connectAgent({ untick: ['todos:write'] });
     expect(agent.savedTokens!.scope).toBe('todos:read');
