@@ -49,6 +49,7 @@ const PROTOCOL_SCOPES = ['openid', 'offline_access'];
 export class OAuthProvider implements OnModuleInit {
   private readonly logger = new Logger('OAuth');
   private instance?: Provider;
+  /** The kids of the signing keys the server holds, newest first. */
   private signingKids: string[] = [];
   private following?: Promise<void>;
   readonly resources: ProtectedResource[];
@@ -71,11 +72,6 @@ export class OAuthProvider implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await this.useSigningKeys(await this.keys.privateJwks());
-  }
-
-  /** The kids of the signing keys the server holds, newest (the one that signs) first. */
-  get signingKeyIds(): string[] {
-    return this.signingKids;
   }
 
   /** (Re)builds the server with these signing keys, newest first: per algorithm the first signs, all are published (see OAuthSigningKeyRotation). */
