@@ -104,6 +104,11 @@ describe('client ID metadata documents (URL client ids)', () => {
     expect(listed.body.result.tools.map((tool: { name: string }) => tool.name)).toContain('list_todos');
     // Cached (Cache-Control max-age, within the server's bounds): the whole flow fetched the document once.
     expect(served['/agents/good.json'].hits).toBe(1);
+
+    // Connected apps names it as its document did at consent (it is not a registered client: no Client row holds the name).
+    const jwt = await t.accessTokenFor(user.id);
+    const apps = await t.http.get('/api/v1/account/connected-apps').set('Authorization', `Bearer ${jwt}`).expect(200);
+    expect(apps.body.data.connectedApps).toEqual([{ clientId, clientName: 'Metadata Agent', scopes: ['todos:read'], resources: [`${base}/api/v1/mcp`], connectedAt: expect.any(String) }]);
   });
 
   it.each([

@@ -115,7 +115,7 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
     target.http.post('/api/v1/mcp').set('Accept', MCP_ACCEPT).set(bearer(token)).send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
   async function signedWithServerKey(claims: Record<string, unknown>): Promise<string> {
-    const [{ jwk }] = await todo.dataSource.query(`SELECT jwk FROM oauth_signing_keys ORDER BY created_at DESC LIMIT 1`);
+    const [{ jwk }] = await todo.dataSource.query(`SELECT jwk FROM oauth_signing_keys WHERE jwk->>'alg' = 'ES256' ORDER BY created_at DESC LIMIT 1`);
     return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: (jwk as JWK).kid }).sign(await importJWK(jwk as JWK, 'ES256'));
   }
 

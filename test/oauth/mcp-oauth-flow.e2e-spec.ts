@@ -155,7 +155,7 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     expect(refused.headers['www-authenticate']).toMatch(/^Bearer resource_metadata=/);
 
     // Signed with the server's own key, for the right account and grant, but another audience.
-    const [{ jwk }] = await t.dataSource.query(`SELECT jwk FROM oauth_signing_keys ORDER BY created_at DESC LIMIT 1`);
+    const [{ jwk }] = await t.dataSource.query(`SELECT jwk FROM oauth_signing_keys WHERE jwk->>'alg' = 'ES256' ORDER BY created_at DESC LIMIT 1`);
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     const elsewhere = await new SignJWT({ ...claims, aud: 'https://elsewhere.example.test/mcp' })
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: (jwk as JWK).kid })
@@ -171,6 +171,27 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     const late = await mcpPost(expired).expect(401);
     expect(late.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="/);
     expect(late.body.error.message).toMatch(/expired/);
+  });
+
+  it('replays create_todo with the same idempotencyKey per grant: a retry creates nothing, another body is IDEMPOTENCY_KEY_REUSED, another app has its own keys', async () => {
+    const args = { text: 'Once per grant', priority: 1, category: 'oauth-idem', idempotencyKey: 'agent-retry-1' };
+    const { client } = await connectAgent();
+    const first = (await client.callTool({ name: 'create_todo', arguments: args })) as ToolResult;
+    expect(first.isError).toBeFalsy();
+    const retried = (await client.callTool({ name: 'create_todo', arguments: args })) as ToolResult;
+    expect(retried.structuredContent).toEqual(first.structuredContent);
+    const reused = (await client.callTool({ name: 'create_todo', arguments: { ...args, text: 'Something else' } })) as ToolResult;
+    expect(reused.isError).toBe(true);
+    expect(reused.content[0].text).toMatch(/^IDEMPOTENCY_KEY_REUSED: /);
+    await client.close();
+
+    const { client: other } = await connectAgent();
+    const elsewhere = (await other.callTool({ name: 'create_todo', arguments: args })) as ToolResult;
+    expect(elsewhere.isError).toBeFalsy();
+    expect(elsewhere.structuredContent.todo.id).not.toBe(first.structuredContent.todo.id);
+    await other.close();
+    const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM todos WHERE user_id = $1 AND category = 'oauth-idem'`, [user.id]);
+    expect(count).toBe(2);
   });
 
   it('a read-only grant lists and calls only the reading tools; a write tool answers FORBIDDEN naming todos:write', async () => {

@@ -114,8 +114,10 @@ describe('OAuth discovery documents against their specifications', () => {
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) {
       for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) expect(key).not.toHaveProperty(secret);
-      expect(key).toMatchObject({ kid: expect.any(String), alg: 'ES256', kty: 'EC', crv: 'P-256', use: 'sig' });
+      expect(key).toMatchObject(key.alg === 'RS256' ? { kid: expect.any(String), kty: 'RSA', use: 'sig' } : { kid: expect.any(String), alg: 'ES256', kty: 'EC', crv: 'P-256', use: 'sig' });
     }
+    // ES256 signs access tokens (and ID tokens that ask for it); RS256 other ID tokens.
+    expect(keys.map((key: { alg: string }) => key.alg).sort()).toEqual(['ES256', 'RS256']);
   });
 
   it('OpenID Connect Discovery 1.0 §3: the REQUIRED fields, the same issuer', async () => {
@@ -126,6 +128,8 @@ describe('OAuth discovery documents against their specifications', () => {
       expect([field, metadata[field] !== undefined]).toEqual([field, true]);
     }
     expect(metadata.subject_types_supported.every((type: string) => ['public', 'pairwise'].includes(type))).toBe(true);
+    // §3: "The algorithm RS256 MUST be included."
+    expect(metadata.id_token_signing_alg_values_supported).toContain('RS256');
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { decodeProtectedHeader } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import supertest from 'supertest';
 import { freePort, grantBetaAccess, insertUser, type TestUser } from '#libs/testing';
 import { OAuthSigningKeyRotation } from '../../apps/todo-api/src/oauth/oauth-signing-key-rotation.js';
@@ -41,33 +41,43 @@ describe('OAuth signing-key rotation', () => {
 
   /** An access token from replica A's authorization server, through sign-in and consent. */
   async function accessToken(): Promise<string> {
+    return (await tokens()).access_token;
+  }
+
+  /** The token response of replica A's authorization server, through sign-in and consent. */
+  async function tokens(scope = 'todos:read', client = clientId): Promise<{ access_token: string; id_token?: string }> {
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const browser = supertest.agent(a.app.getHttpServer());
-    const query = { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'todos:read', code_challenge: challenge, code_challenge_method: 'S256', resource: `${base}/api/v1/mcp` };
+    const query = { client_id: client, redirect_uri: REDIRECT, response_type: 'code', scope, code_challenge: challenge, code_challenge_method: 'S256', resource: `${base}/api/v1/mcp` };
     const start = await browser.get('/oauth/authorize').query(query).expect(303);
     const interaction = new URL(start.headers.location, base).pathname;
     const submitted = await browser.post(interaction).type('form').send({ email: user.email, password: user.password, scope: 'todos:read', decision: 'allow' }).expect(303);
     const resumed = await browser.get(new URL(submitted.headers.location, base).pathname).expect(303);
     const code = new URL(resumed.headers.location).searchParams.get('code')!;
-    const tokens = await a.http
+    const response = await a.http
       .post('/oauth/token')
       .type('form')
-      .send({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier, resource: `${base}/api/v1/mcp` })
+      .send({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client, code_verifier: verifier, resource: `${base}/api/v1/mcp` })
       .expect(200);
-    return tokens.body.access_token;
+    return response.body;
   }
 
   const mcpStatus = async (app: TestApp, token: string) =>
     (await app.http.post('/api/v1/mcp').set('Authorization', `Bearer ${token}`).set('Accept', MCP_ACCEPT).send({ jsonrpc: '2.0', id: 1, method: 'ping' })).status;
   const kidOf = (token: string) => decodeProtectedHeader(token).kid;
-  const publishedKids = async () => ((await a.http.get('/oauth/jwks').expect(200)).body.keys as Array<{ kid: string }>).map((key) => key.kid);
-  const storedKeys = async () => (await a.dataSource.query(`SELECT kid FROM oauth_signing_keys ORDER BY created_at DESC`)).map((row: { kid: string }) => row.kid);
+  const publishedKids = async (alg = 'ES256') =>
+    ((await a.http.get('/oauth/jwks').expect(200)).body.keys as Array<{ kid: string; alg: string }>).filter((key) => key.alg === alg).map((key) => key.kid);
+  const storedKeys = async (alg = 'ES256') =>
+    (await a.dataSource.query(`SELECT kid FROM oauth_signing_keys WHERE jwk->>'alg' = $1 ORDER BY created_at DESC`, [alg])).map((row: { kid: string }) => row.kid);
 
   it('signs with a new key once the newest is too old, still accepts the previous one everywhere, and retires it after its tokens expired', async () => {
     const before = await accessToken();
     const first = kidOf(before);
     expect(await publishedKids()).toEqual([first]);
+    const [firstRsa] = await storedKeys('RS256');
+    expect(firstRsa).toEqual(expect.any(String));
+    expect(await publishedKids('RS256')).toEqual([firstRsa]);
     // Replica B verifies with the only key it knows.
     expect(await mcpStatus(b, before)).toBe(200);
 
@@ -78,10 +88,15 @@ describe('OAuth signing-key rotation', () => {
     expect(second).not.toBe(first);
     expect(await storedKeys()).toEqual([second, first]);
     expect(await publishedKids()).toEqual([second, first]);
+    // The ID tokens' RS256 key rotates with it.
+    const [secondRsa] = await storedKeys('RS256');
+    expect(await storedKeys('RS256')).toEqual([secondRsa, firstRsa]);
+    expect(await publishedKids('RS256')).toEqual([secondRsa, firstRsa]);
 
     // A check by another replica at the same time adds no third key.
     await b.app.get(OAuthSigningKeyRotation).check();
     expect(await storedKeys()).toEqual([second, first]);
+    expect(await storedKeys('RS256')).toEqual([secondRsa, firstRsa]);
 
     const after = await accessToken();
     expect(kidOf(after)).toBe(second);
@@ -92,12 +107,61 @@ describe('OAuth signing-key rotation', () => {
     }
 
     // The new key has signed for longer than an access token lives (and a check interval): the previous one goes.
-    await a.dataSource.query(`UPDATE oauth_signing_keys SET created_at = now() - interval '3 hours' WHERE kid = $1`, [second]);
+    await a.dataSource.query(`UPDATE oauth_signing_keys SET created_at = now() - interval '3 hours' WHERE kid IN ($1, $2)`, [second, secondRsa]);
     await a.app.get(OAuthSigningKeyRotation).check();
     expect(await storedKeys()).toEqual([second]);
     expect(await publishedKids()).toEqual([second]);
+    expect(await storedKeys('RS256')).toEqual([secondRsa]);
+    expect(await publishedKids('RS256')).toEqual([secondRsa]);
     expect(await mcpStatus(a, before)).toBe(401);
     expect(await mcpStatus(a, after)).toBe(200);
+  });
+
+  it('retires a compromised key at once by deleting its row: its tokens are refused on every replica, and no replica signs with or publishes it any more', async () => {
+    const [previous] = await storedKeys();
+    const before = await accessToken();
+    expect(kidOf(before)).toBe(previous);
+    // A new key signs; replica B has verified a token of it (so holds it in memory) and switched to it too.
+    await a.dataSource.query(`UPDATE oauth_signing_keys SET created_at = now() - interval '31 days'`);
+    await a.app.get(OAuthSigningKeyRotation).check();
+    await b.app.get(OAuthSigningKeyRotation).check();
+    const compromised = await accessToken();
+    const leaked = kidOf(compromised);
+    expect(leaked).not.toBe(previous);
+    for (const app of [a, b]) expect(await mcpStatus(app, compromised)).toBe(200);
+
+    // The documented retirement: delete the row. No check, no restart.
+    await a.dataSource.query(`DELETE FROM oauth_signing_keys WHERE kid = $1`, [leaked]);
+    for (const app of [a, b]) {
+      expect(await mcpStatus(app, compromised)).toBe(401);
+      expect(await mcpStatus(app, before)).toBe(200);
+      const published = ((await app.http.get('/oauth/jwks').expect(200)).body.keys as Array<{ kid: string }>).map((key) => key.kid);
+      expect(published).not.toContain(leaked);
+    }
+    const fresh = await accessToken();
+    expect(kidOf(fresh)).not.toBe(leaked);
+    for (const app of [a, b]) expect(await mcpStatus(app, fresh)).toBe(200);
+  });
+
+  it('ID tokens (OpenID Connect): RS256 unless the client registered for ES256, offered in discovery, verifiable with the published keys', async () => {
+    const discovery = (await a.http.get('/.well-known/openid-configuration').expect(200)).body;
+    // OpenID Connect Discovery 1.0 §3: RS256 MUST be included.
+    expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256']);
+    const jwks = createLocalJWKSet((await a.http.get('/oauth/jwks').expect(200)).body);
+
+    const { id_token: byDefault } = await tokens('openid todos:read');
+    expect(decodeProtectedHeader(byDefault!).alg).toBe('RS256');
+    expect((await jwtVerify(byDefault!, jwks, { issuer: base, audience: clientId, algorithms: ['RS256'] })).payload.sub).toBe(user.id);
+
+    const ecClient = (
+      await a.http
+        .post('/oauth/register')
+        .send({ client_name: 'EC Agent', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' })
+        .expect(201)
+    ).body.client_id;
+    const { id_token: byChoice } = await tokens('openid todos:read', ecClient);
+    expect(decodeProtectedHeader(byChoice!).alg).toBe('ES256');
+    expect((await jwtVerify(byChoice!, jwks, { issuer: base, audience: ecClient, algorithms: ['ES256'] })).payload.sub).toBe(user.id);
   });
 
   it('refuses a token naming a kid that no stored key has', async () => {

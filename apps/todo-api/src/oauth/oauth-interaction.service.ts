@@ -7,6 +7,7 @@ import { AuthService } from '../auth/auth.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { OAuthConsentSitesRepository, type ConsentSite } from './oauth-consent-sites.repository.js';
 import { OAuthProvider } from './oauth-provider.js';
+import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
 
 type InteractionDetails = Awaited<ReturnType<OAuthProvider['provider']['interactionDetails']>>;
@@ -37,6 +38,8 @@ interface Request_ {
   requestedScopes: string[];
   protocolScopes: string[];
   clientName: string;
+  /** The client_name the client itself gave (registration or metadata document), if any. */
+  clientClaimedName?: string;
   redirectUri: string;
 }
 
@@ -58,6 +61,7 @@ export class OAuthInteractionService {
     private readonly oauth: OAuthProvider,
     private readonly auth: AuthService,
     private readonly sites: OAuthConsentSitesRepository,
+    private readonly records: OAuthRecordsRepository,
   ) {}
 
   stylesheet(response: Response): void {
@@ -136,6 +140,8 @@ export class OAuthInteractionService {
       }
     }
     const grantId = await grant.save();
+    // A URL client id (metadata document) has no stored registration to name it later: the grant keeps the name shown now.
+    if (asked.clientClaimedName) await this.records.recordGrantClientName(accountId, grantId, asked.clientClaimedName);
     await provider.interactionFinished(request, response, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
   }
 
@@ -172,6 +178,7 @@ export class OAuthInteractionService {
         requestedScopes,
         protocolScopes: scopes.filter((scope) => scope === 'openid' || scope === 'offline_access'),
         clientName: client?.clientName ?? (params.client_id as string),
+        clientClaimedName: client?.clientName,
         redirectUri: params.redirect_uri as string,
       },
     };

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { JWK } from 'jose';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { feedbackMcpResource, isDetailFor, OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
+import { feedbackMcpResource, isDetailFor, OAUTH_ID_TOKEN_SIGNING_ALGS, OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { clientIdMetadataDocumentFeature, clientMetadataFetchOptions } from './oauth-client-metadata-documents.js';
 import { renderOAuthErrorPage } from './oauth-pages.js';
@@ -49,7 +49,9 @@ const PROTOCOL_SCOPES = ['openid', 'offline_access'];
 export class OAuthProvider implements OnModuleInit {
   private readonly logger = new Logger('OAuth');
   private instance?: Provider;
+  /** The kids of the signing keys the server holds, newest first. */
   private signingKids: string[] = [];
+  private following?: Promise<void>;
   readonly resources: ProtectedResource[];
   private readonly issuer: string;
 
@@ -72,12 +74,7 @@ export class OAuthProvider implements OnModuleInit {
     await this.useSigningKeys(await this.keys.privateJwks());
   }
 
-  /** The kids of the signing keys the server holds, newest (the one that signs) first. */
-  get signingKeyIds(): string[] {
-    return this.signingKids;
-  }
-
-  /** (Re)builds the server with these signing keys, newest first: the first signs, all are published (see OAuthSigningKeyRotation). */
+  /** (Re)builds the server with these signing keys, newest first: per algorithm the first signs, all are published (see OAuthSigningKeyRotation). */
   async useSigningKeys(signingKeys: JWK[]): Promise<void> {
     const cookieSecret = await this.keys.cookieSecret();
     const provider = new Provider(this.issuer, this.configuration(signingKeys, cookieSecret));
@@ -96,13 +93,32 @@ export class OAuthProvider implements OnModuleInit {
    * origin into a document an agent (or a cache in front) keeps. The client address is the one
    * Express resolved under TRUST_PROXY.
    */
-  handle(request: IncomingMessage & { ip?: string }, response: ServerResponse): Promise<void> {
+  async handle(request: IncomingMessage & { ip?: string }, response: ServerResponse): Promise<void> {
     const issuer = new URL(this.issuer);
     request.headers.host = issuer.host;
     request.headers['x-forwarded-host'] = issuer.host;
     request.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
     request.headers['x-forwarded-for'] = request.ip ?? request.socket.remoteAddress ?? '';
+    await this.followStoredSigningKeys();
     return this.provider.callback()(request, response) as Promise<void>;
+  }
+
+  /**
+   * Rebuilds the server when the stored signing keys are not the ones it holds: one added by
+   * another replica, or one deleted by hand (a compromised key), which this replica then stops
+   * signing with and publishing from its next request on. One read of the kids per request to the
+   * authorization server (a handful per sign-in); requests arriving together share one rebuild.
+   */
+  async followStoredSigningKeys(): Promise<void> {
+    const stored = await this.keys.storedKeyIds();
+    if (stored.length > 0 && stored.join() === this.signingKids.join()) return;
+    this.following ??= this.keys
+      .privateJwks()
+      .then((jwks) => this.useSigningKeys(jwks))
+      .finally(() => {
+        this.following = undefined;
+      });
+    await this.following;
   }
 
   /** The resource of an indicator, if it is one of ours. */
@@ -126,8 +142,9 @@ export class OAuthProvider implements OnModuleInit {
       claims: { openid: ['sub'] },
       responseTypes: ['code'],
       pkce: { required: () => true },
-      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: OAUTH_SIGNING_ALG },
-      enabledJWA: { idTokenSigningAlgValues: [OAUTH_SIGNING_ALG] },
+      // ID tokens: RS256 unless the client registered id_token_signed_response_alg ES256 (OpenID Connect's default, and Discovery requires it offered).
+      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: OAUTH_ID_TOKEN_SIGNING_ALGS[0] },
+      enabledJWA: { idTokenSigningAlgValues: OAUTH_ID_TOKEN_SIGNING_ALGS },
       routes: OAUTH_ROUTES,
       ...clientMetadataFetchOptions(this.config),
       interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },

@@ -17,7 +17,7 @@ function storedId(model: string, id: string): string {
   return SECRET_ID_MODELS.has(model) ? createHash('sha256').update(id).digest('hex') : id;
 }
 
-/** A live grant of an account, with the name its client registered. */
+/** A live grant of an account, with the name its client registered (or, for a URL client id, the one its document gave at consent). */
 export interface GrantRow {
   grantId: string;
   clientId: string;
@@ -37,6 +37,7 @@ export class OAuthRecordsRepository {
     // A secret id must not sit in the payload either (oidc-provider keeps it as `jti`): find() puts it back.
     const stored = secretId ? { ...payload, jti: undefined } : payload;
     const accountId = typeof payload.accountId === 'string' && UUID.test(payload.accountId) ? payload.accountId : null;
+    // client_name is not oidc-provider's: its saves leave it as it is (recordGrantClientName sets it).
     await this.dataSource.query(
       `INSERT INTO oauth_records (model, id, payload, account_id, client_id, grant_id, uid, user_code, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -80,6 +81,11 @@ export class OAuthRecordsRepository {
     await this.dataSource.query(`DELETE FROM oauth_records WHERE model = $1 AND grant_id = $2`, [model, grantId]);
   }
 
+  /** Keeps the client name the account saw at consent on its grant (the client's own claim, e.g. from its metadata document). */
+  async recordGrantClientName(accountId: string, grantId: string, clientName: string): Promise<void> {
+    await this.dataSource.query(`UPDATE oauth_records SET client_name = $3 WHERE account_id = $1 AND model = 'Grant' AND id = $2`, [accountId, grantId, clientName]);
+  }
+
   async accountExists(accountId: string): Promise<boolean> {
     if (!UUID.test(accountId)) return false;
     const rows = await this.dataSource.query(`SELECT 1 FROM users WHERE id = $1`, [accountId]);
@@ -88,7 +94,7 @@ export class OAuthRecordsRepository {
 
   async listGrants(accountId: string): Promise<GrantRow[]> {
     return this.dataSource.query(
-      `SELECT g.id AS "grantId", g.client_id AS "clientId", c.payload->>'client_name' AS "clientName",
+      `SELECT g.id AS "grantId", g.client_id AS "clientId", COALESCE(c.payload->>'client_name', g.client_name) AS "clientName",
               COALESCE(g.payload->'resources', '{}'::jsonb) AS resources, to_timestamp((g.payload->>'iat')::bigint) AS "createdAt"
        FROM oauth_records g LEFT JOIN oauth_records c ON c.model = 'Client' AND c.id = g.client_id
        WHERE g.account_id = $1 AND g.model = 'Grant' AND (g.expires_at IS NULL OR g.expires_at > now())

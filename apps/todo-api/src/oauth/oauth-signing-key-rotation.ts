@@ -10,6 +10,9 @@ import { OAUTH_TTL, OAuthProvider } from './oauth-provider.js';
  * - A key whose successor has signed for `retireAfterSeconds` is deleted: by then every replica has
  *   switched (one check interval) and every token it signed has expired (one access-token lifetime).
  * Verifiers on either service accept every stored key and re-read them on an unknown kid.
+ * Retiring a key at once (compromised): delete its row. Every verifier checks the token's kid is
+ * still stored (with its grant, one query), and every replica's authorization server compares its
+ * keys with the stored ones before each request (OAuthProvider.followStoredSigningKeys).
  */
 export const OAUTH_SIGNING_KEY_ROTATION = {
   maxAgeSeconds: 30 * 24 * 60 * 60,
@@ -46,7 +49,6 @@ export class OAuthSigningKeyRotation implements OnModuleInit, OnModuleDestroy {
       this.logger.log({ retired }, 'OAuth signing keys retired');
       this.keys.forgetVerificationKeys();
     }
-    const current = await this.keys.privateJwks();
-    if (current.map((key) => key.kid).join() !== this.oauth.signingKeyIds.join()) await this.oauth.useSigningKeys(current);
+    await this.oauth.followStoredSigningKeys();
   }
 }

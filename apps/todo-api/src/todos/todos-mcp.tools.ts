@@ -81,7 +81,17 @@ export class TodosMcpTools implements OnModuleInit {
       scopes: WRITE,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (principal, { idempotencyKey, ...input }) =>
-        (await this.todos.create({ userId: principal.userId, apiKeyId: principal.kind === 'api-key' ? principal.apiKeyId : undefined }, input, idempotencyKey)).data,
+        (
+          await this.todos.create(
+            {
+              userId: principal.userId,
+              apiKeyId: principal.kind === 'api-key' ? principal.apiKeyId : undefined,
+              grantId: principal.kind === 'oauth' ? principal.grantId : undefined,
+            },
+            input,
+            idempotencyKey,
+          )
+        ).data,
     });
     this.registry.register({
       name: 'update_todo',

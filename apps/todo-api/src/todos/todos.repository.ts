@@ -39,6 +39,13 @@ export interface TodoEventRow {
 /** The NOTIFY channel on which replicas tell each other about todo events. */
 export const TODO_EVENTS_CHANNEL = 'todo_events';
 
+/** Whose Idempotency-Keys: an API key's, or an OAuth grant's (one app, one account). */
+export type IdempotencyCaller = { apiKeyId: string } | { grantId: string };
+
+function callerKey(caller: IdempotencyCaller): string {
+  return 'apiKeyId' in caller ? `key:${caller.apiKeyId}` : `grant:${caller.grantId}`;
+}
+
 const TODO_COLUMNS = `id, text, priority, category, estimated_duration_minutes AS "estimatedDurationMinutes",
   floor(extract(epoch FROM created_at))::bigint AS "createdAt", created_at::text AS "createdAtKey"`;
 
@@ -137,33 +144,34 @@ export class TodosRepository {
     return rows.length > 0;
   }
 
-  // --- Idempotency-Key store (per API key) ---
+  // --- Idempotency-Key store (per caller: an API key, or an OAuth grant) ---
 
   /** Claims the key for this request; false when an unexpired earlier request holds it. */
-  async claimIdempotencyKey(tx: Transaction, apiKeyId: string, key: string, userId: string, requestHash: string, windowHours: number): Promise<boolean> {
-    await tx.query(
-      `DELETE FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
-      [apiKeyId, key, windowHours],
-    );
+  async claimIdempotencyKey(tx: Transaction, caller: IdempotencyCaller, key: string, userId: string, requestHash: string, windowHours: number): Promise<boolean> {
+    await tx.query(`DELETE FROM todo_idempotency_keys WHERE caller = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`, [
+      callerKey(caller),
+      key,
+      windowHours,
+    ]);
     const rows = await tx.query(
-      `INSERT INTO todo_idempotency_keys (api_key_id, idempotency_key, user_id, request_hash) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (api_key_id, idempotency_key) DO NOTHING RETURNING 1 AS claimed`,
-      [apiKeyId, key, userId, requestHash],
+      `INSERT INTO todo_idempotency_keys (caller, api_key_id, idempotency_key, user_id, request_hash) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (caller, idempotency_key) DO NOTHING RETURNING 1 AS claimed`,
+      [callerKey(caller), 'apiKeyId' in caller ? caller.apiKeyId : null, key, userId, requestHash],
     );
     return rows.length > 0;
   }
 
-  async findIdempotentAnswer(tx: Transaction, apiKeyId: string, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
+  async findIdempotentAnswer(tx: Transaction, caller: IdempotencyCaller, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
     const rows = await tx.query<{ requestHash: string; statusCode: number | null; response: unknown }>(
-      `SELECT request_hash AS "requestHash", status_code AS "statusCode", response FROM todo_idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
-      [apiKeyId, key],
+      `SELECT request_hash AS "requestHash", status_code AS "statusCode", response FROM todo_idempotency_keys WHERE caller = $1 AND idempotency_key = $2`,
+      [callerKey(caller), key],
     );
     return rows[0];
   }
 
-  async storeIdempotentAnswer(tx: Transaction, apiKeyId: string, key: string, statusCode: number, response: unknown): Promise<void> {
-    await tx.query(`UPDATE todo_idempotency_keys SET status_code = $3, response = $4 WHERE api_key_id = $1 AND idempotency_key = $2`, [
-      apiKeyId,
+  async storeIdempotentAnswer(tx: Transaction, caller: IdempotencyCaller, key: string, statusCode: number, response: unknown): Promise<void> {
+    await tx.query(`UPDATE todo_idempotency_keys SET status_code = $3, response = $4 WHERE caller = $1 AND idempotency_key = $2`, [
+      callerKey(caller),
       key,
       statusCode,
       JSON.stringify(response),

@@ -8,12 +8,13 @@ import type { ListTodosQuery } from './dto/list-todos.query.js';
 import { toTodoDto, type DeletedTodoDto, type TodoDataDto, type TodoDto, type TodoListDto } from './dto/todo.dto.js';
 import { TodoEventsService, type TodoEventType } from './todo-events.service.js';
 import { EVENT_RETENTION_HOURS, IDEMPOTENCY_WINDOW_HOURS, TODO_LIMITS, type SortOrder, type TodoSort } from './todo-limits.js';
-import { TodosRepository, type TodoKeyset, type TodoListFilter } from './todos.repository.js';
+import { TodosRepository, type IdempotencyCaller, type TodoKeyset, type TodoListFilter } from './todos.repository.js';
 
-/** Who acts on todos: the owner, and the API key (Idempotency-Keys are stored per key). */
+/** Who acts on todos: the owner, and the API key or OAuth grant (Idempotency-Keys are stored per key, or per grant). */
 export interface TodoActor {
   userId: string;
   apiKeyId?: string;
+  grantId?: string;
 }
 
 export interface CreateTodoOutcome {
@@ -120,7 +121,8 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
         'The Idempotency-Key header is invalid',
       );
     }
-    const keyed = idempotencyKey !== undefined && actor.apiKeyId !== undefined ? { apiKeyId: actor.apiKeyId, key: idempotencyKey } : undefined;
+    const caller: IdempotencyCaller | undefined = actor.apiKeyId !== undefined ? { apiKeyId: actor.apiKeyId } : actor.grantId !== undefined ? { grantId: actor.grantId } : undefined;
+    const keyed = idempotencyKey !== undefined && caller ? { caller, key: idempotencyKey } : undefined;
     const requestHash = createHash('sha256')
       .update(JSON.stringify([input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null]))
       .digest('hex');
@@ -128,9 +130,9 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     const outcome = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, actor.userId);
       if (keyed) {
-        const claimed = await this.repository.claimIdempotencyKey(tx, keyed.apiKeyId, keyed.key, actor.userId, requestHash, IDEMPOTENCY_WINDOW_HOURS);
+        const claimed = await this.repository.claimIdempotencyKey(tx, keyed.caller, keyed.key, actor.userId, requestHash, IDEMPOTENCY_WINDOW_HOURS);
         if (!claimed) {
-          const earlier = await this.repository.findIdempotentAnswer(tx, keyed.apiKeyId, keyed.key);
+          const earlier = await this.repository.findIdempotentAnswer(tx, keyed.caller, keyed.key);
           if (!earlier || earlier.requestHash !== requestHash || earlier.response === null) {
             throw new AppException(
               ErrorCode.IDEMPOTENCY_KEY_REUSED,
@@ -143,7 +145,7 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
       const todo = toTodoDto(await this.repository.insert(tx, actor.userId, input));
       const eventId = await this.recordEvent(tx, actor.userId, 'todo.created', todo);
       const data: TodoDataDto = { todo };
-      if (keyed) await this.repository.storeIdempotentAnswer(tx, keyed.apiKeyId, keyed.key, 201, data);
+      if (keyed) await this.repository.storeIdempotentAnswer(tx, keyed.caller, keyed.key, 201, data);
       return { data, replayed: false, eventId };
     });
     if (outcome.eventId) this.events.committed(actor.userId, outcome.eventId);

@@ -19,8 +19,8 @@ function refused(message: string): AppException {
 /**
  * Checks an OAuth access token for one protected resource: signed by our authorization server
  * (jose, against its key set), issued for this resource (`aud`, RFC 8707), not expired, and its
- * grant still standing (revoking a connected app, or reusing a rotated refresh token, ends every
- * token of the grant at once, on every replica).
+ * grant and signing key still standing (revoking a connected app, reusing a rotated refresh token,
+ * or deleting a signing key ends every token of the grant, or of the key, at once, on every replica).
  */
 @Injectable()
 export class OAuthAccessTokenVerifier {
@@ -36,8 +36,9 @@ export class OAuthAccessTokenVerifier {
   /** verify, plus the token's RFC 9396 `authorization_details` (the feedback MCP's site choice), as signed. */
   async verifyWithDetails(token: string, resource: ProtectedResource): Promise<{ principal: PrincipalOf<'oauth'>; authorizationDetails: unknown }> {
     let payload: Record<string, unknown>;
+    let kid: unknown;
     try {
-      ({ payload } = await jwtVerify(token, await this.keys.verificationKeys(), {
+      ({ payload, protectedHeader: { kid } } = await jwtVerify(token, await this.keys.verificationKeys(), {
         issuer: resource.authorizationServer,
         audience: resource.resource,
         algorithms: [OAUTH_SIGNING_ALG],
@@ -51,10 +52,10 @@ export class OAuthAccessTokenVerifier {
       throw error;
     }
     const { sub, client_id: clientId, gid, scope } = payload;
-    if (typeof sub !== 'string' || !UUID.test(sub) || typeof clientId !== 'string' || typeof gid !== 'string' || typeof scope !== 'string') {
+    if (typeof sub !== 'string' || !UUID.test(sub) || typeof clientId !== 'string' || typeof gid !== 'string' || typeof scope !== 'string' || typeof kid !== 'string') {
       throw refused('The access token is invalid');
     }
-    if (!(await this.repository.isGrantLive(sub, gid))) throw refused('The access token was revoked: sign in again');
+    if (!(await this.repository.isGrantAndKeyLive(sub, gid, kid))) throw refused('The access token was revoked: sign in again');
     return {
       principal: { kind: 'oauth', userId: sub, clientId, grantId: gid, scopes: scope.split(' ').filter(Boolean) },
       authorizationDetails: payload.authorization_details,

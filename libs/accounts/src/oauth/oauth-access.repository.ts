@@ -32,35 +32,53 @@ export class OAuthAccessRepository {
     return rows.map((row) => row.jwk);
   }
 
+  /** Whether a signing key of `alg` younger than `seconds` is stored. */
+  async hasSigningKeyYoungerThan(alg: string, seconds: number): Promise<boolean> {
+    const rows = await this.dataSource.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [alg, seconds]);
+    return rows.length > 0;
+  }
+
   /**
-   * Adds `jwk` unless a key younger than `maxAgeSeconds` exists; answers whether it did. Under a
-   * transaction-scoped advisory lock, so replicas checking at the same moment add one key, not several.
+   * Adds `jwk` unless a key of its algorithm younger than `maxAgeSeconds` exists; answers whether it
+   * did. Under a transaction-scoped advisory lock, so replicas checking at the same moment add one key, not several.
    */
   async addSigningKeyUnlessYounger(jwk: JWK, maxAgeSeconds: number): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock($1)`, [SIGNING_KEY_LOCK_ID]);
-      const fresh = await manager.query(`SELECT 1 FROM oauth_signing_keys WHERE created_at > now() - make_interval(secs => $1)`, [maxAgeSeconds]);
+      const fresh = await manager.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [jwk.alg, maxAgeSeconds]);
       if (fresh.length > 0) return false;
       await manager.query(`INSERT INTO oauth_signing_keys (kid, jwk) VALUES ($1, $2)`, [jwk.kid, JSON.stringify(jwk)]);
       return true;
     });
   }
 
-  /** Deletes every key whose successor has been signing for more than `seconds` (its tokens have expired); answers how many. */
+  /** Deletes every key whose successor (same algorithm) has been signing for more than `seconds` (its tokens have expired); answers how many. */
   async deleteSigningKeysSupersededFor(seconds: number): Promise<number> {
     const result: [unknown, number] = await this.dataSource.query(
       `DELETE FROM oauth_signing_keys old WHERE EXISTS (
-         SELECT 1 FROM oauth_signing_keys newer WHERE newer.created_at > old.created_at AND newer.created_at < now() - make_interval(secs => $1))`,
+         SELECT 1 FROM oauth_signing_keys newer WHERE newer.jwk->>'alg' = old.jwk->>'alg' AND newer.created_at > old.created_at AND newer.created_at < now() - make_interval(secs => $1))`,
       [seconds],
     );
     return result[1] ?? 0;
   }
 
-  /** The hot-path check of every OAuth request: the grant behind the token is still there (not revoked, not expired). */
-  async isGrantLive(accountId: string, grantId: string): Promise<boolean> {
+  /** The kids of the stored signing keys, newest first (what the authorization server compares its own set with). */
+  async signingKeyIds(): Promise<string[]> {
+    const rows: Array<{ kid: string }> = await this.dataSource.query(`SELECT kid FROM oauth_signing_keys ORDER BY created_at DESC, kid`);
+    return rows.map((row) => row.kid);
+  }
+
+  /**
+   * The hot-path check of every OAuth request: the grant behind the token is still there (not
+   * revoked, not expired) and the key that signed it is still stored (a key deleted from
+   * oauth_signing_keys, e.g. a compromised one, ends its tokens at once on every replica, whatever
+   * keys a verifier holds in memory). One statement: the key is a primary-key probe.
+   */
+  async isGrantAndKeyLive(accountId: string, grantId: string, kid: string): Promise<boolean> {
     const rows = await this.prepared.query(
-      `SELECT 1 FROM oauth_records WHERE account_id = $1 AND model = 'Grant' AND id = $2 AND (expires_at IS NULL OR expires_at > now())`,
-      [accountId, grantId],
+      `SELECT 1 FROM oauth_records WHERE account_id = $1 AND model = 'Grant' AND id = $2 AND (expires_at IS NULL OR expires_at > now())
+         AND EXISTS (SELECT 1 FROM oauth_signing_keys WHERE kid = $3)`,
+      [accountId, grantId, kid],
     );
     return rows.length > 0;
   }

@@ -5,7 +5,8 @@ export class ConnectedAppDto {
   @ApiProperty({ example: 'xLGWypLoemYcSlpDTS5eBY6uDNzKAw8GyRG-t_oYKNv', description: 'The OAuth client id the app registered' })
   clientId: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Claude', description: 'The name the app registered with (its own claim)' })
+  @ApiProperty({ type: String, nullable: true, example: 'Claude', description:
+      'The name the app gave itself: at registration, or (for an app whose client id is the URL of its client ID metadata document) in that document as fetched when you allowed it. It is the app’s own claim, not verified by this service; the client id is what identifies it' })
   clientName: string | null;
 
   @ApiProperty({ type: [String], example: ['todos:read', 'todos:write'], description: 'The scopes you allowed it' })
