@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { PeriodicTask } from '#libs/common';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 
 /** How often each replica clears expired authorization-server rows, and how many rows one statement deletes. */
@@ -12,19 +13,17 @@ export const OAUTH_RECORDS_SWEEP = { intervalMs: 15 * 60_000, batchSize: 1000 } 
 @Injectable()
 export class OAuthRecordsSweeper implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('OAuth');
-  private timer?: NodeJS.Timeout;
+  /** Expired records go in bounded SKIP LOCKED batches, every interval on every replica. */
+  private readonly timer = new PeriodicTask('OAuth records sweep', OAUTH_RECORDS_SWEEP.intervalMs, () => this.sweep(), this.logger);
 
   constructor(private readonly records: OAuthRecordsRepository) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => {
-      this.sweep().catch((error: Error) => this.logger.warn({ err: error.message }, 'OAuth records sweep failed'));
-    }, OAUTH_RECORDS_SWEEP.intervalMs);
-    this.timer.unref();
+    this.timer.start();
   }
 
   onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer.stop();
   }
 
   /** Deletes every expired row, batch by batch; answers how many. */

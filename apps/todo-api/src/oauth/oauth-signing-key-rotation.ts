@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { PeriodicTask } from '#libs/common';
 import { OAuthSigningKeys } from '#libs/accounts';
 import { OAUTH_TTL, OAuthProvider } from './oauth-provider.js';
 
@@ -23,7 +24,8 @@ export const OAUTH_SIGNING_KEY_ROTATION = {
 @Injectable()
 export class OAuthSigningKeyRotation implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('OAuth');
-  private timer?: NodeJS.Timeout;
+  /** Every replica checks the key set on a timer (adding a key takes an advisory lock: one replica acts). */
+  private readonly timer = new PeriodicTask('OAuth signing key check', OAUTH_SIGNING_KEY_ROTATION.checkIntervalMs, () => this.check(), this.logger);
 
   constructor(
     private readonly keys: OAuthSigningKeys,
@@ -31,14 +33,11 @@ export class OAuthSigningKeyRotation implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => {
-      this.check().catch((error: Error) => this.logger.warn({ err: error.message }, 'OAuth signing key check failed'));
-    }, OAUTH_SIGNING_KEY_ROTATION.checkIntervalMs);
-    this.timer.unref();
+    this.timer.start();
   }
 
   onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer.stop();
   }
 
   /** Adds a key if the newest is too old, retires superseded ones, and switches this replica to the current set. */
