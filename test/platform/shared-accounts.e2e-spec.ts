@@ -29,6 +29,7 @@ const SHARED_BUT_WRITTEN_BY_TODO_API: Record<string, string> = {
   todoMcpResource: 'one of the two resources the shared authorization server issues tokens for',
   OAUTH_SIGNING_ALG: 'the algorithm the issuer signs with and both verifiers accept',
   OAuthSigningKeys: 'the keys the issuer signs with and both verifiers read',
+  OAUTH_ID_TOKEN_SIGNING_ALGS: 'the key types OAuthSigningKeys keeps and rotates (ID-token algorithms beside the access-token one)',
   oauthIssuer: 'the issuer both verifiers expect',
   isDetailFor: 'authorization_details, as issued and as verified',
   feedbackSiteDetail: 'authorization_details, as issued and as verified',
