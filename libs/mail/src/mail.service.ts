@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 
 export interface MailMessage {
@@ -19,15 +19,16 @@ export interface MailMessage {
 @Injectable()
 export class MailService implements OnModuleDestroy {
   private readonly logger = new Logger(MailService.name);
-  private readonly transporter?: Transporter;
+  /** Made on the first message: nodemailer is about 6 MB of heap a service holds idle until it sends one. */
+  private transporter?: Promise<Transporter>;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    if (config.smtpUrl) this.transporter = nodemailer.createTransport(config.smtpUrl);
-  }
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   async send(message: MailMessage): Promise<void> {
-    if (this.transporter) {
-      await this.transporter.sendMail({ from: this.config.mailFrom, ...message });
+    const smtpUrl = this.config.smtpUrl;
+    if (smtpUrl) {
+      this.transporter ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl));
+      await (await this.transporter).sendMail({ from: this.config.mailFrom, ...message });
       this.logger.log({ to: message.to, subject: message.subject }, 'Mail sent');
       return;
     }
@@ -38,7 +39,7 @@ export class MailService implements OnModuleDestroy {
     this.logger.log({ to: message.to, subject: message.subject, file }, 'SMTP_URL not set: mail written to the outbox');
   }
 
-  onModuleDestroy(): void {
-    this.transporter?.close();
+  async onModuleDestroy(): Promise<void> {
+    (await this.transporter?.catch(() => undefined))?.close();
   }
 }

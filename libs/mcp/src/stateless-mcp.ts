@@ -1,19 +1,41 @@
 import { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
-import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Server, ServerOptions } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { assertAllowedMcpOrigin } from './mcp-origin.js';
 import type { McpToolMetrics } from './mcp-tool-metrics.js';
 import type { McpToolRegistry } from './mcp-tool.registry.js';
 
+interface McpSdk {
+  Server: typeof import('@modelcontextprotocol/sdk/server/index.js').Server;
+  types: typeof import('@modelcontextprotocol/sdk/types.js');
+  Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
+  /**
+   * One JSON-schema validator for every server: by default each `new Server()` builds its own
+   * Ajv instance with formats, which cost more than answering the request.
+   */
+  jsonSchemaValidator: NonNullable<ServerOptions['jsonSchemaValidator']>;
+}
+
+let sdkLoading: Promise<McpSdk> | undefined;
+let sdk: McpSdk | undefined;
+
 /**
- * One JSON-schema validator for every per-request server: by default each `new Server()`
- * builds its own Ajv instance with formats, which cost more than answering the request.
+ * The SDK is loaded on the first MCP request, not at start: its protocol schemas, transport and
+ * Ajv are about 6 MB of heap that an app nobody calls over MCP would hold idle.
  */
-const SHARED_JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+function loadSdk(): Promise<McpSdk> {
+  sdkLoading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/validation/ajv-provider.js'),
+  ]).then(([server, types, transport, ajv]) => {
+    sdk = { Server: server.Server, types, Transport: transport.WebStandardStreamableHTTPServerTransport, jsonSchemaValidator: new ajv.AjvJsonSchemaValidator() };
+    return sdk;
+  });
+  return sdkLoading;
+}
 
 /** Who the server says it is and what it tells an agent at initialize. */
 export interface McpServerDescription {
@@ -35,7 +57,6 @@ export interface McpServerDescription {
  * more than the tool call itself.
  */
 export class StatelessMcpEndpoint<Principal, Scope extends string> {
-  private readonly serverOptions: ServerOptions;
   /** Servers between requests (each request holds one for its duration; concurrent requests each take their own). */
   private readonly idleServers: Server[] = [];
 
@@ -44,19 +65,14 @@ export class StatelessMcpEndpoint<Principal, Scope extends string> {
     private readonly registry: McpToolRegistry<Principal, Scope>,
     private readonly toolMetrics: McpToolMetrics,
     private readonly allowedOrigins: string[],
-  ) {
-    this.serverOptions = {
-      capabilities: { tools: { listChanged: false } },
-      instructions: description.instructions,
-      jsonSchemaValidator: SHARED_JSON_SCHEMA_VALIDATOR,
-    };
-  }
+  ) {}
 
   /** Answers one JSON-RPC message of an authenticated caller. */
   async serve(request: Request, response: Response, principal: Principal): Promise<void> {
     assertAllowedMcpOrigin(request, this.allowedOrigins);
-    const server = this.idleServers.pop() ?? this.createServer();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const loaded = sdk ?? (await loadSdk());
+    const server = this.idleServers.pop() ?? this.createServer(loaded);
+    const transport = new loaded.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // A client that goes away mid-call aborts the handlers still running (close does that).
     const abandon = () => {
       if (!response.writableFinished) void server.close();
@@ -80,12 +96,13 @@ export class StatelessMcpEndpoint<Principal, Scope extends string> {
     }
   }
 
-  private createServer(): Server {
-    const server = new Server(this.description.info, this.serverOptions);
-    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => this.registry.listFor(principalOf<Principal>(extra.authInfo)));
-    server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
+  private createServer({ Server, types, jsonSchemaValidator }: McpSdk): Server {
+    const options: ServerOptions = { capabilities: { tools: { listChanged: false } }, instructions: this.description.instructions, jsonSchemaValidator };
+    const server = new Server(this.description.info, options);
+    server.setRequestHandler(types.ListToolsRequestSchema, (_request, extra) => this.registry.listFor(principalOf<Principal>(extra.authInfo)));
+    server.setRequestHandler(types.CallToolRequestSchema, async ({ params }, extra) => {
       const result = await this.registry.call(principalOf<Principal>(extra.authInfo), params.name, params.arguments, this.toolMetrics.listenerFor(params.name));
-      if (!result) throw new McpError(McpErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+      if (!result) throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
       return result;
     });
     return server;

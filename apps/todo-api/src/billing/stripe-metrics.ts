@@ -1,5 +1,5 @@
 import type { Counter, Histogram } from 'prom-client';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { AppMetrics } from '#libs/common';
 
 type HttpClient = ReturnType<typeof Stripe.createNodeHttpClient>;
@@ -26,8 +26,8 @@ function failureReason(error: unknown): string {
  * is timed until Stripe's answer arrives, by method and path template, and counted as failed
  * when no answer came (timeout, connection) or the answer was not a 2xx.
  */
-export function measuredStripeHttpClient(metrics: AppMetrics): HttpClient {
-  const inner = Stripe.createNodeHttpClient();
+export function measuredStripeHttpClient(metrics: AppMetrics, sdk: Pick<typeof Stripe, 'createNodeHttpClient'>): HttpClient {
+  const inner = sdk.createNodeHttpClient();
   const duration: Histogram<'method' | 'path' | 'status'> = metrics.histogram({
     name: 'stripe_request_duration_seconds',
     help: 'Time until Stripe answered (or the call gave up), by method, path template and status (`none`: no answer)',

@@ -1,11 +1,14 @@
 import { Logger } from '@nestjs/common';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { AppException, ErrorCode, type AppMetrics } from '#libs/common';
 import type { StripeConfig } from '#libs/config';
 import { measuredStripeHttpClient } from './stripe-metrics.js';
 
 /** Injection token of the Stripe client; `null` when billing is not configured. */
 export const STRIPE_CLIENT = Symbol('STRIPE_CLIENT');
+
+/** The SDK once a client was created; before that no Stripe error can exist. */
+let loadedSdk: typeof Stripe | undefined;
 
 /** Seconds a client should wait before retrying when Stripe could not be reached. */
 const PROVIDER_RETRY_AFTER_SECONDS = '30';
@@ -15,11 +18,14 @@ const PROVIDER_RETRY_AFTER_SECONDS = '30';
  * No automatic retries: a request either completes within the timeout or fails visibly.
  * Every request is measured (stripe_request_duration_seconds, stripe_request_failures_total).
  */
-export function createStripeClient(config: StripeConfig | undefined, metrics: AppMetrics): Stripe | null {
+export async function createStripeClient(config: StripeConfig | undefined, metrics: AppMetrics): Promise<Stripe | null> {
   if (!config) return null;
+  // Loaded only when billing is configured: the SDK is about 7 MB of heap an unconfigured app would carry idle.
+  const { default: StripeSdk } = await import('stripe');
+  loadedSdk = StripeSdk;
   const base = config.apiBase;
-  return new Stripe(config.secretKey, {
-    httpClient: measuredStripeHttpClient(metrics),
+  return new StripeSdk(config.secretKey, {
+    httpClient: measuredStripeHttpClient(metrics, StripeSdk),
     telemetry: false,
     maxNetworkRetries: 0,
     timeout: config.timeoutMs,
@@ -34,7 +40,7 @@ export function createStripeClient(config: StripeConfig | undefined, metrics: Ap
 }
 
 export function isStripeError(error: unknown): error is Stripe.errors.StripeError {
-  return error instanceof Stripe.errors.StripeError;
+  return loadedSdk !== undefined && error instanceof loadedSdk.errors.StripeError;
 }
 
 /** A Stripe "no such object" answer (the object was deleted or never existed). */
@@ -53,7 +59,7 @@ export function paymentProviderException(error: unknown, operation: string): App
   if (error instanceof AppException) return error;
   const stripeError = isStripeError(error) ? error : undefined;
   logger.warn({ operation, type: stripeError?.type ?? (error as Error)?.name, status: stripeError?.statusCode, code: stripeError?.code, message: (error as Error)?.message }, 'Stripe call failed');
-  if (!stripeError || stripeError instanceof Stripe.errors.StripeConnectionError || stripeError instanceof Stripe.errors.StripeRateLimitError) {
+  if (!stripeError || stripeError instanceof loadedSdk!.errors.StripeConnectionError || stripeError instanceof loadedSdk!.errors.StripeRateLimitError) {
     return new AppException(ErrorCode.SERVICE_UNAVAILABLE, 'The payment provider could not be reached; retry later', undefined, {
       'Retry-After': PROVIDER_RETRY_AFTER_SECONDS,
     });

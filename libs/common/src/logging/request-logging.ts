@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { AppConfig } from '#libs/config';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -59,6 +60,8 @@ export interface RequestLogging {
  * id), written synchronously so it keeps its order with the start block.
  */
 export function prettyLines(destination: DestinationStream | number = 1): DestinationStream {
+  // Required here, not imported at the top: production logs JSON and need not hold the pretty printer.
+  const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   return pinoPretty({
     destination,
     sync: true,

@@ -1,0 +1,108 @@
+// Paired comparison of two builds of todo-api on a shared, noisy machine: both builds run at the
+// same time on one database, and short loads alternate between them (A B B A …), so a change in the
+// machine's load hits both sides alike. Prints the service CPU per request of each side per round
+// and the medians; CPU per request is the figure to trust, throughput moves with the neighbours.
+//
+//   cp -r dist /tmp/before   (build A)   …change, npm run build…   cp -r dist /tmp/after
+//   DATABASE_URL=… BENCH_AB=/tmp/before,/tmp/after BENCH_AB_SCENARIO=get node bench/ab.mjs
+//
+// A build directory gets a package.json mapping `#libs/*` into itself, so two builds can run side by side.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { createDatabase, freePort, loadWithCpu, rssMb, sleep, startProcess, waitForOk } from './lib.mjs';
+
+const adminUrl = process.env.DATABASE_URL;
+const builds = (process.env.BENCH_AB ?? '').split(',').filter(Boolean).map((dir) => resolve(dir));
+if (!adminUrl || builds.length !== 2) {
+  console.error('usage: DATABASE_URL=… BENCH_AB=<build A>,<build B> [BENCH_AB_SCENARIO=get|mcp] [BENCH_AB_ROUNDS=8] [BENCH_AB_SECONDS=4] node bench/ab.mjs');
+  process.exit(1);
+}
+const SCENARIO = process.env.BENCH_AB_SCENARIO ?? 'get';
+const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 8);
+const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 4);
+const USERS = 400;
+const TODOS_PER_USER = 50;
+
+for (const dir of builds) {
+  const manifest = join(dir, 'package.json');
+  if (!existsSync(manifest)) writeFileSync(manifest, JSON.stringify({ type: 'module', imports: { '#libs/*': './libs/*/src/index.js' } }));
+}
+const { generateApiKey } = await import(pathToFileURL(join(builds[0], 'libs/accounts/src/api-key.format.js')).href);
+
+async function seed(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const keys = [];
+  await client.query('BEGIN');
+  for (let i = 0; i < USERS; i++) {
+    const { rows } = await client.query(
+      `INSERT INTO users (user_key, username, email, email_canonical, password_hash) VALUES ($1, $2, $3, $3, 'x') RETURNING id`,
+      [`usr_ab_${i}`, `ab_${i}`, `ab-${i}@example.test`],
+    );
+    await client.query(`INSERT INTO subscriptions (user_id, is_beta_lifetime) VALUES ($1, true)`, [rows[0].id]);
+    const key = generateApiKey();
+    await client.query(`INSERT INTO api_keys (user_id, name, prefix, key_hash) VALUES ($1, 'ab', $2, $3)`, [rows[0].id, key.prefix, key.hash]);
+    await client.query(
+      `INSERT INTO todos (user_id, text, priority, category, created_at)
+       SELECT $1, 'todo number ' || g, 1 + g % 4, 'cat' || g % 5, now() - (g || ' seconds')::interval FROM generate_series(1, $2) g`,
+      [rows[0].id, TODOS_PER_USER],
+    );
+    keys.push(key.key);
+  }
+  await client.query('COMMIT');
+  await client.query('ANALYZE');
+  await client.end();
+  return keys;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const database = await createDatabase(adminUrl, `bench_ab_${process.pid}`);
+const children = [];
+try {
+  const env = { NODE_ENV: 'production', DATABASE_URL: database.url, JWT_SECRET: 'bench-jwt-secret-0123456789-0123456789-0123456789', LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', REDIS_URL: '' };
+  const services = [];
+  for (const dir of builds) {
+    const port = await freePort();
+    const child = startProcess(dir, ['--max-semi-space-size=4', join(dir, 'apps/todo-api/src/main.js')], { ...env, TODO_API_PORT: String(port), HOST: '127.0.0.1' });
+    children.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    await waitForOk(`${url}/api/v1/status`);
+    await sleep(2000);
+    services.push({ dir, child, url, idleRss: rssMb(child.pid), cpu: [], rps: [] });
+  }
+  const keys = await seed(database.url);
+  let next = 0;
+  const withKey = (req) => ({ ...req, headers: { ...req.headers, 'x-api-key': keys[next++ % keys.length] } });
+  const request =
+    SCENARIO === 'mcp'
+      ? {
+          method: 'POST',
+          path: '/api/v1/mcp',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_todos', arguments: {} } }),
+          setupRequest: withKey,
+        }
+      : { method: 'GET', path: '/api/v1/todos', setupRequest: withKey };
+  console.log(`ab: ${SCENARIO}, ${ROUNDS} rounds of ${SECONDS} s per side (1 s warm-up each), A = ${builds[0]}, B = ${builds[1]}`);
+  for (const service of services) console.log(`  idle RSS ${service.dir}: ${service.idleRss} MB`);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? services : [...services].reverse();
+    for (const service of order) {
+      const result = await loadWithCpu(service.child.pid, { url: service.url, requests: [request], duration: SECONDS, warmup: 1 });
+      if (result.non2xx > 0) throw new Error(`${service.dir}: ${result.non2xx} answers were not 2xx (${JSON.stringify(result.statusCodes)})`);
+      service.cpu.push(result.cpuUs.service);
+      service.rps.push(result.rps);
+    }
+    console.log(`  round ${round + 1}: service µs/req A ${services[0].cpu.at(-1)} B ${services[1].cpu.at(-1)}   req/s A ${services[0].rps.at(-1)} B ${services[1].rps.at(-1)}`);
+  }
+  const [a, b] = services;
+  const wins = a.cpu.filter((value, i) => b.cpu[i] < value).length;
+  console.log(`median service µs/req: A ${median(a.cpu)}  B ${median(b.cpu)}  (B/A ${(median(b.cpu) / median(a.cpu)).toFixed(3)}; B cheaper in ${wins} of ${ROUNDS} rounds)`);
+  console.log(`median req/s:          A ${median(a.rps)}  B ${median(b.rps)}`);
+} finally {
+  for (const child of children) await child.stop();
+  await database.drop().catch(() => undefined);
+}
