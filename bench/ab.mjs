@@ -29,7 +29,9 @@ for (const dir of builds) {
   const manifest = join(dir, 'package.json');
   if (!existsSync(manifest)) writeFileSync(manifest, JSON.stringify({ type: 'module', imports: { '#libs/*': './libs/*/src/index.js' } }));
 }
-const { generateApiKey } = await import(pathToFileURL(join(builds[0], 'libs/accounts/src/api-key.format.js')).href);
+// The key format moved from libs/accounts to todo-api; either build may be the older one.
+const keyFormat = ['apps/todo-api/src/api-access/api-key.format.js', 'libs/accounts/src/api-key.format.js'].map((path) => join(builds[0], path)).find((path) => existsSync(path));
+const { generateApiKey } = await import(pathToFileURL(keyFormat).href);
 
 async function seed(url) {
   const client = new pg.Client({ connectionString: url });
