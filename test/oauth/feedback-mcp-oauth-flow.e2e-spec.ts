@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { createTestDatabase, freePort, grantBetaAccess, insertUser, launchBrowser, type TestDatabase, type TestUser } from '#libs/testing';
 import { bearer, createSite, seedFeedback, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
+import { consentInBrowser } from './support/consent-page.js';
 import { MemoryOAuthClient } from './support/memory-oauth-client.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
@@ -65,45 +66,15 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
     await database?.drop();
   });
 
-  /**
-   * The user's side in a browser: sign in, untick scopes, then (when a site scope is left) choose
-   * the site on the second step; answers the code the browser is sent back with, and the sites listed.
-   */
-  async function consentInBrowser(url: URL, options: { untick?: string[]; site?: string } = {}): Promise<{ code: string; sitesListed: string[] }> {
-    const page = await browser.newPage();
-    try {
-      let resolveCode!: (code: string) => void;
-      const code = new Promise<string>((resolve) => (resolveCode = resolve));
-      page.on('request', (request) => {
-        if (!request.url().startsWith(redirectUrl)) return;
-        const params = new URL(request.url()).searchParams;
-        resolveCode(params.get('code') ?? `error:${params.get('error')}`);
-      });
-      await page.goto(url.href);
-      await page.getByLabel('E-mail').fill(user.email);
-      await page.getByLabel('Password').fill(user.password);
-      for (const scope of options.untick ?? []) await page.getByRole('checkbox', { name: new RegExp(scope) }).uncheck();
-      await page.getByRole('button', { name: 'Allow' }).click();
-      let sitesListed: string[] = [];
-      if (options.site) {
-        const radios = page.getByRole('radio');
-        await radios.first().waitFor();
-        sitesListed = await page.locator('label:has(input[type=radio])').allTextContents();
-        await page.getByRole('radio', { name: new RegExp(options.site) }).check();
-        await page.getByRole('button', { name: 'Allow' }).click();
-      }
-      return { code: await code, sitesListed: sitesListed.map((text) => text.trim()) };
-    } finally {
-      await page.close();
-    }
-  }
+  /** The user's side in the browser: sign in, untick scopes, choose the site when asked. */
+  const consent = (url: URL, options: { untick?: string[]; site?: string } = {}) => consentInBrowser(browser, url, redirectUrl, { email: user.email, password: user.password, ...options });
 
   /** 401 → discovery → registration → browser → code → token, against the feedback MCP endpoint. */
   async function connectAgent(options: { untick?: string[]; site?: string } = {}): Promise<{ client: Client; agent: MemoryOAuthClient; sitesListed: string[] }> {
     const agent = new MemoryOAuthClient(redirectUrl);
     const first = new StreamableHTTPClientTransport(feedbackMcpUrl, { authProvider: agent });
     await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-    const { code, sitesListed } = await consentInBrowser(agent.authorizationUrl!, options);
+    const { code, sitesListed } = await consent(agent.authorizationUrl!, options);
     expect(code).not.toMatch(/^error:/);
     await first.finishAuth(code);
     const client = new Client({ name: 'agent', version: '1.0.0' });
@@ -140,7 +111,7 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
     }
     await page.close();
 
-    const { code, sitesListed } = await consentInBrowser(authorize, { site: 'Alpha shop' });
+    const { code, sitesListed } = await consent(authorize, { site: 'Alpha shop' });
     // The account's own sites, and only those.
     expect(sitesListed).toEqual([`Alpha shop (${siteA.slug})`, `Beta blog (${siteB.slug})`]);
     await transport.finishAuth(code);

@@ -6,6 +6,7 @@ import { importJWK, SignJWT, type JWK } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { freePort, grantBetaAccess, insertUser, launchBrowser, type TestUser } from '#libs/testing';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { consentInBrowser } from './support/consent-page.js';
 import { MemoryOAuthClient } from './support/memory-oauth-client.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
@@ -41,24 +42,8 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     await t?.close();
   });
 
-  /** The user's side: the sign-in and consent page in a browser, until it sends the browser back to the agent with a code. */
-  async function consentInBrowser(url: URL, options: { untick?: string[]; password?: string } = {}): Promise<{ code: string; page: Page }> {
-    const page = await browser.newPage();
-    let resolveCode!: (code: string) => void;
-    const code = new Promise<string>((resolve) => (resolveCode = resolve));
-    // The redirect back to the agent (nothing listens there: the request itself carries the code).
-    page.on('request', (request) => {
-      if (!request.url().startsWith(redirectUrl)) return;
-      const params = new URL(request.url()).searchParams;
-      resolveCode(params.get('code') ?? `error:${params.get('error')}`);
-    });
-    await page.goto(url.href);
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(options.password ?? user.password);
-    for (const scope of options.untick ?? []) await page.getByRole('checkbox', { name: new RegExp(scope) }).uncheck();
-    await page.getByRole('button', { name: 'Allow' }).click();
-    return { code: await code, page };
-  }
+  /** The user's side: sign-in and consent in the browser, until it sends the browser back to the agent with a code. */
+  const consent = (url: URL, options: { untick?: string[] } = {}) => consentInBrowser(browser, url, redirectUrl, { email: user.email, password: user.password, ...options });
 
   /** The whole agent flow: 401 → discovery → registration → browser → code → token; answers a connected client. */
   async function connectAgent(options: { untick?: string[] } = {}): Promise<{ client: Client; agent: MemoryOAuthClient }> {
@@ -67,8 +52,7 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(agent.information?.client_id).toEqual(expect.any(String));
     expect(agent.authorizationUrl?.href.startsWith(`${base}/oauth/authorize?`)).toBe(true);
-    const { code, page } = await consentInBrowser(agent.authorizationUrl!, options);
-    await page.close();
+    const { code } = await consent(agent.authorizationUrl!, options);
     await first.finishAuth(code);
     expect(agent.savedTokens?.access_token).toEqual(expect.any(String));
     const client = new Client({ name: 'agent', version: '1.0.0' });
@@ -131,7 +115,7 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     await expect(page.getByRole('alert').textContent()).resolves.toContain('Wrong e-mail or password');
     await page.close();
 
-    const { code } = await consentInBrowser(authorize);
+    const { code } = await consent(authorize);
     await transport.finishAuth(code);
     expect(agent.savedTokens).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i), scope: expect.stringContaining('todos:write'), refresh_token: expect.any(String) });
 

@@ -134,10 +134,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
     database = await createTestDatabase();
     const env = {
       ADMIN_API_KEY: ADMIN_KEY,
-      STRIPE_SECRET_KEY: 'sk_test_matrix',
-      STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(12).toString('hex')}`,
-      STRIPE_PRICE_ID: 'price_matrix',
-      STRIPE_API_BASE: stripe.url,
+      ...stripe.appEnv('matrix'),
       SMTP_URL: smtp.url,
       METRICS_TOKEN: `metrics-${randomBytes(12).toString('hex')}`,
     };

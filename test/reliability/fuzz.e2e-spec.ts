@@ -129,11 +129,7 @@ describe('fuzzing both services from their OpenAPI documents', () => {
     database = await createTestDatabase();
     const env = {
       ADMIN_API_KEY: ADMIN_KEY,
-      STRIPE_SECRET_KEY: 'sk_test_fuzz',
-      STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(12).toString('hex')}`,
-      STRIPE_PRICE_ID: 'price_fuzz',
-      STRIPE_API_BASE: stripe.url,
-      STRIPE_TIMEOUT_MS: '2000',
+      ...stripe.appEnv('fuzz', { STRIPE_TIMEOUT_MS: '2000' }),
       SMTP_URL: smtp.url,
     };
     todo = await startApp('todo-api', database.url, env);

@@ -72,6 +72,20 @@ export class StripeTestServer {
   /** Used only for its offline webhook signing helpers. */
   private readonly signer = new Stripe('sk_test_signer', { telemetry: false });
 
+  /**
+   * The billing settings of an app that talks to this server (after start): a test key and price
+   * named after the test, a fresh webhook secret; `extra` adds or overrides (STRIPE_TIMEOUT_MS...).
+   */
+  appEnv(name: string, extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      STRIPE_SECRET_KEY: `sk_test_${name}`,
+      STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(12).toString('hex')}`,
+      STRIPE_PRICE_ID: `price_${name}`,
+      STRIPE_API_BASE: this.url,
+      ...extra,
+    };
+  }
+
   async start(): Promise<void> {
     this.server = createServer((request, response) => void this.handle(request, response));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
