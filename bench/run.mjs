@@ -145,7 +145,7 @@ async function main() {
 
     const listRequest = { method: 'GET', path: '/api/v1/todos', setupRequest: rotatingKeys(keys) };
     if (want('todos') || want('todos-get')) {
-      await versusBaseline(listRequest, { baseLabel: 'baseline: GET /todos (node:http + pg)', ourLabel: 'todo-api: GET /api/v1/todos', floor: 0.6 });
+      await versusBaseline(listRequest, { baseLabel: 'baseline: GET /todos (node:http + pg)', ourLabel: 'todo-api: GET /api/v1/todos', floor: 0.65 });
     }
 
     if (want('todos')) {
