@@ -3,7 +3,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { importJWK, SignJWT, type JWK } from 'jose';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { freePort, grantBetaAccess, insertUser, launchBrowser, type TestUser } from '#libs/testing';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { consentInBrowser } from './support/consent-page.js';
