@@ -49,11 +49,15 @@ const PROTOCOL_SCOPES = ['openid', 'offline_access'];
 export class OAuthProvider implements OnModuleInit {
   private readonly logger = new Logger('OAuth');
   private instance?: Provider;
+  /** The server's request handler (Koa composes its middleware on every callback() call, so once per server). */
+  private handler?: ReturnType<Provider['callback']>;
   /** The kids of the signing keys the server holds, newest first. */
   private signingKids: string[] = [];
   private following?: Promise<void>;
   readonly resources: ProtectedResource[];
   private readonly issuer: string;
+  /** The issuer's host and protocol, which handle() pins on every request. */
+  private readonly issuerUrl: URL;
 
   constructor(
     private readonly records: OAuthRecordsRepository,
@@ -61,6 +65,7 @@ export class OAuthProvider implements OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.issuer = oauthIssuer(config);
+    this.issuerUrl = new URL(this.issuer);
     // The first is the default of a client that names no resource.
     this.resources = [todoMcpResource(config), feedbackMcpResource(config)];
   }
@@ -83,6 +88,7 @@ export class OAuthProvider implements OnModuleInit {
     provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: { message: error.message, stack: error.stack } }, 'OAuth server error'));
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => this.logger.log({ grantId }, 'OAuth grant revoked'));
     this.instance = provider;
+    this.handler = provider.callback();
     this.signingKids = signingKeys.map((key) => key.kid!);
   }
 
@@ -94,13 +100,14 @@ export class OAuthProvider implements OnModuleInit {
    * Express resolved under TRUST_PROXY.
    */
   async handle(request: IncomingMessage & { ip?: string }, response: ServerResponse): Promise<void> {
-    const issuer = new URL(this.issuer);
-    request.headers.host = issuer.host;
-    request.headers['x-forwarded-host'] = issuer.host;
-    request.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+    const { host, protocol } = this.issuerUrl;
+    request.headers.host = host;
+    request.headers['x-forwarded-host'] = host;
+    request.headers['x-forwarded-proto'] = protocol.slice(0, -1);
     request.headers['x-forwarded-for'] = request.ip ?? request.socket.remoteAddress ?? '';
     await this.followStoredSigningKeys();
-    return this.provider.callback()(request, response) as Promise<void>;
+    if (!this.handler) throw new Error('The OAuth provider is not initialised yet');
+    return this.handler(request, response) as Promise<void>;
   }
 
   /**
