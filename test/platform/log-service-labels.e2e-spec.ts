@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { REQUEST_LOGGING, type RequestLogging } from '#libs/common';
 import { createTestDatabase, insertUser, type TestDatabase } from '#libs/testing';
 import { startApp, type TestApp } from '../support/test-apps.js';
 
@@ -84,5 +85,15 @@ describe('log lines of two apps in one process', () => {
     expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['Request failed unexpectedly', 'request failed']));
     expect(lines.filter((line) => line.service !== 'feedback-export')).toEqual([]);
     expect(todo.logs.lines.slice(marks.todo)).toEqual([]);
+  });
+
+  it('keeps each app’s own secret headers out of its log (todo-api’s API key, administrator key and webhook signature)', () => {
+    const secret = 'secret-header-value';
+    const headers = { authorization: secret, 'x-api-key': secret, 'x-admin-api-key': secret, 'stripe-signature': secret, 'x-request-id': 'shown' };
+    const marks = { todo: todo.logs.lines.length, feedback: feedback.logs.lines.length };
+    todo.app.get<RequestLogging>(REQUEST_LOGGING).logger.warn({ req: { headers } }, 'a line with the request headers');
+    const lines = linesSince(marks);
+    expect(lines).toEqual([expect.objectContaining({ msg: 'a line with the request headers', req: { headers: expect.objectContaining({ 'x-request-id': 'shown' }) } })]);
+    expect(JSON.stringify(lines)).not.toContain(secret);
   });
 });

@@ -1,8 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { counterKeySql, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf, tokenTrackerSql, TRACKER_PREFIX, trackerSql, type TrackerKind } from '#libs/common';
+import {
+  counterKeySql,
+  credentialTrackerOf,
+  credentialTrackerSql,
+  rateLimitCounterKey,
+  rateLimitTrackerOf,
+  tokenTrackerOf,
+  tokenTrackerSql,
+  TRACKER_PREFIX,
+  trackerSql,
+  type TrackerKind,
+} from '#libs/common';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import type { SubscriptionStatus } from '../../apps/todo-api/src/api-access/api-access.rows.js';
+import { apiKeyTracker, apiKeyTrackerSql } from '../../apps/todo-api/src/api-access/api-access.schemes.js';
 import { usableApiKeySql } from '../../apps/todo-api/src/api-access/api-key-access.repository.js';
 import { hasApiAccess, isLiveApiKey } from '../../apps/todo-api/src/api-access/subscription-access.js';
 
@@ -63,12 +75,20 @@ describe('each rule once: TypeScript and its SQL agree', () => {
     expect(inTypeScript.filter(Boolean).length).toBeGreaterThan(0);
   });
 
-  it('the counter key built in SQL is the key the TypeScript tracker names, for every tracker kind and token credentials', async () => {
+  it('the counter key built in SQL is the key the TypeScript tracker names, for every tracker kind, the apps’ own credentials and token credentials', async () => {
     const bucket = 'todo-write';
     const id = '0b6f2c1e-9d7a-4c55-8f0e-3f1a2b4c5d6e';
     for (const kind of Object.keys(TRACKER_PREFIX) as TrackerKind[]) {
       const { rows } = await client.query<{ key: string }>(`SELECT ${counterKeySql('$1', trackerSql('$2::text', '$3'))} AS key`, [rateLimitCounterKey(bucket, ''), kind, id]);
       expect(rows[0].key).toBe(rateLimitCounterKey(bucket, rateLimitTrackerOf(kind, id)));
+    }
+    // An app's own credentials (todo-api's API keys: the key RateLimitGuard counts an API-key principal as, and its counting lookup's).
+    const { rows: apiKeyRows } = await client.query<{ key: string }>(`SELECT ${counterKeySql('$1', apiKeyTrackerSql('$2::uuid'))} AS key`, [rateLimitCounterKey(bucket, ''), id]);
+    expect(apiKeyRows[0].key).toBe(rateLimitCounterKey(bucket, apiKeyTracker(id)));
+    expect(apiKeyTracker(id)).toBe(`api-key:${id}`); // the counters' key on the wire, kept as it was
+    for (const kind of ['api-key', 'some-credential']) {
+      const { rows } = await client.query<{ key: string }>(`SELECT ${counterKeySql('$1', credentialTrackerSql('$2::text', '$3'))} AS key`, [rateLimitCounterKey(bucket, ''), kind, id]);
+      expect(rows[0].key).toBe(rateLimitCounterKey(bucket, credentialTrackerOf(kind, id)));
     }
     // An app's token credentials (feedback-export's site and portfolio tokens).
     for (const kind of ['site', 'portfolio']) {

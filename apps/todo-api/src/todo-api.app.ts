@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createHttpApp, displayPath } from '#libs/common';
-import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
+import { createHttpApp, displayPath, type AppSecurity } from '#libs/common';
 import type { AppConfig } from '#libs/config';
+import { API_ACCESS_SECURITY } from './api-access/api-access.schemes.js';
+import { ADMIN_KEY_SECURITY } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
+import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 
 /** Optional features left unconfigured, said once at start. */
@@ -14,6 +16,12 @@ function unsetFeatures(config: AppConfig): string[] {
     ...(config.smtpUrl ? [] : [`SMTP_URL is unset: password-reset mail goes to the log and ${displayPath(join(config.dataDir, 'outbox'))}/`]),
   ];
 }
+
+/** todo-api's own schemes in the OpenAPI document: API keys, the administrator key, the MCP endpoint. */
+const TODO_API_SECURITY: AppSecurity = {
+  schemes: { ...API_ACCESS_SECURITY.schemes, ...ADMIN_KEY_SECURITY.schemes, ...TODO_MCP_SECURITY.schemes },
+  requirements: { ...API_ACCESS_SECURITY.requirements, ...ADMIN_KEY_SECURITY.requirements, ...TODO_MCP_SECURITY.requirements },
+};
 
 export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressApplication> {
   return createHttpApp(TodoApiModule.forRoot(options), options.config, {
@@ -33,7 +41,7 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
         { name: 'Account', description: 'Export every record of the account, or delete it' },
         { name: 'MCP', description: 'The todos for AI agents: JSON-RPC 2.0 over stateless streamable HTTP' },
       ],
-      security: TODO_MCP_SECURITY,
+      security: TODO_API_SECURITY,
     },
     index: { service: 'todo-api', unsetFeatures: unsetFeatures(options.config) },
     rawBodyPaths: [BILLING_WEBHOOK_PATH],

@@ -5,11 +5,14 @@ import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { AccountModule } from './account/account.module.js';
 import { ApiAccessModule } from './api-access/api-access.module.js';
+import { API_KEY_HEADER } from './api-access/api-access.schemes.js';
 import { ApiKeyAuthGuard } from './api-access/api-key-auth.guard.js';
 import { JwtOrApiKeyGuard } from './api-access/jwt-or-api-key.guard.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AdminKeyGuard } from './billing/admin-key.guard.js';
+import { ADMIN_KEY_HEADER } from './billing/admin-key.schemes.js';
+import { BILLING_WEBHOOK_SIGNATURE_HEADER } from './billing/billing-webhook.controller.js';
 import { BillingModule } from './billing/billing.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
@@ -32,13 +35,16 @@ const TODO_API_AUTH_SCHEMES: AuthSchemeGuards = {
   'todo-mcp': TodoMcpAuthGuard,
 };
 
+/** Request headers of todo-api's that carry secrets, kept out of its logs. */
+const TODO_API_SECRET_HEADERS = [API_KEY_HEADER, ADMIN_KEY_HEADER, BILLING_WEBHOOK_SIGNATURE_HEADER];
+
 @Module({})
 export class TodoApiModule {
   static forRoot(options: TodoApiOptions): DynamicModule {
     return {
       module: TodoApiModule,
       imports: [
-        CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'todo-api', logDestination: options.logDestination, authSchemes: TODO_API_AUTH_SCHEMES }),
+        CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'todo-api', logDestination: options.logDestination, authSchemes: TODO_API_AUTH_SCHEMES, requestLogging: { secretHeaders: TODO_API_SECRET_HEADERS } }),
         AccountsCoreModule,
         ApiAccessModule,
         AuthModule,

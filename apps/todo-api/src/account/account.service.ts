@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PasswordHasher } from '#libs/accounts';
 import { AppException, ErrorCode, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
+import { apiKeyTracker } from '../api-access/api-access.schemes.js';
 import { toApiKeyDto } from '../api-keys/dto/api-key.dto.js';
 import { toUserDto } from '../auth/dto/auth-responses.dto.js';
 import { BillingService } from '../billing/billing.service.js';
@@ -73,7 +74,7 @@ export class AccountService {
     await this.rateLimits
       .forgetTrackers([
         rateLimitTrackerOf('user', userId),
-        ...deleted.apiKeyIds.map((id) => rateLimitTrackerOf('api-key', id)),
+        ...deleted.apiKeyIds.map((id) => apiKeyTracker(id)),
         ...deleted.sessionIds.map((id) => rateLimitTrackerOf('session', id)),
       ])
       .catch((error: Error) => this.logger.warn({ userId, err: error.message }, 'Rate-limit counters of a deleted account left to expire'));

@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '#libs/database';
-import { counterKeySql, RateLimitStore, rateLimitCounterKey, trackerSql, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { counterKeySql, RateLimitStore, rateLimitCounterKey, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { apiKeyTrackerSql } from './api-access.schemes.js';
 import { apiAccessSql, hasApiAccess, liveApiKeySql } from './subscription-access.js';
 
 export interface ApiKeyAccessRow {
@@ -43,7 +44,7 @@ const COUNTING_FIXED_PARAMS: unknown[] = [];
 const KEY_ACCESS_COUNTING_SQL = `WITH found AS (${KEY_ACCESS_SQL}),
   hit AS (
     SELECT counted.hits, counted.reset_ms
-    FROM found, LATERAL rate_limit_hit(${counterKeySql('$2', trackerSql(`'api-key'`, 'found."apiKeyId"'))}, $3) AS counted
+    FROM found, LATERAL rate_limit_hit(${counterKeySql('$2', apiKeyTrackerSql('found."apiKeyId"'))}, $3) AS counted
     WHERE ${usableApiKeySql('found', (value) => `$${3 + COUNTING_FIXED_PARAMS.push(value)}`)}
   )
   SELECT found.*, hit.hits AS rate_limit_hits, hit.reset_ms AS rate_limit_reset_ms FROM found LEFT JOIN hit ON true`;

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
+import { API_KEY_HEADER, apiKeyPrincipal } from './api-access.schemes.js';
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { hasApiAccess, isLiveApiKey } from './subscription-access.js';
@@ -10,7 +11,7 @@ type ApiKeyPrincipal = PrincipalOf<'api-key'>;
 
 /** The API key of a request: `X-API-Key`, else `Authorization: Bearer`. */
 export function extractApiKey(request: Request): string | undefined {
-  const header = request.headers['x-api-key'];
+  const header = request.headers[API_KEY_HEADER];
   if (typeof header === 'string' && header.trim() !== '') return header.trim();
   const authorization = request.headers.authorization;
   if (typeof authorization === 'string') {
@@ -78,6 +79,6 @@ export class ApiKeyAuthGuard implements CanActivate {
       throw new AppException(ErrorCode.SUBSCRIPTION_REQUIRED, 'An active API subscription or lifetime beta access is required');
     }
     this.access.touchLastUsed(row, now);
-    return { principal: { kind: 'api-key', userId: row.userId, apiKeyId: row.apiKeyId }, expiresAt: row.expiresAt ? new Date(row.expiresAt) : null };
+    return { principal: apiKeyPrincipal(row.userId, row.apiKeyId), expiresAt: row.expiresAt ? new Date(row.expiresAt) : null };
   }
 }

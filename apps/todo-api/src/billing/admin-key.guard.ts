@@ -3,6 +3,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AppException, AttemptLimiter, ErrorCode, rateLimitTrackerOf, setPrincipal } from '#libs/common';
+import { ADMIN_KEY_HEADER } from './admin-key.schemes.js';
 
 /** Failed admin-key attempts allowed per client IP and window; then 429 without checking the key. */
 export const ADMIN_KEY_FAILURES_PER_IP = 10;
@@ -37,7 +38,7 @@ export class AdminKeyGuard implements CanActivate {
       [{ bucket: ADMIN_KEY_FAILURE_BUCKET, tracker: rateLimitTrackerOf('ip', request.ip ?? 'unknown'), limit: ADMIN_KEY_FAILURES_PER_IP, windowSeconds: ADMIN_KEY_WINDOW_SECONDS }],
       (retryAfterSeconds) => `Too many failed admin-key attempts; retry in ${retryAfterSeconds} s`,
     );
-    const presented = request.headers['x-admin-api-key'];
+    const presented = request.headers[ADMIN_KEY_HEADER];
     if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), this.expected)) throw this.refused(attempt.headers);
     await attempt.release();
     setPrincipal(request, { kind: 'admin' });

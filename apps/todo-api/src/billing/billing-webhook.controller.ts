@@ -8,6 +8,9 @@ import { WebhookReceivedDto } from './dto/subscription.dto.js';
 /** The webhook's path: its raw body is kept for the signature check (createHttpApp's rawBodyPaths). */
 export const BILLING_WEBHOOK_PATH = '/api/v1/billing/webhook';
 
+/** The header Stripe signs a delivery in; never logged. */
+export const BILLING_WEBHOOK_SIGNATURE_HEADER = 'stripe-signature';
+
 @ApiTags('Billing')
 @Controller(BILLING_WEBHOOK_PATH.slice(1))
 export class BillingWebhookController {
@@ -44,6 +47,6 @@ export class BillingWebhookController {
   @ApiEnvelope(WebhookReceivedDto)
   @ApiErrors(ErrorCode.INVALID_SIGNATURE, ErrorCode.BILLING_UNAVAILABLE, ErrorCode.PAYMENT_PROVIDER_ERROR, ErrorCode.SERVICE_UNAVAILABLE)
   receive(@Req() request: Request & { rawBody?: Buffer }): Promise<WebhookReceivedDto> {
-    return this.webhooks.receive(request.rawBody, request.headers['stripe-signature']);
+    return this.webhooks.receive(request.rawBody, request.headers[BILLING_WEBHOOK_SIGNATURE_HEADER]);
   }
 }

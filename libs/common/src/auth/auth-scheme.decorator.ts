@@ -8,9 +8,6 @@ import { SetMetadata } from '@nestjs/common';
 export interface AuthSchemes {
   public: true;
   jwt: true;
-  'api-key': true;
-  'jwt-or-api-key': true;
-  'admin-key': true;
   /** Operators' Prometheus scraper (METRICS_TOKEN): GET /metrics, served by every app. */
   'metrics-token': true;
 }

@@ -114,6 +114,19 @@ describe('request logging', () => {
     ]);
   });
 
+  it('never logs a secret header: those of every app, and those the app names (secretHeaders, in any case)', () => {
+    const capture = new LogCapture();
+    const { logger } = createRequestLogging(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info' }), 'some-app', capture, { secretHeaders: ['X-Some-App-Key'] });
+    const headers = { authorization: 'Bearer secret-1', cookie: 'secret-2', 'x-some-app-key': 'secret-3', 'x-other': 'shown' };
+    logger.info({ req: { headers }, res: { headers: { 'set-cookie': 'secret-4' } } }, 'a line with headers');
+    expect(JSON.parse(capture.lines[0])).toEqual(
+      expect.objectContaining({
+        req: { headers: { authorization: '[redacted]', cookie: '[redacted]', 'x-some-app-key': '[redacted]', 'x-other': 'shown' } },
+        res: { headers: { 'set-cookie': '[redacted]' } },
+      }),
+    );
+  });
+
   it("writes Nest's start-up lines (modules, routes) at debug, so a start at info shows none of them", () => {
     const capture = new LogCapture();
     const quiet = new NestPinoLogger(createRequestLogging(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info' }), 'todo-api', capture).logger);

@@ -18,23 +18,18 @@ export function requestIdFor(request: IncomingMessage, response: ServerResponse)
   return id;
 }
 
-/** Headers that carry secrets; never logged. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-api-key"]',
-  'req.headers["x-admin-api-key"]',
-  'req.headers["stripe-signature"]',
-  'res.headers["set-cookie"]',
-];
+/** Headers of every app that carry secrets; never logged. An app adds its own (RequestLoggingOptions.secretHeaders). */
+const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
 /** Probes and the metrics scrape: asked every few seconds, left out of the access log. */
 const UNLOGGED_PATHS = new Set(['/api/v1/status', '/livez', '/readyz', '/metrics']);
 
-/** What an app tells the access log about its routes. */
+/** What an app tells the access log about its routes and headers. */
 export interface RequestLoggingOptions {
   /** Path prefixes whose next segment is a credential (e.g. a share link's token): logged as [redacted]. */
   secretPathPrefixes?: readonly string[];
+  /** The app's own request headers that carry secrets (its credentials, a webhook's signature), lower case: never logged. */
+  secretHeaders?: readonly string[];
 }
 
 function secretSegmentPattern(prefixes: readonly string[]): RegExp | undefined {
@@ -85,7 +80,8 @@ export function prettyLines(destination: DestinationStream | number = 1): Destin
  */
 export function createRequestLogging(config: AppConfig, service: string, destination?: DestinationStream, routes: RequestLoggingOptions = {}): RequestLogging {
   const secretSegment = secretSegmentPattern(routes.secretPathPrefixes ?? []);
-  const options = { level: config.logLevel, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  const redacted = [...REDACTED_PATHS, ...(routes.secretHeaders ?? []).map((name) => `req.headers[${JSON.stringify(name.toLowerCase())}]`)];
+  const options = { level: config.logLevel, base: { service }, redact: { paths: redacted, censor: '[redacted]' } };
   const stream = destination ?? (config.logFormat === 'pretty' ? prettyLines() : undefined);
   const logger = stream ? pino(options, stream) : pino(options);
   const middleware = ((request: IncomingMessage & { id?: string }, response: ServerResponse, next: () => void) => {

@@ -32,18 +32,12 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
     bearerFormat: 'JWT',
     description: 'Access token (HS256 JWT, 15 minutes) from signup, login or refresh of the todo service; the same token works on both services',
   },
-  apiKey: { type: 'http', scheme: 'bearer', description: 'API key (`tdk_…`, opaque) as a bearer token' },
-  apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key (`tdk_…`, opaque) in its own header, instead of the bearer form' },
-  adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-API-Key', description: 'Administrator key (ADMIN_API_KEY)' },
 };
 
 /** Any one requirement of the list is enough (OpenAPI's "or"). */
 const SECURITY_OF: Partial<Record<AuthScheme, SecurityRequirementObject[]>> = {
   public: [],
   jwt: [{ jwt: [] }],
-  'api-key': [{ apiKey: [] }, { apiKeyHeader: [] }],
-  'jwt-or-api-key': [{ jwt: [] }, { apiKey: [] }, { apiKeyHeader: [] }],
-  'admin-key': [{ adminKey: [] }],
   // GET /metrics is for the operators' scraper and left out of the document (@ApiExcludeController).
   'metrics-token': [],
 };

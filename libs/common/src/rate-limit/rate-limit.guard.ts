@@ -1,9 +1,9 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { getPrincipal } from '../auth/principal.js';
+import { getPrincipal, type OwnCredential } from '../auth/principal.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.constants.js';
-import { rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf } from './rate-limit.keys.js';
+import { credentialTrackerOf, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf } from './rate-limit.keys.js';
 import { RateLimitStore, RateLimitStoreUnavailableError, toThrottlerRecord, type RateLimitHit } from './rate-limit.store.js';
 import { RateLimitRejections } from './rate-limit-rejections.js';
 import { rateLimitHeaders } from './rate-limited.js';
@@ -66,9 +66,10 @@ export function rateLimitTracker(request: Request, options?: RateLimitOptions): 
   if (options?.per === 'session' && principal?.kind === 'user') return rateLimitTrackerOf('session', principal.sessionId);
   // An app's token credentials (their principals carry a tokenId) are counted per token.
   if (principal && 'tokenId' in principal && typeof principal.tokenId === 'string') return tokenTrackerOf(principal.kind, principal.tokenId);
+  // An app's own credentials (OwnCredential, such as an API key) are counted per credential.
+  const credentialId = (principal as Partial<OwnCredential> | undefined)?.credentialId;
+  if (principal && typeof credentialId === 'string') return credentialTrackerOf(principal.kind, credentialId);
   switch (principal?.kind) {
-    case 'api-key':
-      return rateLimitTrackerOf('api-key', principal.apiKeyId);
     case 'oauth':
       return rateLimitTrackerOf('oauth-grant', principal.grantId);
     case 'user':

@@ -1,14 +1,14 @@
 /**
  * The one definition of a rate-limit counter's key: `<bucket>:<tracker>`, the tracker being
- * who is counted (`api-key:<id>`, `user:<id>`, `session:<id>`, `ip:<address>`, `email:<digest of
- * the canonical address>`, a client and an e-mail together, `ip:<address>:<digest>`, or an app's
- * token credential, `<principal kind>-token:<token id>` such as `site-token:<id>`). Both stores keep
- * it as is (Redis behind REDIS_KEY_PREFIX); the credential repositories' counting statements (see
- * CountingLookup) build the same tracker with trackerSql / tokenTrackerSql, rendered from the same definitions.
+ * who is counted (`user:<id>`, `session:<id>`, `oauth-grant:<id>`, `ip:<address>`, `email:<digest
+ * of the canonical address>`, a client and an e-mail together, `ip:<address>:<digest>`, or an
+ * app's own credential: `<principal kind>:<credential id>` (credentialTrackerOf) or
+ * `<principal kind>-token:<token id>` (tokenTrackerOf)). Both stores keep it as is (Redis behind
+ * REDIS_KEY_PREFIX); the credential repositories' counting statements (see CountingLookup) build
+ * the same tracker with trackerSql / credentialTrackerSql / tokenTrackerSql, rendered from the same definitions.
  */
 export const TRACKER_PREFIX = {
-  'api-key': 'api-key:',
-  /** An OAuth grant (one client, one account): its budget is its own, like an API key's. */
+  /** An OAuth grant (one client, one account): its budget is its own, like an app's credential's. */
   'oauth-grant': 'oauth-grant:',
   user: 'user:',
   session: 'session:',
@@ -32,6 +32,11 @@ export function rateLimitCounterKey(bucket: string, tracker: string): string {
   return `${bucket}:${tracker}`;
 }
 
+/** An app's own credential (a principal with a `credentialId`, see OwnCredential), counted per credential: `<kind>:<credentialId>`. */
+export function credentialTrackerOf(principalKind: string, credentialId: string): string {
+  return `${principalKind}:${credentialId}`;
+}
+
 /** A token credential (a principal with a `tokenId`), counted per token: `<kind>-token:<tokenId>`. */
 export function tokenTrackerOf(principalKind: string, tokenId: string): string {
   return `${principalKind}-token:${tokenId}`;
@@ -43,6 +48,11 @@ export function trackerSql(kindSql: string, idSql: string): string {
     .map(([kind, prefix]) => `WHEN '${kind}' THEN '${prefix}'`)
     .join(' ');
   return `(CASE ${kindSql} ${prefixes} END) || (${idSql})::text`;
+}
+
+/** credentialTrackerOf as an SQL expression. */
+export function credentialTrackerSql(principalKindSql: string, credentialIdSql: string): string {
+  return `(${principalKindSql}) || ':' || (${credentialIdSql})::text`;
 }
 
 /** tokenTrackerOf as an SQL expression. */
