@@ -49,7 +49,10 @@ const PROTOCOL_SCOPES = ['openid', 'offline_access'];
 export class OAuthProvider implements OnModuleInit {
   private readonly logger = new Logger('OAuth');
   private instance?: Provider;
-  /** The server's request handler (Koa composes its middleware on every callback() call, so once per server). */
+  /**
+   * The server's request handler, made on its first request (Koa composes its middleware on every
+   * callback() call, so once per server; not at start, where it would load the server's routes into an idle process).
+   */
   private handler?: ReturnType<Provider['callback']>;
   /** The kids of the signing keys the server holds, newest first. */
   private signingKids: string[] = [];
@@ -88,7 +91,7 @@ export class OAuthProvider implements OnModuleInit {
     provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: { message: error.message, stack: error.stack } }, 'OAuth server error'));
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => this.logger.log({ grantId }, 'OAuth grant revoked'));
     this.instance = provider;
-    this.handler = provider.callback();
+    this.handler = undefined;
     this.signingKids = signingKeys.map((key) => key.kid!);
   }
 
@@ -106,7 +109,7 @@ export class OAuthProvider implements OnModuleInit {
     request.headers['x-forwarded-proto'] = protocol.slice(0, -1);
     request.headers['x-forwarded-for'] = request.ip ?? request.socket.remoteAddress ?? '';
     await this.followStoredSigningKeys();
-    if (!this.handler) throw new Error('The OAuth provider is not initialised yet');
+    this.handler ??= this.provider.callback();
     return this.handler(request, response) as Promise<void>;
   }
 
