@@ -181,26 +181,26 @@ async function main() {
     // Login storm: status latency during many concurrent bcrypt logins.
     const idle = await load({ url: `${todo.url}/api/v1/status`, connections: 5, duration: 5 });
     record({ scenario: 'todo-api: GET /status idle', ...idle });
-    const storm = load({
-      url: todo.url,
-      connections: 20,
-      duration: 10,
-      warmup: 0,
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/v1/auth/login',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `bench-${Math.floor(Math.random() * USERS)}@example.test`, password: LOGIN_PASSWORD }) }),
-        },
-      ],
-    });
-    await sleep(1000);
-    const during = await load({ url: `${todo.url}/api/v1/status`, connections: 5, duration: 7, warmup: 0 });
-    const stormResult = await storm;
-    record({ scenario: 'todo-api: POST /auth/login storm (bcrypt 12)', ...stormResult });
-    const stormRatio = ratio(during.p99, Math.max(1, idle.p99));
-    record({ scenario: 'todo-api: GET /status p99 during storm / idle', ...during, ratio: stormRatio, target: '<= 3', pass: stormRatio <= 3 });
+    /** p99 of GET /status while `request` (bcrypt-bound) loads todo-api from 20 connections for 10 s, over its idle p99. */
+    async function statusUnder(request, { loadLabel, ratioLabel }) {
+      const pressure = load({ url: todo.url, connections: 20, duration: 10, warmup: 0, requests: [request] });
+      await sleep(1000);
+      const during = await load({ url: `${todo.url}/api/v1/status`, connections: 5, duration: 7, warmup: 0 });
+      const pressureResult = await pressure;
+      record({ scenario: loadLabel, ...pressureResult });
+      const measured = ratio(during.p99, Math.max(1, idle.p99));
+      record({ scenario: ratioLabel, ...during, ratio: measured, target: '<= 3', pass: measured <= 3 });
+      return pressureResult;
+    }
+    await statusUnder(
+      {
+        method: 'POST',
+        path: '/api/v1/auth/login',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `bench-${Math.floor(Math.random() * USERS)}@example.test`, password: LOGIN_PASSWORD }) }),
+      },
+      { loadLabel: 'todo-api: POST /auth/login storm (bcrypt 12)', ratioLabel: 'todo-api: GET /status p99 during storm / idle' },
+    );
 
     // Signup flood: 20 connections creating accounts (a bcrypt 12 hash each, queued behind sign-ins; 503 with
     // Retry-After when too many wait). Sign-ups are limited to 30 per hour per client IP, and the bench plays the
@@ -209,33 +209,22 @@ async function main() {
     // The storm's last logins are still queued for a hash when autocannon stops: let them finish first.
     await sleep(10_000);
     let signup = 0;
-    const flood = load({
-      url: todo.url,
-      connections: 20,
-      duration: 10,
-      warmup: 0,
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/v1/auth/signup',
-          setupRequest: (req) => {
-            const n = signup++;
-            return {
-              ...req,
-              headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
-              body: JSON.stringify({ email: `flood-${process.pid}-${n}@example.test`, password: `${LOGIN_PASSWORD}-${n}` }),
-            };
-          },
+    const floodResult = await statusUnder(
+      {
+        method: 'POST',
+        path: '/api/v1/auth/signup',
+        setupRequest: (req) => {
+          const n = signup++;
+          return {
+            ...req,
+            headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
+            body: JSON.stringify({ email: `flood-${process.pid}-${n}@example.test`, password: `${LOGIN_PASSWORD}-${n}` }),
+          };
         },
-      ],
-    });
-    await sleep(1000);
-    const duringFlood = await load({ url: `${todo.url}/api/v1/status`, connections: 5, duration: 7, warmup: 0 });
-    const floodResult = await flood;
-    record({ scenario: 'todo-api: POST /auth/signup flood (bcrypt 12)', ...floodResult });
+      },
+      { loadLabel: 'todo-api: POST /auth/signup flood (bcrypt 12)', ratioLabel: 'todo-api: GET /status p99 during signups / idle' },
+    );
     console.log(`${''.padEnd(44)} signup answers by status: ${JSON.stringify(floodResult.statusCodes)}`);
-    const floodRatio = ratio(duringFlood.p99, Math.max(1, idle.p99));
-    record({ scenario: 'todo-api: GET /status p99 during signups / idle', ...duringFlood, ratio: floodRatio, target: '<= 3', pass: floodRatio <= 3 });
     }
 
     // Feedback export scenarios (their own data).
