@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { grantBetaAccess, insertUser, StripeTestServer, type TestUser } from '#libs/testing';
+import { insertUser, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

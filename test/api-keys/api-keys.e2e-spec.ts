@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
-import { grantBetaAccess, insertUser, type TestUser } from '#libs/testing';
+import { insertUser, type TestUser } from '#libs/testing';
 import { generateApiKey } from '../../apps/todo-api/src/api-access/api-key.format.js';
 import { MAX_ACTIVE_API_KEYS } from '../../apps/todo-api/src/api-keys/api-keys.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const ADMIN_KEY = `admin-${randomBytes(16).toString('hex')}`;
 const DAY_MS = 24 * 3600 * 1000;

@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { grantBetaAccess, insertUser, StripeTestServer, type TestUser } from '#libs/testing';
+import { insertUser, type TestUser } from '#libs/testing';
 import { BillingService } from '../../apps/todo-api/src/billing/billing.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const WEBHOOK_SECRET = `whsec_test_${randomBytes(16).toString('hex')}`;
 const ADMIN_KEY = `admin-${randomBytes(16).toString('hex')}`;

@@ -3,11 +3,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { grantBetaAccess, insertUser } from '#libs/testing';
+import { insertUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { bearer, createOwner, createSite, resetRateLimits, seedFeedback, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 import { sampleQuestions } from '../questions/questions-fixtures.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 /**
  * What an agent can rely on from both MCP endpoints (the shared tool library): every tool

@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import supertest from 'supertest';
 import { ConfigError, loadConfig } from '#libs/config';
-import { freePort, grantBetaAccess, insertUser, type TestUser } from '#libs/testing';
+import { freePort, insertUser, type TestUser } from '#libs/testing';
 import { startApp, startWithDatabase, testEnv, type TestApp } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const MCP_ACCEPT = 'application/json, text/event-stream';
 const REDIRECT = 'http://127.0.0.1:9/agent/callback';

@@ -4,11 +4,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import type { Browser } from 'playwright-core';
-import { createTestDatabase, freePort, grantBetaAccess, insertUser, launchBrowser, type TestDatabase, type TestUser } from '#libs/testing';
+import { createTestDatabase, freePort, insertUser, launchBrowser, type TestDatabase, type TestUser } from '#libs/testing';
 import { bearer, createSite, seedFeedback, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { consentInBrowser } from './support/consent-page.js';
 import { MemoryOAuthClient } from './support/memory-oauth-client.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
 

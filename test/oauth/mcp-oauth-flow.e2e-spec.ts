@@ -4,10 +4,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import type { Browser } from 'playwright-core';
-import { freePort, grantBetaAccess, insertUser, launchBrowser, type TestUser } from '#libs/testing';
+import { freePort, insertUser, launchBrowser, type TestUser } from '#libs/testing';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { consentInBrowser } from './support/consent-page.js';
 import { MemoryOAuthClient } from './support/memory-oauth-client.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { grantBetaAccess, insertUser } from '#libs/testing';
+import { insertUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 /**
  * Both MCP endpoints are OAuth protected resources: a 401 tells an agent where to sign in

@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import supertest from 'supertest';
-import { freePort, grantBetaAccess, insertUser, type TestUser } from '#libs/testing';
+import { freePort, insertUser, type TestUser } from '#libs/testing';
 import { OAuthSigningKeyRotation } from '../../apps/todo-api/src/oauth/oauth-signing-key-rotation.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const MCP_ACCEPT = 'application/json, text/event-stream';
 const REDIRECT = 'http://127.0.0.1:9/agent/callback';

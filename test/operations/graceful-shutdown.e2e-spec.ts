@@ -13,10 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
-import { createTestDatabase, freePort, grantBetaAccess, insertUser, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, freePort, insertUser, type TestDatabase } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { buildServices, type BuiltServices } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const GRACE_MS = 6000;
 /** Cost of the password hashes in flight at SIGTERM: tens of milliseconds each, queued behind the hashing slots. */

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, grantBetaAccess, insertUser, StripeTestServer, ToggleProxy, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { bearer, createOwner, createSite, seedFeedback } from '../feedback/feedback-fixtures.js';
 import { MetricsScrape, scrape } from '../support/metrics-scrape.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789';
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, grantBetaAccess, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { EXTRA_READINESS_CHECKS, startApp, type TestApp } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 /** The query budget of this file's app (DB_QUERY_TIMEOUT_MS): short, so the frozen-database case is quick. */
 const QUERY_TIMEOUT_MS = 1500;

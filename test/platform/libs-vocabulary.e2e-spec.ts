@@ -9,6 +9,8 @@ import ts from 'typescript';
  * their OpenAPI security as `openApi.security`, its secret headers as `requestLogging.secretHeaders`),
  * and no code in libs names them. "Code" is identifiers, property names and the words of string and
  * template literals; comments may explain with an example. Migrations are history and not looked at.
+ * Likewise an app reads and checks its own environment variables (todo-api's billing.config.ts) and
+ * libs/config only what both services read.
  */
 
 /** Each app's credential vocabulary that cannot be read from its declarations below: headers, token prefixes, counter names. */
@@ -120,6 +122,49 @@ function appWordsInLibs(): Array<{ at: string; app: string }> {
   }
   return [...found].map(([at, app]) => ({ at, app }));
 }
+
+/** Each app's environment variables that cannot be read from its `read*Variable` calls: its variables' prefixes. */
+const KNOWN_APP_VARIABLE_PREFIXES = {
+  'todo-api': ['STRIPE_'],
+  'feedback-export': [] as string[],
+};
+
+const VARIABLE_READERS = new Set(['readVariable', 'readUrlVariable', 'readIntVariable']);
+
+/** The variables an app reads and checks itself: the names it passes to libs/config's readVariable, readUrlVariable, readIntVariable. */
+function variablesReadBy(app: string): string[] {
+  const variables: string[] = [];
+  for (const file of sourceFiles(join(ROOT, 'apps', app)).map(parse)) {
+    each(file, (node) => {
+      if (!ts.isCallExpression(node) || !ts.isIdentifier(node.expression) || !VARIABLE_READERS.has(node.expression.text)) return;
+      const name = node.arguments[1];
+      if (name && ts.isStringLiteral(name)) variables.push(name.text);
+    });
+  }
+  return variables;
+}
+
+/** Every place code in libs names an app's own environment variable: `<file>: <variable>`. */
+function appVariablesInLibs(): string[] {
+  const apps = Object.entries(KNOWN_APP_VARIABLE_PREFIXES).map(([app, prefixes]) => ({ variables: new Set(variablesReadBy(app)), prefixes }));
+  const found: string[] = [];
+  for (const path of sourceFiles(join(ROOT, 'libs'))) {
+    for (const word of codeWords(parse(path)).all) {
+      if (apps.some(({ variables, prefixes }) => variables.has(word) || prefixes.some((prefix) => word.startsWith(prefix)))) found.push(`${relative(ROOT, path)}: ${word}`);
+    }
+  }
+  return found;
+}
+
+describe('libs/ reads no app’s own settings', () => {
+  it('reads each app’s variables (a check that sees nothing would pass anything)', () => {
+    expect(variablesReadBy('todo-api')).toEqual(expect.arrayContaining(['ADMIN_API_KEY', 'STRIPE_SECRET_KEY', 'STRIPE_API_BASE', 'STRIPE_TIMEOUT_MS']));
+  });
+
+  it('no code under libs/ (migrations aside) names a variable one app reads itself (todo-api’s ADMIN_API_KEY, STRIPE_*)', () => {
+    expect(appVariablesInLibs()).toEqual([]);
+  });
+});
 
 describe('libs/ names no app’s own vocabulary', () => {
   it('reads each app’s declarations (a check that sees nothing would pass anything)', () => {

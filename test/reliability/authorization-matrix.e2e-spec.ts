@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import { listRoutes } from '#libs/common';
-import { createTestDatabase, grantBetaAccess, insertSession, insertUser, SmtpTestServer, StripeTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
+import { createTestDatabase, insertSession, insertUser, SmtpTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, TEST_JWT_SECRET, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 import { isEnvelope, isJsonRpcMessage, sendRaw, type RawResponse } from './support/http-client.js';
 import { dumpDatabase, secretsIn } from './support/secret-scan.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 /**
  * Every route of both services x every kind of credential, with the status each cell must

@@ -13,13 +13,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { createTestDatabase, grantBetaAccess, insertUser, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, insertUser, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TODO_RATE_LIMIT } from '../../apps/todo-api/src/todos/todo-rate-limit.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { PrivatePostgresCluster, postgresBinDir } from './support/cluster-postgres.js';
 import { writeFigures } from './support/figures.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const FULL = process.env.RELIABILITY_FULL === '1';
 const OUTAGE_SECONDS = Number(process.env.FAULT_OUTAGE_SECONDS ?? (FULL ? 30 : 5));

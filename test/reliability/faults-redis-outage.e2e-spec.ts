@@ -12,11 +12,12 @@
  * test-results/reliability/redis-outage.*.json.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { grantBetaAccess, insertUser, RedisTestServer } from '#libs/testing';
+import { insertUser, RedisTestServer } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, type TestSite } from '../feedback/feedback-fixtures.js';
 import { writeFigures } from './support/figures.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const MAX_LATENCY_MS = 2_500;
 const OUTAGE_MS = 2_000;

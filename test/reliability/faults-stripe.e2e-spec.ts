@@ -7,9 +7,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { insertUser, StripeTestServer, type StripeFault } from '#libs/testing';
+import { insertUser } from '#libs/testing';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
+import { StripeTestServer, type StripeFault } from '../support/stripe-test-server.js';
 
 const WEBHOOK_SECRET = `whsec_test_${randomBytes(16).toString('hex')}`;
 const STRIPE_TIMEOUT_MS = 1000;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { createTestDatabase, grantBetaAccess, insertSession, insertUser, SmtpTestServer, StripeTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
+import { createTestDatabase, insertSession, insertUser, SmtpTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
@@ -9,6 +9,8 @@ import { inParallel, isEnvelope, isJsonRpcMessage, sendRaw, type RawResponse } f
 import { hostileAuthHeaders, operationsOf, requestArbitrary, type FuzzCase, type FuzzHints, type FuzzOperation } from './support/openapi-fuzz.js';
 import { ResponseSchemas } from './support/response-schemas.js';
 import { dumpDatabase, secretsIn } from './support/secret-scan.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 /**
  * Schema-driven fuzzing of every documented operation of both services. Requests are

@@ -21,10 +21,11 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
-import { freePort, grantBetaAccess, insertUser, outsideProgramInstalled } from '#libs/testing';
+import { freePort, insertUser, outsideProgramInstalled } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const NGINX_BIN = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 const HAS_NGINX = outsideProgramInstalled('gateway-real-apps', NGINX_BIN, 'install nginx (Debian: nginx-light) or set NGINX_BIN');

@@ -7,10 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { grantBetaAccess, insertUser, usingRealPostgres } from '#libs/testing';
+import { insertUser, usingRealPostgres } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

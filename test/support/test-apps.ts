@@ -9,6 +9,7 @@ import { AccessTokenService } from '#libs/accounts';
 import { loadConfig, type AppConfig } from '#libs/config';
 import { createTestDatabase, insertSession, LogCapture, RateLimitCounters, type TestDatabase } from '#libs/testing';
 import { createFeedbackExportApp } from '../../apps/feedback-export/src/feedback-export.app.js';
+import { loadBillingConfig } from '../../apps/todo-api/src/billing/billing.config.js';
 import { createTodoApiApp } from '../../apps/todo-api/src/todo-api.app.js';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256-0123456789';
@@ -65,8 +66,10 @@ export interface StartOptions {
 export async function startApp(kind: ServiceKind, databaseUrl: string, env: Record<string, string | undefined> = {}, options: StartOptions = {}): Promise<TestApp> {
   const config = loadConfig(testEnv(env));
   const logs = new LogCapture();
-  const create = kind === 'todo-api' ? createTodoApiApp : createFeedbackExportApp;
-  const app = await create({ config, databaseUrl, logDestination: logs });
+  const app =
+    kind === 'todo-api'
+      ? await createTodoApiApp({ config, billing: loadBillingConfig(testEnv(env)), databaseUrl, logDestination: logs })
+      : await createFeedbackExportApp({ config, databaseUrl, logDestination: logs });
   await app.listen(options.port ?? 0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const dataSource = app.get(DataSource);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { grantBetaAccess, insertUser } from '#libs/testing';
+import { insertUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 /** The JSON inside an opaque cursor, as a client could find it (some base64url part of the string). */
 function editPayload(cursor: string, edit: (payload: any) => void): string {

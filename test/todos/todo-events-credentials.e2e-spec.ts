@@ -6,12 +6,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { JwtService } from '@nestjs/jwt';
 import { EventSource } from 'eventsource';
-import { grantBetaAccess, insertUser, SmtpTestServer, StripeTestServer, usingRealPostgres, type TestUser } from '#libs/testing';
+import { insertUser, SmtpTestServer, usingRealPostgres, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from '../../apps/todo-api/src/todos/todo-stream-leases.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from '../reliability/support/figures.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 const ADMIN_KEY = 'admin-key-for-stream-tests-0123456789';
 const WEBHOOK_SECRET = 'whsec_stream_tests';

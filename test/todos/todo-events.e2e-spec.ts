@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { grantBetaAccess, insertUser, usingRealPostgres } from '#libs/testing';
+import { insertUser, usingRealPostgres } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TodosRepository } from '../../apps/todo-api/src/todos/todos.repository.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { grantBetaAccess } from '../support/api-access.js';
 
 interface Received {
   type: string;

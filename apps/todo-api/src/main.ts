@@ -1,7 +1,9 @@
 import 'reflect-metadata';
-import { runServices } from '#libs/common';
+import { loadSettingsOrExit, runServices } from '#libs/common';
+import { loadBillingConfig } from './billing/billing.config.js';
 import { createTodoApiApp } from './todo-api.app.js';
 
+const billing = loadSettingsOrExit(() => loadBillingConfig());
 await runServices([
-  { name: 'todo-api', port: (config) => config.todoApiPort, portVariable: 'TODO_API_PORT', create: (config, databaseUrl) => createTodoApiApp({ config, databaseUrl }) },
+  { name: 'todo-api', port: (config) => config.todoApiPort, portVariable: 'TODO_API_PORT', create: (config, databaseUrl) => createTodoApiApp({ config, billing, databaseUrl }) },
 ]);

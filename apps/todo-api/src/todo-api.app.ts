@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp, displayPath, type AppSecurity } from '#libs/common';
-import type { AppConfig } from '#libs/config';
 import { API_ACCESS_SECURITY } from './api-access/api-access.schemes.js';
 import { ADMIN_KEY_SECURITY } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
@@ -9,10 +8,10 @@ import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 
 /** Optional features left unconfigured, said once at start. */
-function unsetFeatures(config: AppConfig): string[] {
+function unsetFeatures({ config, billing }: Pick<TodoApiOptions, 'config' | 'billing'>): string[] {
   return [
-    ...(config.adminApiKey ? [] : ['ADMIN_API_KEY is unset: the admin routes (lifetime beta grants) answer 401']),
-    ...(config.stripe ? [] : ['Stripe is not configured (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_ID): billing answers 503']),
+    ...(billing.adminApiKey ? [] : ['ADMIN_API_KEY is unset: the admin routes (lifetime beta grants) answer 401']),
+    ...(billing.stripe ? [] : ['Stripe is not configured (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_ID): billing answers 503']),
     ...(config.smtpUrl ? [] : [`SMTP_URL is unset: password-reset mail goes to the log and ${displayPath(join(config.dataDir, 'outbox'))}/`]),
   ];
 }
@@ -43,7 +42,7 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
       ],
       security: TODO_API_SECURITY,
     },
-    index: { service: 'todo-api', unsetFeatures: unsetFeatures(options.config) },
+    index: { service: 'todo-api', unsetFeatures: unsetFeatures(options) },
     rawBodyPaths: [BILLING_WEBHOOK_PATH],
   });
 }

@@ -13,6 +13,8 @@ import { AuthModule } from './auth/auth.module.js';
 import { AdminKeyGuard } from './billing/admin-key.guard.js';
 import { ADMIN_KEY_HEADER } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_SIGNATURE_HEADER } from './billing/billing-webhook.controller.js';
+import type { BillingConfig } from './billing/billing.config.js';
+import { BillingConfigModule } from './billing/billing-config.module.js';
 import { BillingModule } from './billing/billing.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
@@ -22,6 +24,8 @@ import { TodosModule } from './todos/todos.module.js';
 
 export interface TodoApiOptions {
   config: AppConfig;
+  /** todo-api's own settings (loadBillingConfig): the administrator key and Stripe. */
+  billing: BillingConfig;
   databaseUrl: string;
   logDestination?: DestinationStream;
 }
@@ -49,6 +53,7 @@ export class TodoApiModule {
         ApiAccessModule,
         AuthModule,
         SessionsModule,
+        BillingConfigModule.forRoot(options.billing),
         BillingModule,
         ApiKeysModule,
         TodosModule,

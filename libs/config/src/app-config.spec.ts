@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadConfig } from './app-config.js';
+import { loadConfig } from './app-config.js';
+import { ConfigError } from './environment.js';
 
 const base = { NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40) };
 
@@ -12,8 +13,6 @@ describe('loadConfig', () => {
     expect(config.todoApiPort).toBe(3000);
     expect(config.feedbackApiPort).toBe(3001);
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.stripe).toBeUndefined();
-    expect(config.adminApiKey).toBeUndefined();
     expect(config.trustProxy).toBe(false);
     expect(config.metricsToken).toBeUndefined();
     expect(config.shutdownGraceMs).toBe(10_000);
@@ -27,11 +26,9 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'not a url'],
     ['TODO_API_PORT', 'eighty'],
     ['FEEDBACK_API_PORT', '70000'],
-    ['STRIPE_API_BASE', 'ftp://stripe'],
     ['SMTP_URL', 'http://mail'],
     ['NODE_ENV', 'staging'],
     ['JWT_SECRET', 'short'],
-    ['ADMIN_API_KEY', 'short'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_FORMAT', 'yaml'],
     ['TRUST_PROXY', 'yes please!'],
@@ -72,10 +69,5 @@ describe('loadConfig', () => {
     expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(second.jwtSecret).toBe(first.jwtSecret);
     expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8')).toBe(first.jwtSecret);
-  });
-
-  it('enables billing only when all three Stripe variables are set', () => {
-    expect(loadConfig({ ...base, STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).stripe).toBeUndefined();
-    expect(loadConfig({ ...base, STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_PRICE_ID: 'price_1' }).stripe?.priceId).toBe('price_1');
   });
 });

@@ -1,19 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { ConfigError, readIntVariable, readUrlVariable, readVariable, type Env } from './environment.js';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 
-export interface StripeConfig {
-  secretKey: string;
-  webhookSecret: string;
-  priceId: string;
-  apiBase?: URL;
-  /** How long one Stripe API call may take before it counts as failed (STRIPE_TIMEOUT_MS). */
-  timeoutMs: number;
-}
-
-/** Every setting of both services, read once from the environment and validated. */
+/**
+ * Every setting both services read, once from the environment and validated. A variable one app
+ * alone reads is that app's (todo-api's ADMIN_API_KEY and STRIPE_*: apps/todo-api/src/billing/billing.config.ts).
+ */
 export interface AppConfig {
   nodeEnv: NodeEnv;
   dataDir: string;
@@ -22,8 +17,6 @@ export interface AppConfig {
   /** How long the app waits for one database answer before giving up with 503 (DB_QUERY_TIMEOUT_MS). */
   dbQueryTimeoutMs: number;
   jwtSecret: string;
-  adminApiKey?: string;
-  stripe?: StripeConfig;
   smtpUrl?: string;
   mailFrom: string;
   turnstileSecretKey?: string;
@@ -58,51 +51,15 @@ export interface AppConfig {
 
 export type LogFormat = 'json' | 'pretty';
 
-export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function readUrl(env: Env, name: string, protocols: string[]): string | undefined {
-  const value = read(env, name);
-  if (value === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(name, 'must be a URL');
-  }
-  if (!protocols.includes(url.protocol)) throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
-  return value;
-}
-
 function readRedisKeyPrefix(env: Env): string {
-  const value = read(env, 'REDIS_KEY_PREFIX') ?? 'ratelimit:';
+  const value = readVariable(env, 'REDIS_KEY_PREFIX') ?? 'ratelimit:';
   // Glob characters would turn the prefix into a pattern when counters are searched (SCAN MATCH).
   if (!/^[A-Za-z0-9:._-]{1,64}$/.test(value)) throw new ConfigError('REDIS_KEY_PREFIX', 'may hold only letters, digits, ":", ".", "_" and "-" (at most 64)');
   return value;
 }
 
-function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = read(env, name);
-  if (value === undefined) return fallback;
-  if (!/^[0-9]+$/.test(value)) throw new ConfigError(name, 'must be a whole number');
-  const parsed = Number(value);
-  if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
-  return parsed;
-}
-
 function readTrustProxy(env: Env): AppConfig['trustProxy'] {
-  const value = read(env, 'TRUST_PROXY');
+  const value = readVariable(env, 'TRUST_PROXY');
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
   if (/^[0-9]+$/.test(value)) return Number(value);
@@ -111,7 +68,7 @@ function readTrustProxy(env: Env): AppConfig['trustProxy'] {
 }
 
 function readOAuthClientMetadataLoopback(env: Env, nodeEnv: NodeEnv): boolean {
-  const value = read(env, 'OAUTH_CLIENT_METADATA_LOOPBACK');
+  const value = readVariable(env, 'OAUTH_CLIENT_METADATA_LOOPBACK');
   if (value === undefined || value === 'false') return false;
   if (value !== 'true') throw new ConfigError('OAUTH_CLIENT_METADATA_LOOPBACK', 'must be true or false');
   if (nodeEnv === 'production') throw new ConfigError('OAUTH_CLIENT_METADATA_LOOPBACK', 'is a test switch and is refused when NODE_ENV=production');
@@ -120,7 +77,7 @@ function readOAuthClientMetadataLoopback(env: Env, nodeEnv: NodeEnv): boolean {
 
 /** Outside production a missing JWT secret is generated once and kept in the data directory. */
 function readJwtSecret(env: Env, nodeEnv: NodeEnv, dataDir: string): string {
-  const value = read(env, 'JWT_SECRET');
+  const value = readVariable(env, 'JWT_SECRET');
   if (value !== undefined) {
     if (value.length < 32) throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
     return value;
@@ -135,81 +92,61 @@ function readJwtSecret(env: Env, nodeEnv: NodeEnv, dataDir: string): string {
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
-  const nodeEnvRaw = read(env, 'NODE_ENV') ?? 'development';
+  const nodeEnvRaw = readVariable(env, 'NODE_ENV') ?? 'development';
   if (!['development', 'test', 'production'].includes(nodeEnvRaw)) {
     throw new ConfigError('NODE_ENV', 'must be development, test or production');
   }
   const nodeEnv = nodeEnvRaw as NodeEnv;
-  const dataDirRaw = read(env, 'DATA_DIR') ?? '.data';
+  const dataDirRaw = readVariable(env, 'DATA_DIR') ?? '.data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
 
-  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseUrl = readUrlVariable(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
 
-  const adminApiKey = read(env, 'ADMIN_API_KEY');
-  if (adminApiKey !== undefined && adminApiKey.length < 16) throw new ConfigError('ADMIN_API_KEY', 'must be at least 16 characters');
-
-  const stripeSecret = read(env, 'STRIPE_SECRET_KEY');
-  const stripeWebhook = read(env, 'STRIPE_WEBHOOK_SECRET');
-  const stripePrice = read(env, 'STRIPE_PRICE_ID');
-  const stripeBase = readUrl(env, 'STRIPE_API_BASE', ['http:', 'https:']);
-  const stripe =
-    stripeSecret && stripeWebhook && stripePrice
-      ? {
-          secretKey: stripeSecret,
-          webhookSecret: stripeWebhook,
-          priceId: stripePrice,
-          apiBase: stripeBase ? new URL(stripeBase) : undefined,
-          timeoutMs: readInt(env, 'STRIPE_TIMEOUT_MS', 10_000, 100, 60_000),
-        }
-      : undefined;
-
-  const corsRaw = read(env, 'CORS_ORIGINS');
+  const corsRaw = readVariable(env, 'CORS_ORIGINS');
   const corsOrigins: AppConfig['corsOrigins'] =
     corsRaw === undefined || corsRaw === '*' ? '*' : corsRaw.split(',').map((origin) => origin.trim()).filter(Boolean);
 
-  const logLevel = read(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'warn' : 'info');
+  const logLevel = readVariable(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'warn' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
   }
 
-  const logFormat = read(env, 'LOG_FORMAT') ?? (nodeEnv === 'development' ? 'pretty' : 'json');
+  const logFormat = readVariable(env, 'LOG_FORMAT') ?? (nodeEnv === 'development' ? 'pretty' : 'json');
   if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('LOG_FORMAT', 'must be json or pretty');
 
-  const bcryptCost = readInt(env, 'BCRYPT_COST', 12, nodeEnv === 'production' ? 12 : 4, 15);
+  const bcryptCost = readIntVariable(env, 'BCRYPT_COST', 12, nodeEnv === 'production' ? 12 : 4, 15);
 
   const oauthClientMetadataLoopback = readOAuthClientMetadataLoopback(env, nodeEnv);
 
-  const metricsToken = read(env, 'METRICS_TOKEN');
+  const metricsToken = readVariable(env, 'METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
 
   return {
     nodeEnv,
     dataDir,
     databaseUrl,
-    dbPoolSize: readInt(env, 'DB_POOL_SIZE', 10, 1, 200),
-    dbQueryTimeoutMs: readInt(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 500, 600_000),
+    dbPoolSize: readIntVariable(env, 'DB_POOL_SIZE', 10, 1, 200),
+    dbQueryTimeoutMs: readIntVariable(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 500, 600_000),
     jwtSecret: readJwtSecret(env, nodeEnv, dataDir),
-    adminApiKey,
-    stripe,
-    smtpUrl: readUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
-    mailFrom: read(env, 'MAIL_FROM') ?? 'no-reply@localhost',
-    turnstileSecretKey: read(env, 'TURNSTILE_SECRET_KEY'),
+    smtpUrl: readUrlVariable(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: readVariable(env, 'MAIL_FROM') ?? 'no-reply@localhost',
+    turnstileSecretKey: readVariable(env, 'TURNSTILE_SECRET_KEY'),
     turnstileVerifyUrl:
-      readUrl(env, 'TURNSTILE_VERIFY_URL', ['http:', 'https:']) ?? 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
-    publicBaseUrl: readUrl(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3000',
-    feedbackPublicBaseUrl: readUrl(env, 'FEEDBACK_PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3001',
-    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+      readUrlVariable(env, 'TURNSTILE_VERIFY_URL', ['http:', 'https:']) ?? 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+    publicBaseUrl: readUrlVariable(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3000',
+    feedbackPublicBaseUrl: readUrlVariable(env, 'FEEDBACK_PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3001',
+    redisUrl: readUrlVariable(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: readRedisKeyPrefix(env),
-    todoApiPort: readInt(env, 'TODO_API_PORT', 3000, 0, 65535),
-    feedbackApiPort: readInt(env, 'FEEDBACK_API_PORT', 3001, 0, 65535),
-    host: read(env, 'HOST') ?? '0.0.0.0',
+    todoApiPort: readIntVariable(env, 'TODO_API_PORT', 3000, 0, 65535),
+    feedbackApiPort: readIntVariable(env, 'FEEDBACK_API_PORT', 3001, 0, 65535),
+    host: readVariable(env, 'HOST') ?? '0.0.0.0',
     trustProxy: readTrustProxy(env),
     corsOrigins,
     logLevel,
     logFormat,
     bcryptCost,
     metricsToken,
-    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    shutdownGraceMs: readIntVariable(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     oauthClientMetadataLoopback,
   };
 }

@@ -35,12 +35,3 @@ export async function insertSession(dataSource: DataSource, userId: string): Pro
   );
   return rows[0].id;
 }
-
-/** Gives the user API access through lifetime beta (no payment provider involved). */
-export async function grantBetaAccess(dataSource: DataSource, userId: string): Promise<void> {
-  await dataSource.query(
-    `INSERT INTO subscriptions (user_id, is_beta_lifetime) VALUES ($1, true)
-     ON CONFLICT (user_id) DO UPDATE SET is_beta_lifetime = true, updated_at = now()`,
-    [userId],
-  );
-}

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AppException, AttemptLimiter, ErrorCode, rateLimitTrackerOf, setPrincipal } from '#libs/common';
 import { ADMIN_KEY_HEADER } from './admin-key.schemes.js';
+import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 
 /** Failed admin-key attempts allowed per client IP and window; then 429 without checking the key. */
 export const ADMIN_KEY_FAILURES_PER_IP = 10;
@@ -25,7 +25,7 @@ export class AdminKeyGuard implements CanActivate {
   private readonly expected?: Buffer;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(BILLING_CONFIG) config: BillingConfig,
     private readonly attempts: AttemptLimiter,
   ) {
     this.expected = config.adminApiKey ? digest(config.adminApiKey) : undefined;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { CredentialRevocations } from '#libs/accounts';
 import { AppException, ErrorCode, isUuid } from '#libs/common';
-import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 import { BillingRepository } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
 import type { WebhookReceivedDto } from './dto/subscription.dto.js';
@@ -35,7 +35,7 @@ export class BillingWebhookService {
   private readonly logger = new Logger(BillingWebhookService.name);
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(BILLING_CONFIG) private readonly config: BillingConfig,
     private readonly billing: BillingService,
     private readonly repository: BillingRepository,
     private readonly revocations: CredentialRevocations,

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AppMetrics } from '#libs/common';
-import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { BetaAccessController } from './beta-access.controller.js';
 import { BetaAccessService } from './beta-access.service.js';
+import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 import { BillingWebhookController } from './billing-webhook.controller.js';
 import { BillingWebhookService } from './billing-webhook.service.js';
 import { BillingController } from './billing.controller.js';
@@ -15,7 +15,7 @@ import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
 @Module({
   controllers: [BillingController, BillingWebhookController, BetaAccessController],
   providers: [
-    { provide: STRIPE_CLIENT, inject: [APP_CONFIG, AppMetrics], useFactory: (config: AppConfig, metrics: AppMetrics) => createStripeClient(config.stripe, metrics) },
+    { provide: STRIPE_CLIENT, inject: [BILLING_CONFIG, AppMetrics], useFactory: (config: BillingConfig, metrics: AppMetrics) => createStripeClient(config.stripe, metrics) },
     BillingRepository,
     BillingService,
     BillingWebhookService,

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { AppException, ErrorCode } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 import { BillingRepository } from './billing.repository.js';
 import { CheckoutSessionDto, PortalSessionDto, SubscriptionDto, SubscriptionResultDto, SubscriptionStatusDto, toSubscriptionDto } from './dto/subscription.dto.js';
 import { callStripe, isResourceMissing, paymentProviderException, STRIPE_CLIENT } from './stripe.client.js';
@@ -22,7 +23,8 @@ export class BillingService {
 
   constructor(
     @Inject(STRIPE_CLIENT) private readonly stripe: Stripe | null,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(BILLING_CONFIG) private readonly billingConfig: BillingConfig,
     private readonly repository: BillingRepository,
   ) {
     this.publicBaseUrl = config.publicBaseUrl.replace(/\/+$/, '');
@@ -66,7 +68,7 @@ export class BillingService {
         client_reference_id: userId,
         metadata: { userId },
         subscription_data: { metadata: { userId } },
-        line_items: [{ price: this.config.stripe!.priceId, quantity: 1 }],
+        line_items: [{ price: this.billingConfig.stripe!.priceId, quantity: 1 }],
         success_url: `${this.publicBaseUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
         cancel_url: `${this.publicBaseUrl}/billing/cancel`,
       }),

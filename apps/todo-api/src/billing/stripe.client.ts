@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { AppException, ErrorCode, type AppMetrics } from '#libs/common';
-import type { StripeConfig } from '#libs/config';
+import type { StripeConfig } from './billing.config.js';
 import { measuredStripeHttpClient } from './stripe-metrics.js';
 
 /** Injection token of the Stripe client; `null` when billing is not configured. */

@@ -45,6 +45,20 @@ export function probePort(port: number, host: string): Promise<void> {
 }
 
 /**
+ * Reads settings at start, before anything else happens: a wrong variable (ConfigError) ends the
+ * process with its one-line message and no stack. runServices reads the shared ones (loadConfig); an
+ * app reads its own with this before calling runServices.
+ */
+export function loadSettingsOrExit<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+}
+
+/**
  * Starts services in this process: DATABASE_URL when set, else the embedded database
  * under DATA_DIR. Taken ports are found before anything starts. On SIGINT/SIGTERM every app
  * drains (readiness fails at once, in-flight requests finish within SHUTDOWN_GRACE_MS, event
@@ -52,13 +66,7 @@ export function probePort(port: number, host: string): Promise<void> {
  * pools last), then the embedded server. A second signal during the drain ends the process at once.
  */
 export async function runServices(starters: ServiceStarter[]): Promise<RunningService[]> {
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exit(1);
-  }
+  const config = loadSettingsOrExit(() => loadConfig());
   for (const starter of starters) {
     if (starter.port(config) === 0) continue;
     try {
