@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { insertUser } from '#libs/testing';
-import { insertApiKey } from '../support/api-keys.js';
+import { insertApiCaller } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
-import { grantBetaAccess } from '../support/api-access.js';
 
 /**
  * The endpoint reuses SDK servers across stateless requests: whatever a server answers must be
@@ -15,9 +13,7 @@ describe('MCP endpoint with concurrent callers', () => {
   beforeAll(async () => {
     t = await startWithDatabase('todo-api');
     for (const name of ['first', 'second', 'third']) {
-      const user = await insertUser(t.dataSource);
-      await grantBetaAccess(t.dataSource, user.id);
-      const { key } = await insertApiKey(t.dataSource, user.id);
+      const { key } = await insertApiCaller(t.dataSource);
       const text = `the ${name} caller's todo`;
       const created = await fetch(`${t.baseUrl}/api/v1/todos`, {
         method: 'POST',

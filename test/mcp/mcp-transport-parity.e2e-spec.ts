@@ -4,10 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { insertUser } from '#libs/testing';
-import { insertApiKey } from '../support/api-keys.js';
+import { insertApiCaller } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
-import { grantBetaAccess } from '../support/api-access.js';
 
 /**
  * The endpoint carries each POST to the SDK's server through its own transport (libs/mcp's
@@ -92,9 +90,7 @@ describe('MCP endpoint transport parity with the SDK transport', () => {
 
   beforeAll(async () => {
     t = await startWithDatabase('todo-api');
-    const user = await insertUser(t.dataSource);
-    await grantBetaAccess(t.dataSource, user.id);
-    key = (await insertApiKey(t.dataSource, user.id)).key;
+    key = (await insertApiCaller(t.dataSource)).key;
     reference = await startReference();
     referenceUrl = `http://127.0.0.1:${(reference.address() as AddressInfo).port}/mcp`;
   });

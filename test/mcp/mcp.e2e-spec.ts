@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { insertUser } from '#libs/testing';
-import { insertApiKey } from '../support/api-keys.js';
+import { insertApiCaller, insertApiKey } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { expectConformance } from './support/conformance.js';
-import { grantBetaAccess } from '../support/api-access.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
 
@@ -28,9 +27,7 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
   beforeAll(async () => {
     t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: 'https://todo.example.test', CORS_ORIGINS: 'https://app.example.test' });
     url = `${t.baseUrl}/api/v1/mcp`;
-    const user = await insertUser(t.dataSource);
-    await grantBetaAccess(t.dataSource, user.id);
-    key = (await insertApiKey(t.dataSource, user.id)).key;
+    key = (await insertApiCaller(t.dataSource)).key;
     client = await connect(url, { Authorization: `Bearer ${key}` });
   });
   afterAll(async () => {
@@ -105,9 +102,7 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
   });
 
   it("cannot see another account's todos", async () => {
-    const other = await insertUser(t.dataSource);
-    await grantBetaAccess(t.dataSource, other.id);
-    const otherKey = (await insertApiKey(t.dataSource, other.id)).key;
+    const otherKey = (await insertApiCaller(t.dataSource)).key;
     const theirs = await t.http.post('/api/v1/todos').set('X-API-Key', otherKey).send({ text: 'theirs', priority: 1, category: 'x' }).expect(201);
     const result = (await client.callTool({ name: 'get_todo', arguments: { id: theirs.body.data.todo.id } })) as ToolResult;
     expect(result.isError).toBe(true);
@@ -161,9 +156,7 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
   });
 
   it('shares the 600 per minute API-key budget with the todo routes', async () => {
-    const user = await insertUser(t.dataSource);
-    await grantBetaAccess(t.dataSource, user.id);
-    const limited = await insertApiKey(t.dataSource, user.id);
+    const limited = await insertApiCaller(t.dataSource);
     await t.http.get('/api/v1/todos').set('X-API-Key', limited.key).expect(200);
     await t.rateLimits.set(`todos:api-key:${limited.id}`, 600);
     const res = await t.http.post('/api/v1/mcp').set('X-API-Key', limited.key).set('Accept', 'application/json, text/event-stream').send(rpc('ping')).expect(429);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestDatabase, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
-import { insertApiKey } from '../support/api-keys.js';
+import { createTestDatabase, ToggleProxy, type TestDatabase } from '#libs/testing';
+import { insertApiCaller } from '../support/api-keys.js';
 import { EXTRA_READINESS_CHECKS, startApp, type TestApp } from '../support/test-apps.js';
-import { grantBetaAccess } from '../support/api-access.js';
 
 /** The query budget of this file's app (DB_QUERY_TIMEOUT_MS): short, so the frozen-database case is quick. */
 const QUERY_TIMEOUT_MS = 1500;
@@ -42,10 +41,9 @@ describe('status, probes and logs when the database goes away and comes back', (
     proxy = ToggleProxy.forUrl(database.url);
     await proxy.start();
     t = await startApp('todo-api', proxy.wrap(database.url), { DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) });
-    const user = await insertUser(t.dataSource);
-    await grantBetaAccess(t.dataSource, user.id);
-    apiKey = (await insertApiKey(t.dataSource, user.id)).key;
-    accessToken = await t.accessTokenFor(user.id);
+    const caller = await insertApiCaller(t.dataSource);
+    apiKey = caller.key;
+    accessToken = await t.accessTokenFor(caller.userId);
   });
   afterAll(async () => {
     proxy?.restore();

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { insertUser } from '#libs/testing';
-import { insertApiKey } from '../support/api-keys.js';
+import { insertApiCaller } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
-import { grantBetaAccess } from '../support/api-access.js';
 
 /** The JSON inside an opaque cursor, as a client could find it (some base64url part of the string). */
 function editPayload(cursor: string, edit: (payload: any) => void): string {
@@ -27,9 +25,7 @@ describe('todo list cursors are signed', () => {
 
   beforeAll(async () => {
     t = await startWithDatabase('todo-api');
-    const user = await insertUser(t.dataSource);
-    await grantBetaAccess(t.dataSource, user.id);
-    key = (await insertApiKey(t.dataSource, user.id)).key;
+    key = (await insertApiCaller(t.dataSource)).key;
     for (const text of ['first', 'second', 'third']) {
       await t.http.post('/api/v1/todos').set('X-API-Key', key).send({ text, priority: 3, category: 'work' }).expect(201);
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertUser } from '#libs/testing';
-import { insertApiKey } from '../support/api-keys.js';
+import { insertApiCaller, insertApiKey } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { grantBetaAccess } from '../support/api-access.js';
 
@@ -159,9 +159,7 @@ describe('todos (API key)', () => {
     const created: Todo[] = [];
 
     beforeAll(async () => {
-      const user = await insertUser(t.dataSource);
-      await grantBetaAccess(t.dataSource, user.id);
-      key = (await insertApiKey(t.dataSource, user.id)).key;
+      key = (await insertApiCaller(t.dataSource)).key;
       for (let i = 0; i < 23; i++) {
         created.push(await create({ text: i % 3 === 0 ? `Call Mom #${i}` : `task ${i}`, priority: (i % 4) + 1, category: i % 2 ? 'odd' : 'even' }, key));
       }
