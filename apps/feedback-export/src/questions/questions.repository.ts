@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { executorOf, inTransaction, type Transaction } from '#libs/database';
+import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
 import type { BatchStatus } from './dto/question-batch.dto.js';
 
 export interface BatchRow {
@@ -58,13 +58,18 @@ const BATCH_COLUMNS = `
 /** Question batches, their questions and answers. Owner-facing queries take the owner id first. */
 @Injectable()
 export class QuestionsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return inTransaction(this.dataSource, work);
   }
 
-  /** Inserts the batch and its questions with the transaction's manager; the notify address defaults to the owner's e-mail. */
+  /** Inserts the batch and its questions in the transaction; the notify address defaults to the owner's e-mail. */
   async insert(tx: Transaction, batch: NewBatch): Promise<{ id: string; status: BatchStatus }> {
         const rows: Array<{ id: string; status: BatchStatus }> = await tx.query(
       `INSERT INTO question_batches (site_id, owner_id, title, intro_html, notify_email, status, sent_at, share_token_hash, share_token_sealed)
@@ -84,11 +89,11 @@ export class QuestionsRepository {
   }
 
   listBySite(ownerId: string, siteId: string): Promise<BatchRow[]> {
-    return this.dataSource.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.owner_id = $1 AND b.site_id = $2 ORDER BY b.created_at, b.id`, [ownerId, siteId]);
+    return this.sql.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.owner_id = $1 AND b.site_id = $2 ORDER BY b.created_at, b.id`, [ownerId, siteId]);
   }
 
   async findInSite(ownerId: string, siteId: string, batchId: string): Promise<BatchRow | undefined> {
-    const rows: BatchRow[] = await this.dataSource.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.owner_id = $1 AND b.site_id = $2 AND b.id = $3`, [
+    const rows: BatchRow[] = await this.sql.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.owner_id = $1 AND b.site_id = $2 AND b.id = $3`, [
       ownerId,
       siteId,
       batchId,
@@ -98,12 +103,12 @@ export class QuestionsRepository {
 
   /** A batch by its share token hash, drafts included (the caller decides). */
   async findByTokenHash(tokenHash: string): Promise<BatchRow | undefined> {
-    const rows: BatchRow[] = await this.dataSource.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
+    const rows: BatchRow[] = await this.sql.query(`SELECT ${BATCH_COLUMNS} FROM question_batches b WHERE b.share_token_hash = $1`, [tokenHash]);
     return rows[0];
   }
 
   questionsWithAnswers(batchId: string): Promise<QuestionRow[]> {
-    return this.dataSource.query(
+    return this.sql.query(
       `SELECT q.n, q.title, q.html, a.text AS "answerText", a.updated_at AS "answerUpdatedAt"
        FROM batch_questions q LEFT JOIN batch_answers a ON a.batch_id = q.batch_id AND a.n = q.n
        WHERE q.batch_id = $1 ORDER BY q.n`,
@@ -113,7 +118,7 @@ export class QuestionsRepository {
 
   /** draft -> sent; false when the batch was not a draft of this owner's site. */
   async markSent(ownerId: string, siteId: string, batchId: string): Promise<boolean> {
-    const rows = await executorOf(this.dataSource.manager).query(
+    const rows = await this.sql.query(
       `UPDATE question_batches SET status = 'sent', sent_at = now() WHERE owner_id = $1 AND site_id = $2 AND id = $3 AND status = 'draft' RETURNING id`,
       [ownerId, siteId, batchId],
     );
@@ -122,7 +127,7 @@ export class QuestionsRepository {
 
   /** sent -> opened on the first view of the share page; a no-op in any other state. */
   async markOpened(batchId: string): Promise<void> {
-    await this.dataSource.query(`UPDATE question_batches SET status = 'opened', opened_at = now() WHERE id = $1 AND status = 'sent'`, [batchId]);
+    await this.sql.query(`UPDATE question_batches SET status = 'opened', opened_at = now() WHERE id = $1 AND status = 'sent'`, [batchId]);
   }
 
   /**
@@ -131,7 +136,7 @@ export class QuestionsRepository {
    * edit shows a later time. Undefined when the batch is not live or has no question n.
    */
   async saveAnswer(tokenHash: string, n: number, text: string): Promise<AnswerRow | undefined> {
-    const rows: AnswerRow[] = await this.dataSource.query(
+    const rows: AnswerRow[] = await this.sql.query(
       `INSERT INTO batch_answers AS a (batch_id, n, text, created_at, updated_at)
        SELECT q.batch_id, q.n, $3, clock_timestamp(), clock_timestamp()
        FROM question_batches b JOIN batch_questions q ON q.batch_id = b.id
@@ -165,6 +170,6 @@ export class QuestionsRepository {
   }
 
   async markNotified(batchId: string, at: Date): Promise<void> {
-    await this.dataSource.query(`UPDATE question_batches SET notified_at = GREATEST(notified_at, $2) WHERE id = $1`, [batchId, at]);
+    await this.sql.query(`UPDATE question_batches SET notified_at = GREATEST(notified_at, $2) WHERE id = $1`, [batchId, at]);
   }
 }

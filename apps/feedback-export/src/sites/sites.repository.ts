@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { executorOf } from '#libs/database';
+import { executorOf, type SqlExecutor } from '#libs/database';
 
 export interface SiteRow {
   id: string;
@@ -23,25 +23,30 @@ const SITE_COLUMNS = `
 /** Sites and their export tokens. Every query on an owner's rows takes the owner id first. */
 @Injectable()
 export class SitesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   listByOwner(ownerId: string): Promise<SiteRow[]> {
-    return this.dataSource.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 ORDER BY s.created_at, s.id`, [ownerId]);
+    return this.sql.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 ORDER BY s.created_at, s.id`, [ownerId]);
   }
 
   async findOwned(ownerId: string, siteId: string): Promise<SiteRow | undefined> {
-    const rows: SiteRow[] = await this.dataSource.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 AND s.id = $2`, [ownerId, siteId]);
+    const rows: SiteRow[] = await this.sql.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 AND s.id = $2`, [ownerId, siteId]);
     return rows[0];
   }
 
   async findBySiteKey(siteKey: string): Promise<{ id: string; ownerId: string } | undefined> {
-    const rows = await this.dataSource.query(`SELECT id, owner_id AS "ownerId" FROM sites WHERE site_key = $1`, [siteKey]);
+    const rows = await this.sql.query<{ id: string; ownerId: string }>(`SELECT id, owner_id AS "ownerId" FROM sites WHERE site_key = $1`, [siteKey]);
     return rows[0];
   }
 
   /** Slugs of the owner equal to `base` or of the form `base-<n>`. */
   async slugsLike(ownerId: string, base: string): Promise<string[]> {
-    const rows: Array<{ slug: string }> = await this.dataSource.query(
+    const rows: Array<{ slug: string }> = await this.sql.query(
       `SELECT slug FROM sites WHERE owner_id = $1 AND (slug = $2 OR slug LIKE $3)`,
       [ownerId, base, `${base}-%`],
     );
@@ -49,7 +54,7 @@ export class SitesRepository {
   }
 
   async insert(ownerId: string, site: { name: string; slug: string; siteKey: string }): Promise<string> {
-    const rows = await this.dataSource.query(`INSERT INTO sites (owner_id, name, slug, site_key) VALUES ($1, $2, $3, $4) RETURNING id`, [
+    const rows = await this.sql.query<{ id: string }>(`INSERT INTO sites (owner_id, name, slug, site_key) VALUES ($1, $2, $3, $4) RETURNING id`, [
       ownerId,
       site.name,
       site.slug,
@@ -59,13 +64,13 @@ export class SitesRepository {
   }
 
   async rename(ownerId: string, siteId: string, name: string): Promise<boolean> {
-    const rows = await executorOf(this.dataSource.manager).query(`UPDATE sites SET name = $3, updated_at = now() WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId, name]);
+    const rows = await this.sql.query(`UPDATE sites SET name = $3, updated_at = now() WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId, name]);
     return rows.length > 0;
   }
 
   /** Deletes the site; its tokens, feedback (and question batches) go with it by cascade. */
   async delete(ownerId: string, siteId: string): Promise<boolean> {
-    const rows = await executorOf(this.dataSource.manager).query(`DELETE FROM sites WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId]);
+    const rows = await this.sql.query(`DELETE FROM sites WHERE owner_id = $1 AND id = $2 RETURNING id`, [ownerId, siteId]);
     return rows.length > 0;
   }
 
@@ -74,7 +79,7 @@ export class SitesRepository {
    * commits, so the old token stops at once. False when the site is not the owner's.
    */
   async replaceSiteToken(ownerId: string, siteId: string, kind: 'read' | 'write', tokenHash: string): Promise<boolean> {
-    const rows = await this.dataSource.query(
+    const rows = await this.sql.query(
       `INSERT INTO feedback_tokens (owner_id, site_id, kind, token_hash)
        SELECT s.owner_id, s.id, $3, $4 FROM sites s WHERE s.owner_id = $1 AND s.id = $2
        ON CONFLICT (site_id, kind) WHERE site_id IS NOT NULL
@@ -87,7 +92,7 @@ export class SitesRepository {
 
   /** Replaces (or creates) the account's portfolio token in one statement. */
   async replacePortfolioToken(ownerId: string, tokenHash: string): Promise<void> {
-    await this.dataSource.query(
+    await this.sql.query(
       `INSERT INTO feedback_tokens (owner_id, site_id, kind, token_hash) VALUES ($1, NULL, 'portfolio', $2)
        ON CONFLICT (owner_id) WHERE kind = 'portfolio'
        DO UPDATE SET id = gen_random_uuid(), token_hash = EXCLUDED.token_hash, created_at = now()`,
@@ -97,6 +102,6 @@ export class SitesRepository {
 
   /** Every site of the owner as the portfolio lists them. */
   listEntries(ownerId: string): Promise<Array<{ id: string; slug: string; name: string }>> {
-    return this.dataSource.query(`SELECT id, slug, name FROM sites WHERE owner_id = $1 ORDER BY created_at, id`, [ownerId]);
+    return this.sql.query(`SELECT id, slug, name FROM sites WHERE owner_id = $1 ORDER BY created_at, id`, [ownerId]);
   }
 }

@@ -2,33 +2,38 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { SESSION_COLUMNS, USER_COLUMNS, type SessionRow, type UserRow } from '#libs/accounts';
-import { inTransaction, type Transaction } from '#libs/database';
+import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
 import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS, type ApiKeyRow, type SubscriptionRow } from '../api-access/api-access.rows.js';
 
 /** Reads of everything an account owns, and its removal. Every query takes the user id first. */
 @Injectable()
 export class AccountRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return inTransaction(this.dataSource, work);
   }
 
   async findUser(userId: string): Promise<UserRow | null> {
-    const rows: UserRow[] = await this.dataSource.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
+    const rows: UserRow[] = await this.sql.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
     return rows[0] ?? null;
   }
 
   findApiKeys(userId: string): Promise<ApiKeyRow[]> {
-    return this.dataSource.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    return this.sql.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
   }
 
   findSessions(userId: string): Promise<SessionRow[]> {
-    return this.dataSource.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    return this.sql.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
   }
 
   async findSubscription(userId: string): Promise<SubscriptionRow | null> {
-    const rows: SubscriptionRow[] = await this.dataSource.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1`, [userId]);
+    const rows: SubscriptionRow[] = await this.sql.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1`, [userId]);
     return rows[0] ?? null;
   }
 

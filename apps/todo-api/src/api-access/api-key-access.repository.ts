@@ -1,6 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { PreparedQueries } from '#libs/database';
 import { counterKeySql, RateLimitStore, rateLimitCounterKey, type RateLimitHit, type RateLimitOptions } from '#libs/common';
 import { apiKeyTrackerSql } from './api-access.schemes.js';
@@ -55,7 +53,6 @@ export class ApiKeyAccessRepository {
   private readonly logger = new Logger(ApiKeyAccessRepository.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly prepared: PreparedQueries,
     private readonly counters: RateLimitStore,
   ) {}
@@ -79,7 +76,7 @@ export class ApiKeyAccessRepository {
 
   /** The one access rule for an account (JWT routes that need API access), read from its subscription row. */
   async userHasApiAccess(userId: string): Promise<boolean> {
-    const rows: Array<{ status: string; isBetaLifetime: boolean }> = await this.dataSource.query(
+    const rows: Array<{ status: string; isBetaLifetime: boolean }> = await this.prepared.query(
       `SELECT status, is_beta_lifetime AS "isBetaLifetime" FROM subscriptions WHERE user_id = $1`,
       [userId],
     );
@@ -89,7 +86,7 @@ export class ApiKeyAccessRepository {
   /** Records use without blocking the request; skipped while the stored value is fresh. */
   touchLastUsed(row: ApiKeyAccessRow, now = new Date()): void {
     if (row.lastUsedAt && now.getTime() - new Date(row.lastUsedAt).getTime() < LAST_USED_RESOLUTION_MS) return;
-    this.dataSource
+    this.prepared
       .query(
         `UPDATE api_keys SET last_used_at = now()
          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')`,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { executorOf, inTransaction, type Transaction } from '#libs/database';
+import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
 import { API_KEY_COLUMNS, type ApiKeyRow } from '../api-access/api-access.rows.js';
 
 export interface NewApiKeySecret {
@@ -12,18 +12,23 @@ export interface NewApiKeySecret {
 /** API key records of one owner at a time: every query takes the owner id first. */
 @Injectable()
 export class ApiKeysRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return inTransaction(this.dataSource, work);
   }
 
   list(userId: string): Promise<ApiKeyRow[]> {
-    return this.dataSource.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    return this.sql.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
   }
 
   async findOne(userId: string, keyId: string): Promise<ApiKeyRow | null> {
-    const rows: ApiKeyRow[] = await this.dataSource.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 AND id = $2`, [userId, keyId]);
+    const rows: ApiKeyRow[] = await this.sql.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 AND id = $2`, [userId, keyId]);
     return rows[0] ?? null;
   }
 
@@ -56,7 +61,7 @@ export class ApiKeysRepository {
 
   /** Revokes the key (keeping the first revocation time); false when the owner has no such key. */
   async revoke(userId: string, keyId: string): Promise<boolean> {
-    const rows = await executorOf(this.dataSource.manager).query(
+    const rows = await this.sql.query(
       `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE user_id = $1 AND id = $2 RETURNING id`,
       [userId, keyId],
     );

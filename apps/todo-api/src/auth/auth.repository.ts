@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { canonicalEmail, USER_COLUMNS, type UserRow } from '#libs/accounts';
-import { executorOf, inTransaction, type Transaction } from '#libs/database';
+import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
 
 export interface NewUser {
   userKey: string;
@@ -14,25 +14,30 @@ export interface NewUser {
 /** Users and the password-reset records. */
 @Injectable()
 export class AuthRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return inTransaction(this.dataSource, work);
   }
 
   async findUserById(userId: string): Promise<UserRow | null> {
-    const rows: UserRow[] = await this.dataSource.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
+    const rows: UserRow[] = await this.sql.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
     return rows[0] ?? null;
   }
 
   /** By e-mail in its canonical form (the unique index is on email_canonical). */
   async findUserByEmail(email: string): Promise<UserRow | null> {
-    const rows: UserRow[] = await this.dataSource.query(`SELECT ${USER_COLUMNS} FROM users WHERE email_canonical = $1`, [canonicalEmail(email)]);
+    const rows: UserRow[] = await this.sql.query(`SELECT ${USER_COLUMNS} FROM users WHERE email_canonical = $1`, [canonicalEmail(email)]);
     return rows[0] ?? null;
   }
 
   async usernameTaken(username: string): Promise<boolean> {
-    const rows = await this.dataSource.query(`SELECT 1 FROM users WHERE lower(username) = lower($1)`, [username]);
+    const rows = await this.sql.query(`SELECT 1 FROM users WHERE lower(username) = lower($1)`, [username]);
     return rows.length > 0;
   }
 
@@ -53,7 +58,7 @@ export class AuthRepository {
    * per caller in the rate-limit store, not in `attempts` (kept at 0 for older replicas).
    */
   async saveResetCode(userId: string, codeHash: string, ttlSeconds: number): Promise<void> {
-    await this.dataSource.query(
+    await this.sql.query(
       `INSERT INTO password_reset_codes (user_id, code_hash, attempts, created_at, expires_at)
        VALUES ($1, $2, 0, now(), now() + make_interval(secs => $3))
        ON CONFLICT (user_id) DO UPDATE SET code_hash = EXCLUDED.code_hash, attempts = 0, created_at = now(), expires_at = EXCLUDED.expires_at`,
@@ -63,7 +68,7 @@ export class AuthRepository {
 
   /** The live (unexpired) reset code of the account using this e-mail, if any. */
   async findLiveResetCode(email: string): Promise<{ userId: string; codeHash: string } | undefined> {
-    const rows: Array<{ user_id: string; code_hash: string }> = await this.dataSource.query(
+    const rows: Array<{ user_id: string; code_hash: string }> = await this.sql.query(
       `SELECT c.user_id, c.code_hash FROM users u JOIN password_reset_codes c ON c.user_id = u.id
        WHERE u.email_canonical = $1 AND c.expires_at > now()`,
       [canonicalEmail(email)],
@@ -73,10 +78,10 @@ export class AuthRepository {
 
   /** Trades a verified code for a reset token, once: false if the code was consumed meanwhile. */
   exchangeCodeForToken(userId: string, codeHash: string, tokenHash: string, ttlSeconds: number): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const deleted = await executorOf(manager).query(`DELETE FROM password_reset_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id`, [userId, codeHash]);
+    return inTransaction(this.dataSource, async (tx) => {
+      const deleted = await tx.query(`DELETE FROM password_reset_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id`, [userId, codeHash]);
       if (deleted.length === 0) return false;
-      await manager.query(`INSERT INTO password_reset_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [
+      await tx.query(`INSERT INTO password_reset_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [
         tokenHash,
         userId,
         ttlSeconds,
@@ -87,7 +92,7 @@ export class AuthRepository {
 
   /** The owner of a live (unused, unexpired) reset token, without using it. */
   async findResetTokenOwner(tokenHash: string): Promise<string | undefined> {
-    const rows = await this.dataSource.query(
+    const rows = await this.sql.query<{ user_id: string }>(
       `SELECT user_id FROM password_reset_tokens WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
       [tokenHash],
     );

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { canonicalEmail } from '#libs/accounts';
-import { inTransaction, type Transaction } from '#libs/database';
+import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
 import { SUBSCRIPTION_COLUMNS, type SubscriptionRow } from '../api-access/api-access.rows.js';
 import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionState } from './subscription-state.js';
 
@@ -11,33 +11,38 @@ export type BetaAccessAction = 'grant' | 'revoke';
 /** Subscriptions, processed webhook events and the beta-access audit log. */
 @Injectable()
 export class BillingRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return inTransaction(this.dataSource, work);
   }
 
   async findSubscription(userId: string): Promise<SubscriptionRow | null> {
-    const rows: SubscriptionRow[] = await this.dataSource.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1`, [userId]);
+    const rows: SubscriptionRow[] = await this.sql.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1`, [userId]);
     return rows[0] ?? null;
   }
 
   async findUserEmail(userId: string): Promise<string | undefined> {
-    const rows: Array<{ email: string }> = await this.dataSource.query(`SELECT email FROM users WHERE id = $1`, [userId]);
+    const rows: Array<{ email: string }> = await this.sql.query(`SELECT email FROM users WHERE id = $1`, [userId]);
     return rows[0]?.email;
   }
 
   /** The id of the user named by id or by e-mail (in its canonical form), if it exists. */
   async findUserId(by: { userId?: string; email?: string }): Promise<string | undefined> {
     const rows: Array<{ id: string }> = by.userId
-      ? await this.dataSource.query(`SELECT id FROM users WHERE id = $1`, [by.userId])
-      : await this.dataSource.query(`SELECT id FROM users WHERE email_canonical = $1`, [canonicalEmail(by.email!)]);
+      ? await this.sql.query(`SELECT id FROM users WHERE id = $1`, [by.userId])
+      : await this.sql.query(`SELECT id FROM users WHERE email_canonical = $1`, [canonicalEmail(by.email!)]);
     return rows[0]?.id;
   }
 
   /** The user a Stripe subscription belongs to: by the subscription first, then by the customer. */
   async findUserIdByProvider(providerSubscriptionId: string | undefined, providerCustomerId: string | undefined): Promise<string | undefined> {
-    const rows: Array<{ user_id: string }> = await this.dataSource.query(
+    const rows: Array<{ user_id: string }> = await this.sql.query(
       `SELECT user_id FROM subscriptions
        WHERE provider_subscription_id = $1 OR provider_customer_id = $2
        ORDER BY (provider_subscription_id = $1) DESC NULLS LAST
@@ -52,7 +57,7 @@ export class BillingRepository {
    * (it no longer exists at Stripe), so concurrent checkouts cannot swap customers.
    */
   async linkCustomer(userId: string, providerCustomerId: string, replacing?: string): Promise<void> {
-    await this.dataSource.query(
+    await this.sql.query(
       `INSERT INTO subscriptions (user_id, provider, provider_customer_id) VALUES ($1, $2, $3)
        ON CONFLICT (user_id) DO UPDATE SET
          provider = COALESCE(subscriptions.provider, EXCLUDED.provider),
@@ -65,7 +70,7 @@ export class BillingRepository {
   }
 
   async isEventProcessed(eventId: string): Promise<boolean> {
-    const rows = await this.dataSource.query(`SELECT 1 FROM billing_webhook_events WHERE event_id = $1`, [eventId]);
+    const rows = await this.sql.query(`SELECT 1 FROM billing_webhook_events WHERE event_id = $1`, [eventId]);
     return rows.length > 0;
   }
 

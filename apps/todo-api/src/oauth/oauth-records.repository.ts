@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { executorOf, type SqlExecutor } from '#libs/database';
 
 /**
  * Models whose id is itself a bearer secret (the code or token handed to the client): stored
@@ -30,7 +31,12 @@ export interface GrantRow {
 /** The authorization server's storage (table oauth_records, see its migration); the only code that touches it. */
 @Injectable()
 export class OAuthRecordsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   async upsert(model: string, id: string, payload: OAuthPayload, expiresAt: Date | null): Promise<void> {
     const secretId = SECRET_ID_MODELS.has(model);
@@ -38,7 +44,7 @@ export class OAuthRecordsRepository {
     const stored = secretId ? { ...payload, jti: undefined } : payload;
     const accountId = typeof payload.accountId === 'string' && UUID.test(payload.accountId) ? payload.accountId : null;
     // client_name is not oidc-provider's: its saves leave it as it is (recordGrantClientName sets it).
-    await this.dataSource.query(
+    await this.sql.query(
       `INSERT INTO oauth_records (model, id, payload, account_id, client_id, grant_id, uid, user_code, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, account_id = EXCLUDED.account_id, client_id = EXCLUDED.client_id,
@@ -70,30 +76,30 @@ export class OAuthRecordsRepository {
   }
 
   async consume(model: string, id: string): Promise<void> {
-    await this.dataSource.query(`UPDATE oauth_records SET consumed_at = now() WHERE model = $1 AND id = $2`, [model, storedId(model, id)]);
+    await this.sql.query(`UPDATE oauth_records SET consumed_at = now() WHERE model = $1 AND id = $2`, [model, storedId(model, id)]);
   }
 
   async destroy(model: string, id: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM oauth_records WHERE model = $1 AND id = $2`, [model, storedId(model, id)]);
+    await this.sql.query(`DELETE FROM oauth_records WHERE model = $1 AND id = $2`, [model, storedId(model, id)]);
   }
 
   async revokeByGrantId(model: string, grantId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM oauth_records WHERE model = $1 AND grant_id = $2`, [model, grantId]);
+    await this.sql.query(`DELETE FROM oauth_records WHERE model = $1 AND grant_id = $2`, [model, grantId]);
   }
 
   /** Keeps the client name the account saw at consent on its grant (the client's own claim, e.g. from its metadata document). */
   async recordGrantClientName(accountId: string, grantId: string, clientName: string): Promise<void> {
-    await this.dataSource.query(`UPDATE oauth_records SET client_name = $3 WHERE account_id = $1 AND model = 'Grant' AND id = $2`, [accountId, grantId, clientName]);
+    await this.sql.query(`UPDATE oauth_records SET client_name = $3 WHERE account_id = $1 AND model = 'Grant' AND id = $2`, [accountId, grantId, clientName]);
   }
 
   async accountExists(accountId: string): Promise<boolean> {
     if (!UUID.test(accountId)) return false;
-    const rows = await this.dataSource.query(`SELECT 1 FROM users WHERE id = $1`, [accountId]);
+    const rows = await this.sql.query(`SELECT 1 FROM users WHERE id = $1`, [accountId]);
     return rows.length > 0;
   }
 
   async listGrants(accountId: string): Promise<GrantRow[]> {
-    return this.dataSource.query(
+    return this.sql.query(
       `SELECT g.id AS "grantId", g.client_id AS "clientId", COALESCE(c.payload->>'client_name', g.client_name) AS "clientName",
               COALESCE(g.payload->'resources', '{}'::jsonb) AS resources, to_timestamp((g.payload->>'iat')::bigint) AS "createdAt"
        FROM oauth_records g LEFT JOIN oauth_records c ON c.model = 'Client' AND c.id = g.client_id
@@ -105,7 +111,7 @@ export class OAuthRecordsRepository {
 
   /** Deletes every grant the account gave the client and everything issued under them; answers how many grants. */
   async deleteClientGrants(accountId: string, clientId: string): Promise<number> {
-    const rows: Array<{ grants: number }> = await this.dataSource.query(
+    const rows: Array<{ grants: number }> = await this.sql.query(
       `WITH grants AS (SELECT id FROM oauth_records WHERE account_id = $1 AND model = 'Grant' AND client_id = $2),
             gone AS (DELETE FROM oauth_records WHERE account_id = $1 AND grant_id IN (SELECT id FROM grants) RETURNING model)
        SELECT count(*) FILTER (WHERE model = 'Grant')::int AS grants FROM gone`,
@@ -120,16 +126,17 @@ export class OAuthRecordsRepository {
    * or on a write in flight.
    */
   async deleteExpired(batchSize: number): Promise<number> {
-    const result: [unknown, number] = await this.dataSource.query(
+    const deleted = await this.sql.query(
       `DELETE FROM oauth_records WHERE (model, id) IN (
-         SELECT model, id FROM oauth_records WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+         SELECT model, id FROM oauth_records WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING 1`,
       [batchSize],
     );
-    return result[1] ?? 0;
+    return deleted.length;
   }
 
   private async findWhere(model: string, column: 'id' | 'uid' | 'user_code', value: string, secretId?: string): Promise<OAuthPayload | undefined> {
-    const rows: Array<{ payload: OAuthPayload; consumed: boolean }> = await this.dataSource.query(
+    const rows: Array<{ payload: OAuthPayload; consumed: boolean }> = await this.sql.query(
       `SELECT payload, consumed_at IS NOT NULL AS consumed FROM oauth_records
        WHERE model = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now())`,
       [model, value],

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { SESSION_COLUMNS, type SessionRow } from '#libs/accounts';
-import { executorOf, type Transaction } from '#libs/database';
+import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
 import { REFRESH_TOKEN_TTL_DAYS } from './refresh-token.js';
 
 /** The most recent sessions a user sees in the list. */
@@ -44,11 +44,16 @@ export interface Rotation {
 
 @Injectable()
 export class SessionsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   /** Inside `tx` when given, else alone. */
   async create(tx: Transaction | undefined, session: NewSession): Promise<string> {
-    const rows = await (tx ?? executorOf(this.dataSource.manager)).query<{ id: string }>(
+    const rows = await (tx ?? this.sql).query<{ id: string }>(
       `INSERT INTO sessions (user_id, refresh_token_hash, user_agent, ip_address, last_used_at, expires_at)
        VALUES ($1, $2, $3, $4, now(), now() + make_interval(days => $5))
        RETURNING id`,
@@ -58,7 +63,7 @@ export class SessionsRepository {
   }
 
   async findByCurrentHash(refreshTokenHash: string): Promise<SessionState | undefined> {
-    const rows = await this.dataSource.query(
+    const rows = await this.sql.query<SessionState>(
       `SELECT id, user_id AS "userId", revoked_at AS "revokedAt", expires_at AS "expiresAt" FROM sessions WHERE refresh_token_hash = $1`,
       [refreshTokenHash],
     );
@@ -71,8 +76,8 @@ export class SessionsRepository {
    * is kept (hashed) for reuse detection. Answers the owner's id, or undefined if it lost.
    */
   rotate(rotation: Rotation): Promise<string | undefined> {
-    return this.dataSource.transaction(async (manager) => {
-      const updated = await executorOf(manager).query<{ user_id: string }>(
+    return inTransaction(this.dataSource, async (tx) => {
+      const updated = await tx.query<{ user_id: string }>(
         `UPDATE sessions
          SET refresh_token_hash = $3, last_used_at = now(), expires_at = now() + make_interval(days => $4)
          WHERE id = $1 AND refresh_token_hash = $2 AND revoked_at IS NULL AND expires_at > now()
@@ -81,13 +86,13 @@ export class SessionsRepository {
       );
       if (updated.length === 0) return undefined;
       const userId = updated[0].user_id;
-      await manager.query(
+      await tx.query(
         `INSERT INTO refresh_token_history (token_hash, session_id, user_id, successor_hash, retry_key_hash, successor_sealed, rotated_at)
          VALUES ($1, $2, $3, $4, $5, $6, now())`,
         [rotation.oldHash, rotation.sessionId, userId, rotation.newHash, rotation.retryKeyHash, rotation.successorSealed],
       );
       // Retired tokens older than a token's whole lifetime can no longer be presented: drop them.
-      await manager.query(
+      await tx.query(
         `DELETE FROM refresh_token_history WHERE session_id = $1 AND rotated_at < now() - make_interval(days => $2)`,
         [rotation.sessionId, REFRESH_TOKEN_TTL_DAYS + 1],
       );
@@ -96,7 +101,7 @@ export class SessionsRepository {
   }
 
   async findRetired(tokenHash: string): Promise<RetiredToken | undefined> {
-    const rows = await this.dataSource.query(
+    const rows = await this.sql.query<Omit<RetiredToken, 'ageMs'> & { ageMs: string }>(
       `SELECT token_hash AS "tokenHash", session_id AS "sessionId", user_id AS "userId", successor_hash AS "successorHash",
               retry_key_hash AS "retryKeyHash", successor_sealed AS "successorSealed", rotated_at AS "rotatedAt",
               (extract(epoch FROM (now() - rotated_at)) * 1000)::bigint AS "ageMs"
@@ -108,7 +113,7 @@ export class SessionsRepository {
 
   /** True while the session is live and its current token is still `refreshTokenHash` (unused). */
   async isLiveWithToken(sessionId: string, refreshTokenHash: string): Promise<boolean> {
-    const rows = await this.dataSource.query(
+    const rows = await this.sql.query(
       `SELECT 1 FROM sessions WHERE id = $1 AND refresh_token_hash = $2 AND revoked_at IS NULL AND expires_at > now()`,
       [sessionId, refreshTokenHash],
     );
@@ -116,18 +121,18 @@ export class SessionsRepository {
   }
 
   async revoke(sessionId: string): Promise<void> {
-    await this.dataSource.query(`UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [sessionId]);
+    await this.sql.query(`UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [sessionId]);
   }
 
   /** Revokes every live session of the user; answers how many. */
   async revokeAllForUser(tx: Transaction | undefined, userId: string): Promise<number> {
-    const revoked = await (tx ?? executorOf(this.dataSource.manager)).query(`UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]);
+    const revoked = await (tx ?? this.sql).query(`UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId]);
     return revoked.length;
   }
 
   /** Revokes the user's session; false when the user has no session with this id. */
   async revokeOwned(userId: string, sessionId: string): Promise<boolean> {
-    const rows = await executorOf(this.dataSource.manager).query(
+    const rows = await this.sql.query(
       `UPDATE sessions SET revoked_at = COALESCE(revoked_at, now()) WHERE user_id = $1 AND id = $2 RETURNING id`,
       [userId, sessionId],
     );
@@ -136,7 +141,7 @@ export class SessionsRepository {
 
   /** Revokes the user's session whose current refresh token is `refreshTokenHash`; false when none. */
   async revokeOwnedByToken(userId: string, refreshTokenHash: string): Promise<boolean> {
-    const rows = await executorOf(this.dataSource.manager).query(
+    const rows = await this.sql.query(
       `UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND refresh_token_hash = $2 AND revoked_at IS NULL RETURNING id`,
       [userId, refreshTokenHash],
     );
@@ -144,6 +149,6 @@ export class SessionsRepository {
   }
 
   listForUser(userId: string): Promise<SessionRow[]> {
-    return this.dataSource.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at DESC, id LIMIT $2`, [userId, SESSION_LIST_LIMIT]);
+    return this.sql.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at DESC, id LIMIT $2`, [userId, SESSION_LIST_LIMIT]);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import pg from 'pg';
-import { PreparedQueries, type Transaction } from '#libs/database';
+import { executorOf, PreparedQueries, type SqlExecutor, type Transaction } from '#libs/database';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { SortOrder, TodoSort } from './todo-limits.js';
 
@@ -68,10 +68,15 @@ function escapeLike(value: string): string {
 /** Every query takes the owner first and filters on it: another account's todo does not exist here. */
 @Injectable()
 export class TodosRepository {
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly prepared: PreparedQueries,
-  ) {}
+  ) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   /** Todo writes are the hot write path: their statements run prepared (see PreparedQueries). */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -116,7 +121,7 @@ export class TodosRepository {
   }
 
   async findAllOf(userId: string): Promise<TodoRow[]> {
-    const rows = await this.dataSource.query(`SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    const rows = await this.sql.query(`SELECT ${TODO_COLUMNS} FROM todos WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
     return rows.map(toRow);
   }
 
@@ -202,19 +207,19 @@ export class TodosRepository {
   }
 
   async eventsAfter(userId: string, afterId: string, limit: number): Promise<TodoEventRow[]> {
-    return this.dataSource.query(
+    return this.sql.query(
       `SELECT id::text AS id, type, payload FROM todo_events WHERE user_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
       [userId, afterId, limit],
     );
   }
 
   async latestEventId(userId: string): Promise<string> {
-    const rows = await this.dataSource.query(`SELECT coalesce(max(id), 0)::text AS id FROM todo_events WHERE user_id = $1`, [userId]);
+    const rows = await this.sql.query<{ id: string }>(`SELECT coalesce(max(id), 0)::text AS id FROM todo_events WHERE user_id = $1`, [userId]);
     return rows[0].id;
   }
 
   async sweepExpired(idempotencyHours: number, eventHours: number): Promise<void> {
-    await this.dataSource.query(`DELETE FROM todo_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [idempotencyHours]);
-    await this.dataSource.query(`DELETE FROM todo_events WHERE created_at < now() - make_interval(hours => $1)`, [eventHours]);
+    await this.sql.query(`DELETE FROM todo_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [idempotencyHours]);
+    await this.sql.query(`DELETE FROM todo_events WHERE created_at < now() - make_interval(hours => $1)`, [eventHours]);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { JWK } from 'jose';
 import { DataSource } from 'typeorm';
-import { PreparedQueries } from '#libs/database';
+import { executorOf, inTransaction, PreparedQueries, type SqlExecutor } from '#libs/database';
 
 /** Arbitrary constant: the advisory lock that serialises adding a signing key across replicas. */
 const SIGNING_KEY_LOCK_ID = 7_172_031;
@@ -10,31 +10,36 @@ const SIGNING_KEY_LOCK_ID = 7_172_031;
 /** The OAuth rows both services read: the authorization server's keys, and whether a grant still stands. */
 @Injectable()
 export class OAuthAccessRepository {
+  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
+  private readonly sql: SqlExecutor;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly prepared: PreparedQueries,
-  ) {}
+  ) {
+    this.sql = executorOf(this.dataSource.manager);
+  }
 
   async findKey(use: string): Promise<JWK | undefined> {
-    const rows: Array<{ jwk: JWK }> = await this.dataSource.query(`SELECT jwk FROM oauth_keys WHERE use = $1`, [use]);
+    const rows: Array<{ jwk: JWK }> = await this.sql.query(`SELECT jwk FROM oauth_keys WHERE use = $1`, [use]);
     return rows[0]?.jwk;
   }
 
   /** Stores `jwk` unless a key for `use` exists already (another replica won the race); answers the stored one. */
   async storeKeyOnce(use: string, jwk: JWK): Promise<JWK> {
-    await this.dataSource.query(`INSERT INTO oauth_keys (use, jwk) VALUES ($1, $2) ON CONFLICT (use) DO NOTHING`, [use, JSON.stringify(jwk)]);
+    await this.sql.query(`INSERT INTO oauth_keys (use, jwk) VALUES ($1, $2) ON CONFLICT (use) DO NOTHING`, [use, JSON.stringify(jwk)]);
     return (await this.findKey(use))!;
   }
 
   /** Every signing key, newest first. */
   async signingKeys(): Promise<JWK[]> {
-    const rows: Array<{ jwk: JWK }> = await this.dataSource.query(`SELECT jwk FROM oauth_signing_keys ORDER BY created_at DESC, kid`);
+    const rows: Array<{ jwk: JWK }> = await this.sql.query(`SELECT jwk FROM oauth_signing_keys ORDER BY created_at DESC, kid`);
     return rows.map((row) => row.jwk);
   }
 
   /** Whether a signing key of `alg` younger than `seconds` is stored. */
   async hasSigningKeyYoungerThan(alg: string, seconds: number): Promise<boolean> {
-    const rows = await this.dataSource.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [alg, seconds]);
+    const rows = await this.sql.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [alg, seconds]);
     return rows.length > 0;
   }
 
@@ -43,28 +48,29 @@ export class OAuthAccessRepository {
    * did. Under a transaction-scoped advisory lock, so replicas checking at the same moment add one key, not several.
    */
   async addSigningKeyUnlessYounger(jwk: JWK, maxAgeSeconds: number): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock($1)`, [SIGNING_KEY_LOCK_ID]);
-      const fresh = await manager.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [jwk.alg, maxAgeSeconds]);
+    return inTransaction(this.dataSource, async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock($1)`, [SIGNING_KEY_LOCK_ID]);
+      const fresh = await tx.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [jwk.alg, maxAgeSeconds]);
       if (fresh.length > 0) return false;
-      await manager.query(`INSERT INTO oauth_signing_keys (kid, jwk) VALUES ($1, $2)`, [jwk.kid, JSON.stringify(jwk)]);
+      await tx.query(`INSERT INTO oauth_signing_keys (kid, jwk) VALUES ($1, $2)`, [jwk.kid, JSON.stringify(jwk)]);
       return true;
     });
   }
 
   /** Deletes every key whose successor (same algorithm) has been signing for more than `seconds` (its tokens have expired); answers how many. */
   async deleteSigningKeysSupersededFor(seconds: number): Promise<number> {
-    const result: [unknown, number] = await this.dataSource.query(
+    const deleted = await this.sql.query(
       `DELETE FROM oauth_signing_keys old WHERE EXISTS (
-         SELECT 1 FROM oauth_signing_keys newer WHERE newer.jwk->>'alg' = old.jwk->>'alg' AND newer.created_at > old.created_at AND newer.created_at < now() - make_interval(secs => $1))`,
+         SELECT 1 FROM oauth_signing_keys newer WHERE newer.jwk->>'alg' = old.jwk->>'alg' AND newer.created_at > old.created_at AND newer.created_at < now() - make_interval(secs => $1))
+       RETURNING 1`,
       [seconds],
     );
-    return result[1] ?? 0;
+    return deleted.length;
   }
 
   /** The kids of the stored signing keys, newest first (what the authorization server compares its own set with). */
   async signingKeyIds(): Promise<string[]> {
-    const rows: Array<{ kid: string }> = await this.dataSource.query(`SELECT kid FROM oauth_signing_keys ORDER BY created_at DESC, kid`);
+    const rows: Array<{ kid: string }> = await this.sql.query(`SELECT kid FROM oauth_signing_keys ORDER BY created_at DESC, kid`);
     return rows.map((row) => row.kid);
   }
 

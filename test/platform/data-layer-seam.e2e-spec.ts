@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+
+/** The TypeScript sources below `dir` (not unit tests, not migrations). */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+/**
+ * One seam to the database (CONTRIBUTING, "Data access"): repositories run every statement
+ * through a SqlExecutor (PreparedQueries, or `executorOf(dataSource.manager)`) and open
+ * transactions with `inTransaction` or `PreparedQueries.transaction`, so every statement
+ * answers its rows in one shape (TypeORM's own `query` answers `[rows, count]` for an UPDATE or
+ * DELETE). Only libs/database (the executors themselves) and libs/testing talk to TypeORM's
+ * DataSource or EntityManager directly.
+ */
+describe('the data layer has one seam', () => {
+  const root = process.cwd();
+  const files = [...sourceFiles(join(root, 'apps')), ...sourceFiles(join(root, 'libs'))]
+    .map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }))
+    .filter((file) => !file.path.startsWith('libs/database/') && !file.path.startsWith('libs/testing/'));
+
+  it('runs no statement and opens no transaction on a DataSource or EntityManager outside libs/database', () => {
+    const direct = files.flatMap((file) =>
+      [...file.text.matchAll(/\b(?:dataSource|manager|entityManager)\s*\.\s*(query|transaction|getRepository|createQueryBuilder)\s*\(/g)].map(
+        (match) => `${file.path}: ${match[0]}`,
+      ),
+    );
+    expect(direct).toEqual([]);
+  });
+
+  it('keeps typeorm out of services, controllers and guards', () => {
+    const leaking = files
+      .filter((file) => /\.(service|controller|guard)\.ts$/.test(file.path) && /from '(typeorm|@nestjs\/typeorm)'|\bEntityManager\b|\bDataSource\b/.test(file.text))
+      .map((file) => file.path);
+    expect(leaking).toEqual([]);
+  });
+});
