@@ -1,17 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertUser } from '#libs/testing';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
-
-/** The TypeScript sources of the apps and libs (not their unit tests). */
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
+import { sourceFiles } from '../support/source-files.js';
 
 describe('one access-token verifier', () => {
   it('verifies first-party access tokens only in the passport-jwt strategy: JwtService and jsonwebtoken only sign', () => {

@@ -1,15 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-
-/** The TypeScript sources below `dir` (not unit tests, not migrations). */
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
+import { sourceFiles } from '../support/source-files.js';
 
 /**
  * One seam to the database (CONTRIBUTING, "Data access"): repositories run every statement
@@ -21,7 +13,7 @@ function sourceFiles(dir: string): string[] {
  */
 describe('the data layer has one seam', () => {
   const root = process.cwd();
-  const files = [...sourceFiles(join(root, 'apps')), ...sourceFiles(join(root, 'libs'))]
+  const files = [...sourceFiles(join(root, 'apps'), { skip: ['migrations'] }), ...sourceFiles(join(root, 'libs'), { skip: ['migrations'] })]
     .map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }))
     .filter((file) => !file.path.startsWith('libs/database/') && !file.path.startsWith('libs/testing/'));
 

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import ts from 'typescript';
+import { sourceFiles } from '../support/source-files.js';
 
 /**
  * libs/ is shaped by what both apps share (CONTRIBUTING, "Map of the tree"): an app passes its own
@@ -31,14 +32,8 @@ const SHARED_MEANING: Array<{ file: string; word: string; why: string }> = [
 ];
 
 const ROOT = process.cwd();
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return path.endsWith(join('database', 'src', 'migrations')) ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
+/** What the vocabulary scans read: unit tests too (libs' own specs are code in libs/), never the migrations. */
+const VOCABULARY_SCAN = { specs: true, skip: ['migrations'] };
 
 function parse(file: string): ts.SourceFile {
   return ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2023, true);
@@ -60,7 +55,7 @@ function propertyName(name: ts.PropertyName | undefined): string | undefined {
  */
 function declaredBy(app: string): string[] {
   const words: string[] = [];
-  for (const file of sourceFiles(join(ROOT, 'apps', app)).map(parse)) {
+  for (const file of sourceFiles(join(ROOT, 'apps', app), VOCABULARY_SCAN).map(parse)) {
     each(file, (node) => {
       if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name) && node.name.text === '#libs/common') {
         each(node, (inner) => {
@@ -112,7 +107,7 @@ function appVocabulary(): Array<{ app: string; word: string }> {
 function appWordsInLibs(): Array<{ at: string; app: string }> {
   const vocabulary = appVocabulary();
   const found = new Map<string, string>();
-  for (const path of sourceFiles(join(ROOT, 'libs'))) {
+  for (const path of sourceFiles(join(ROOT, 'libs'), VOCABULARY_SCAN)) {
     const { all, whole } = codeWords(parse(path));
     const lowered = new Set([...all].map((word) => word.toLowerCase()));
     for (const { app, word } of vocabulary) {
@@ -134,7 +129,7 @@ const VARIABLE_READERS = new Set(['readVariable', 'readUrlVariable', 'readIntVar
 /** The variables an app reads and checks itself: the names it passes to libs/config's readVariable, readUrlVariable, readIntVariable. */
 function variablesReadBy(app: string): string[] {
   const variables: string[] = [];
-  for (const file of sourceFiles(join(ROOT, 'apps', app)).map(parse)) {
+  for (const file of sourceFiles(join(ROOT, 'apps', app), VOCABULARY_SCAN).map(parse)) {
     each(file, (node) => {
       if (!ts.isCallExpression(node) || !ts.isIdentifier(node.expression) || !VARIABLE_READERS.has(node.expression.text)) return;
       const name = node.arguments[1];
@@ -148,7 +143,7 @@ function variablesReadBy(app: string): string[] {
 function appVariablesInLibs(): string[] {
   const apps = Object.entries(KNOWN_APP_VARIABLE_PREFIXES).map(([app, prefixes]) => ({ variables: new Set(variablesReadBy(app)), prefixes }));
   const found: string[] = [];
-  for (const path of sourceFiles(join(ROOT, 'libs'))) {
+  for (const path of sourceFiles(join(ROOT, 'libs'), VOCABULARY_SCAN)) {
     for (const word of codeWords(parse(path)).all) {
       if (apps.some(({ variables, prefixes }) => variables.has(word) || prefixes.some((prefix) => word.startsWith(prefix)))) found.push(`${relative(ROOT, path)}: ${word}`);
     }

@@ -1,15 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-
-/** The TypeScript sources of the apps (not their unit tests). */
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
+import { sourceFiles } from '../support/source-files.js';
 
 describe('response mappers live in one place (CONTRIBUTING: each beside its response DTO in the feature dto/ folder)', () => {
   const root = process.cwd();

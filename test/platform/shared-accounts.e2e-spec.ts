@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import ts from 'typescript';
+import { sourceFiles } from '../support/source-files.js';
 
 /**
  * libs/accounts holds the account system both services share (CONTRIBUTING, "Map of the tree").
@@ -37,14 +38,6 @@ const SHARED_BUT_WRITTEN_BY_TODO_API: Record<string, string> = {
 };
 
 const ROOT = process.cwd();
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
 
 const program = ts.createProgram({
   rootNames: [join(ROOT, 'libs/accounts/src/index.ts'), ...['apps', 'libs', 'test'].flatMap((dir) => sourceFiles(join(ROOT, dir)))],
