@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { listRoutes } from '#libs/common';
+import { listRoutes, rawResponsePaths, type RouteEntry } from '#libs/common';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import { startApp, type TestApp } from '../support/test-apps.js';
 
@@ -106,6 +106,45 @@ const FEEDBACK_EXPORT_ROUTES = [
   'PUT /api/v1/sites/:siteId/feedback/:id jwt',
 ];
 
+/** Routes that write their own body (@RawResponse): every other route answers in the success envelope. */
+const TODO_API_RAW_PATHS = [
+  '/metrics',
+  '/api/v1/todos/events',
+  '/api/v1/mcp',
+  '/.well-known/oauth-protected-resource/api/v1/mcp',
+  '/.well-known/oauth-authorization-server',
+  '/oauth/assets/sign-in.css',
+  '/oauth/interaction/:uid',
+  '/.well-known/openid-configuration',
+  '/oauth/authorize',
+  '/oauth/authorize/*resume',
+  '/oauth/register',
+  '/oauth/register/*client',
+  '/oauth/token',
+  '/oauth/revoke',
+  '/oauth/jwks',
+];
+
+const FEEDBACK_EXPORT_RAW_PATHS = [
+  '/metrics',
+  '/widget.js',
+  '/api/v1/mcp',
+  '/.well-known/oauth-protected-resource/api/v1/mcp',
+  '/q/:shareToken',
+  '/assets/app.css',
+  '/assets/share.js',
+  '/favicon.ico',
+  '/favicon.svg',
+  '/dashboard',
+  '/assets/dashboard.js',
+];
+
+/** The paths Express routes on (the envelope is chosen by the matched route's path). */
+function expressRoutePaths(app: TestApp['app']): Set<string> {
+  const express = app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string } }> } };
+  return new Set(express.router.stack.flatMap((layer) => (layer.route ? [layer.route.path] : [])));
+}
+
 describe('route auth table', () => {
   let database: TestDatabase;
   let todo: TestApp;
@@ -130,5 +169,21 @@ describe('route auth table', () => {
   it('feedback-export routes and schemes are exactly the reviewed table', () => {
     const actual = listRoutes(feedback.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
     expect(actual.sort()).toEqual([...FEEDBACK_EXPORT_ROUTES].sort());
+  });
+
+  it.each([
+    ['todo-api', () => todo, TODO_API_RAW_PATHS],
+    ['feedback-export', () => feedback, FEEDBACK_EXPORT_RAW_PATHS],
+  ] as const)('%s: the routes that write their own body are exactly the reviewed list, on paths Express matches', (_name, app, reviewed) => {
+    const routes = listRoutes(app().app);
+    expect([...rawResponsePaths(routes)].sort()).toEqual([...reviewed].sort());
+    const routed = expressRoutePaths(app().app);
+    expect(routes.map((route) => route.path).filter((path) => !routed.has(path))).toEqual([]);
+  });
+
+  it('refuses a path whose routes disagree about the envelope', () => {
+    const route = (method: string, rawResponse: boolean): RouteEntry => ({ method, path: '/things', scheme: 'public', handler: `Things.${method}`, rawResponse });
+    expect(() => rawResponsePaths([route('GET', true), route('POST', false)])).toThrow('POST /things');
+    expect([...rawResponsePaths([route('GET', true), route('POST', true)])]).toEqual(['/things']);
   });
 });

@@ -1,12 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { AppConfigModule, type AppConfig } from '#libs/config';
 import { DatabaseModule } from '#libs/database';
 import { AUTH_SCHEME_GUARDS, AuthSchemeGuard, type AuthSchemeGuards } from './auth/auth-scheme.guard.js';
 import { HealthModule } from './health/health.module.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
-import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { createValidationPipe } from './http/validation.js';
 import { createRequestLogging, REQUEST_LOGGING, type RequestLoggingOptions } from './logging/request-logging.js';
 import { MetricsTokenGuard } from './metrics/metrics-token.guard.js';
@@ -28,7 +27,8 @@ export interface CoreModuleOptions {
 
 /**
  * What both apps share: configuration, logs, database, rate-limit store, health, metrics and
- * shutdown, and the global filter / envelope / validation / deny-by-default auth guard.
+ * shutdown, and the global filter / validation / deny-by-default auth guard (the success envelope is
+ * written by createHttpApp's adapter).
  */
 @Module({})
 export class CoreModule {
@@ -45,7 +45,6 @@ export class CoreModule {
       providers: [
         { provide: REQUEST_LOGGING, useValue: createRequestLogging(options.config, options.service, options.logDestination, options.requestLogging) },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         // Every app serves GET /metrics to the operators' scraper.
         { provide: AUTH_SCHEME_GUARDS, useValue: { ...options.authSchemes, 'metrics-token': MetricsTokenGuard } },

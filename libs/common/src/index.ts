@@ -13,7 +13,7 @@ export * from './health/health.dto.js';
 export * from './health/health.service.js';
 export * from './http/all-exceptions.filter.js';
 export * from './http/create-http-app.js';
-export * from './http/envelope.interceptor.js';
+export * from './http/envelope.js';
 export * from './http/html-page.js';
 export * from './http/json-body.js';
 export * from './http/validation.js';

@@ -1,6 +1,7 @@
 import { INestApplication, RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
+import { isRawResponse } from '../http/envelope.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from '../rate-limit/rate-limit.constants.js';
 import { AUTH_SCHEME, AuthScheme } from './auth-scheme.decorator.js';
 
@@ -11,6 +12,8 @@ export interface RouteEntry {
   handler: string;
   /** The route's @RateLimit, if any (method first, then controller). */
   rateLimit?: RateLimitOptions;
+  /** Marked @RawResponse: the route writes its own body, without the success envelope. */
+  rawResponse: boolean;
 }
 
 function joinPath(...parts: string[]): string {
@@ -40,7 +43,7 @@ export function listRoutes(app: INestApplication): RouteEntry[] {
         const scheme = (Reflect.getMetadata(AUTH_SCHEME, handler) as AuthScheme | undefined) ?? classScheme ?? 'NONE';
         const rateLimit = (Reflect.getMetadata(RATE_LIMIT_OPTIONS, handler) as RateLimitOptions | undefined) ?? classLimit;
         for (const sub of ([] as string[]).concat(subPaths)) {
-          routes.push({ method: RequestMethod[method], path: joinPath(base, sub), scheme, handler: `${controller.name}.${name}`, rateLimit });
+          routes.push({ method: RequestMethod[method], path: joinPath(base, sub), scheme, handler: `${controller.name}.${name}`, rateLimit, rawResponse: isRawResponse(handler, controller) });
         }
       }
     }
@@ -49,9 +52,23 @@ export function listRoutes(app: INestApplication): RouteEntry[] {
 }
 
 /** Refuses to start an app that has a route without an auth scheme. */
-export function assertEveryRouteHasScheme(app: INestApplication): void {
-  const missing = listRoutes(app).filter((route) => route.scheme === 'NONE');
+export function assertEveryRouteHasScheme(routes: readonly RouteEntry[]): void {
+  const missing = routes.filter((route) => route.scheme === 'NONE');
   if (missing.length > 0) {
     throw new Error(`Routes without an auth scheme (add @UseAuth or @Public): ${missing.map((r) => `${r.method} ${r.path}`).join(', ')}`);
   }
+}
+
+/**
+ * The paths whose routes write their own body (@RawResponse). The envelope is chosen by the
+ * path Express matched, so a path's routes must agree: a raw GET beside an enveloped POST
+ * on one path refuses to start.
+ */
+export function rawResponsePaths(routes: readonly RouteEntry[]): Set<string> {
+  const raw = new Set(routes.filter((route) => route.rawResponse).map((route) => route.path));
+  const mixed = routes.filter((route) => !route.rawResponse && raw.has(route.path));
+  if (mixed.length > 0) {
+    throw new Error(`Paths with both @RawResponse and enveloped routes (mark all or none of a path's routes): ${mixed.map((r) => `${r.method} ${r.path}`).join(', ')}`);
+  }
+  return raw;
 }

@@ -7,7 +7,8 @@ import helmet from 'helmet';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
 import { runMigrations } from '#libs/database';
-import { assertEveryRouteHasScheme } from '../auth/route-table.js';
+import { assertEveryRouteHasScheme, listRoutes, rawResponsePaths } from '../auth/route-table.js';
+import { successBody } from './envelope.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
 import { NestPinoLogger } from '../logging/nest-pino-logger.js';
 import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
@@ -29,8 +30,14 @@ export interface HttpAppOptions {
   openCorsPaths?: readonly string[];
 }
 
-/** Express, with the HTTP server listening inside the app's log scope: every request it accepts logs as this app. */
-class ScopedExpressAdapter extends ExpressAdapter {
+/**
+ * Express, with the HTTP server listening inside the app's log scope (every request it accepts
+ * logs as this app), and the one writer of the success envelope.
+ */
+class AppExpressAdapter extends ExpressAdapter {
+  /** Paths of the routes marked @RawResponse; known once the routes are (enveloped until then). */
+  private rawPaths: ReadonlySet<string> = new Set();
+
   constructor(private readonly logScope: ServiceLogScope) {
     super();
   }
@@ -38,6 +45,22 @@ class ScopedExpressAdapter extends ExpressAdapter {
   override listen(port: string | number, ...rest: unknown[]): ReturnType<ExpressAdapter['listen']> {
     const listen = super.listen.bind(this) as (...args: unknown[]) => ReturnType<ExpressAdapter['listen']>;
     return this.logScope.run(() => listen(port, ...rest));
+  }
+
+  writeRawBodiesOn(paths: ReadonlySet<string>): void {
+    this.rawPaths = paths;
+  }
+
+  /**
+   * Every handler's result passes here: written as `{success: true, data}` unless its route is
+   * @RawResponse. Here rather than in a global interceptor because any interceptor makes Nest run
+   * every request through rxjs (defer, mergeAll, lastValueFrom, an AsyncResource per call): about a
+   * tenth of a GET's CPU (bench/README.md, round 7).
+   */
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    const route = (response.req as Request | undefined)?.route as { path?: unknown } | undefined;
+    const raw = typeof route?.path === 'string' && this.rawPaths.has(route.path);
+    return super.reply(response, raw ? body : successBody(body), statusCode);
   }
 }
 
@@ -73,10 +96,11 @@ export function createHttpApp(rootModule: DynamicModule, config: AppConfig, opti
 }
 
 async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions, logScope: ServiceLogScope): Promise<NestExpressApplication> {
+  const adapter = new AppExpressAdapter(logScope);
   const index = ServiceIndexModule.forRoot({ ...options.index, title: options.openApi.title, publicBaseUrl: options.publicBaseUrl });
   const app = await NestFactory.create<NestExpressApplication>(
     { ...rootModule, imports: [...(rootModule.imports ?? []), index] },
-    new ScopedExpressAdapter(logScope),
+    adapter,
     { bufferLogs: true, bodyParser: false, abortOnError: false },
   );
   const requestLogging = app.get<RequestLogging>(REQUEST_LOGGING);
@@ -113,6 +137,8 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
   const document = buildOpenApiDocument(app, { ...options.openApi, serverUrl: options.publicBaseUrl });
   serveOpenApi(app, document);
   await app.init();
-  assertEveryRouteHasScheme(app);
+  const routes = listRoutes(app);
+  assertEveryRouteHasScheme(routes);
+  adapter.writeRawBodiesOn(rawResponsePaths(routes));
   return app;
 }

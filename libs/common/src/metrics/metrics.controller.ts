@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { UseAuth } from '../auth/auth-scheme.decorator.js';
-import { RawResponse } from '../http/envelope.interceptor.js';
+import { RawResponse } from '../http/envelope.js';
 import { AppMetrics } from './app-metrics.js';
 
 /** Prometheus scrape endpoint: operators only (METRICS_TOKEN), so not part of the published API document. */
