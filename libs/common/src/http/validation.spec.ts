@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { AppException } from '../errors/app.exception.js';
 import { createValidationPipe, IsOptionalNotNull } from './validation.js';
 
@@ -59,5 +59,41 @@ describe('validation messages', () => {
       fields: [{ field: 'cursor', messages: ['cursor is not a query parameter of this route: it pages with since (pass the nextCursor of the previous page as since)'] }],
     });
     expect((await fieldsOf(PageQuery, 'query', { colour: 'red' })).fields).toEqual([{ field: 'colour', messages: ['colour is not a query parameter of this route (known: since, type)'] }]);
+  });
+});
+
+describe('validation of an empty object', () => {
+  /** Counts how often its rules are evaluated: ValidateIf's condition runs on every validation. */
+  let evaluations = 0;
+  class CountedQuery {
+    @ValidateIf(() => {
+      evaluations += 1;
+      return true;
+    })
+    @IsOptionalNotNull()
+    @IsString()
+    category?: string;
+  }
+
+  it('is decided once per class when it passes, and answers a fresh instance each time', async () => {
+    const pipe = createValidationPipe();
+    evaluations = 0;
+    const first = await pipe.transform({}, { type: 'query', metatype: CountedQuery });
+    const second = await pipe.transform({}, { type: 'query', metatype: CountedQuery });
+    expect(first).toBeInstanceOf(CountedQuery);
+    expect(second).toBeInstanceOf(CountedQuery);
+    expect(second).not.toBe(first);
+    expect(evaluations).toBe(1);
+    // A non-empty object is validated every time.
+    await pipe.transform({ category: 'x' }, { type: 'query', metatype: CountedQuery });
+    await expect(pipe.transform({ category: 5 }, { type: 'query', metatype: CountedQuery })).rejects.toThrow(AppException);
+    expect(evaluations).toBe(3);
+  });
+
+  it('is refused every time when the class needs a property', async () => {
+    const pipe = createValidationPipe();
+    for (let i = 0; i < 2; i++) {
+      await expect(pipe.transform({}, { type: 'body', metatype: TodoBody })).rejects.toThrow('The request is invalid: category, priority');
+    }
   });
 });
