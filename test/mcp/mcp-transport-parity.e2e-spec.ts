@@ -46,6 +46,12 @@ const CASES: Exchange[] = [
     compareResult: ({ protocolVersion, capabilities }) => ({ protocolVersion, capabilities }),
   },
   {
+    // The SDK exempts anything shaped like initialize from the version check, with or without an id.
+    name: 'initialize as a notification (no id), with an unsupported MCP-Protocol-Version',
+    headers: { 'mcp-protocol-version': '1999-01-01' },
+    body: { jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'parity', version: '1' } } },
+  },
+  {
     name: 'initialize with an old protocol version',
     body: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'parity', version: '1' } } },
     compareResult: ({ protocolVersion }) => ({ protocolVersion }),

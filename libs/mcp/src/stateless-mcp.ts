@@ -138,16 +138,10 @@ export class StatelessMcpEndpoint<Principal, Scope extends string> {
   async serve(request: Request, response: Response, principal: Principal): Promise<void> {
     assertAllowedMcpOrigin(request, this.allowedOrigins);
     const loaded = sdk ?? (await loadSdk());
-    const refusal = transportRefusalOf(request, loaded);
-    if (refusal) return writeJson(response, refusal.status, { jsonrpc: '2.0', error: { code: refusal.code, message: refusal.message }, id: null });
-    const parsed = loaded.types.JSONRPCMessageSchema.safeParse(request.body);
-    if (!parsed.success) return writeJson(response, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' }, id: null });
-    const message = parsed.data;
+    const admitted = admitExchange(request, loaded);
+    if ('refusal' in admitted) return writeRefusal(response, admitted.refusal);
+    const { message } = admitted;
     const isRequest = 'method' in message && 'id' in message;
-    if (!(isRequest && isInitialize(message, loaded))) {
-      const unsupported = unsupportedProtocolVersion(request, loaded);
-      if (unsupported) return writeJson(response, 400, { jsonrpc: '2.0', error: { code: -32000, message: unsupported }, id: null });
-    }
 
     const connected = this.idleServers.pop() ?? (await this.connectServer(loaded));
     const authInfo = callerInfo(principal);
@@ -197,16 +191,27 @@ export class StatelessMcpEndpoint<Principal, Scope extends string> {
 /** Idle servers kept between requests: about the number of requests one process serves at once. */
 const MAX_IDLE_SERVERS = 64;
 
-/** The streamable HTTP transport's header checks on a POST (the SDK transport's, in its order and words). */
-function transportRefusalOf(request: Request, { isJsonContentType }: McpSdk): TransportRefusal | undefined {
+/**
+ * The streamable HTTP transport's checks on a POST, the SDK transport's in its order and words:
+ * Accept, Content-Type, the message itself (validated here, once), then the protocol version
+ * (after initialize). Answers the message, or the transport's refusal.
+ */
+function admitExchange(request: Request, loaded: McpSdk): { message: JSONRPCMessage } | { refusal: TransportRefusal } {
   const accept = request.headers.accept;
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
-    return { status: 406, code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
+    return { refusal: { status: 406, code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' } };
   }
-  if (!isJsonContentType(request.headers['content-type'] ?? null)) {
-    return { status: 415, code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' };
+  if (!loaded.isJsonContentType(request.headers['content-type'] ?? null)) {
+    return { refusal: { status: 415, code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' } };
   }
-  return undefined;
+  const parsed = loaded.types.JSONRPCMessageSchema.safeParse(request.body);
+  if (!parsed.success) return { refusal: { status: 400, code: -32700, message: 'Parse error: Invalid JSON-RPC message' } };
+  const message = parsed.data;
+  if (!isInitialize(message, loaded)) {
+    const unsupported = unsupportedProtocolVersion(request, loaded);
+    if (unsupported) return { refusal: { status: 400, code: -32000, message: unsupported } };
+  }
+  return { message };
 }
 
 function isInitialize(message: JSONRPCMessage, { types }: McpSdk): boolean {
@@ -218,6 +223,11 @@ function unsupportedProtocolVersion(request: Request, { types }: McpSdk): string
   const version = request.headers['mcp-protocol-version'];
   if (version === undefined || (typeof version === 'string' && types.SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
   return `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${types.SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
+}
+
+/** A refusal as the SDK's transport writes it: a JSON-RPC error without an id. */
+function writeRefusal(response: Response, { status, code, message }: TransportRefusal): void {
+  writeJson(response, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 function writeJson(response: Response, status: number, body: unknown): void {
