@@ -8,9 +8,9 @@ declare module '#libs/common' {
     'jwt-or-api-key': true;
   }
 
-  /** An API key acts as its account's user and has a rate-limit budget of its own (`api-key:<id>`). */
+  /** An API key acts as its account's user and has a rate-limit budget of its own (`api-key:<id>`); its credentialId is the key's id. */
   interface PrincipalKinds {
-    'api-key': { apiKeyId: string } & ActsAsAccountUser & OwnCredential;
+    'api-key': ActsAsAccountUser & OwnCredential;
   }
 }
 
@@ -18,7 +18,7 @@ declare module '#libs/common' {
 export const API_KEY_HEADER = 'x-api-key';
 
 export function apiKeyPrincipal(userId: string, apiKeyId: string): PrincipalOf<'api-key'> {
-  return { kind: 'api-key', userId, apiKeyId, actsAsAccountUser: true, credentialId: apiKeyId };
+  return { kind: 'api-key', userId, actsAsAccountUser: true, credentialId: apiKeyId };
 }
 
 /** The rate-limit tracker of an API key (what RateLimitGuard counts an API-key principal as). */

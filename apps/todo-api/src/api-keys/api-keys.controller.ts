@@ -46,7 +46,7 @@ export class ApiKeysController {
   @ApiEnvelope(CurrentApiKeyDto)
   @ApiErrors(ErrorCode.API_KEY_REQUIRED, ErrorCode.INVALID_API_KEY, ErrorCode.SUBSCRIPTION_REQUIRED)
   current(@CurrentPrincipal() principal: PrincipalOf<'api-key'>): Promise<CurrentApiKeyDto> {
-    return this.apiKeys.current(principal.userId, principal.apiKeyId);
+    return this.apiKeys.current(principal.userId, principal.credentialId);
   }
 
   @Delete(':keyId')

@@ -85,7 +85,7 @@ export class TodosMcpTools implements OnModuleInit {
           await this.todos.create(
             {
               userId: principal.userId,
-              apiKeyId: principal.kind === 'api-key' ? principal.apiKeyId : undefined,
+              apiKeyId: principal.kind === 'api-key' ? principal.credentialId : undefined,
               grantId: principal.kind === 'oauth' ? principal.grantId : undefined,
             },
             input,

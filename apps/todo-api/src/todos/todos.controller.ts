@@ -49,7 +49,7 @@ export class TodosController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<TodoDataDto> {
-    const outcome = await this.todos.create({ userId: principal.userId, apiKeyId: principal.apiKeyId }, body, idempotencyKey);
+    const outcome = await this.todos.create({ userId: principal.userId, apiKeyId: principal.credentialId }, body, idempotencyKey);
     if (outcome.replayed) response.setHeader('Idempotent-Replayed', 'true');
     return outcome.data;
   }
