@@ -5,8 +5,8 @@ import { sourceFiles } from '../support/source-files.js';
 
 /**
  * One seam to the database (CONTRIBUTING, "Data access"): repositories run every statement
- * through a SqlExecutor (PreparedQueries, or `executorOf(dataSource.manager)`) and open
- * transactions with `inTransaction` or `PreparedQueries.transaction`, so every statement
+ * through a SqlExecutor (the injected Database, or PreparedQueries) and open transactions
+ * with `Database.transaction` or `PreparedQueries.transaction`, so every statement
  * answers its rows in one shape (TypeORM's own `query` answers `[rows, count]` for an UPDATE or
  * DELETE). Only libs/database (the executors themselves) and libs/testing talk to TypeORM's
  * DataSource or EntityManager directly.
@@ -26,9 +26,10 @@ describe('the data layer has one seam', () => {
     expect(direct).toEqual([]);
   });
 
-  it('keeps typeorm out of services, controllers and guards', () => {
+  it('keeps typeorm out of the apps, and out of every service, controller, guard and repository', () => {
     const leaking = files
-      .filter((file) => /\.(service|controller|guard)\.ts$/.test(file.path) && /from '(typeorm|@nestjs\/typeorm)'|\bEntityManager\b|\bDataSource\b/.test(file.text))
+      .filter((file) => file.path.startsWith('apps/') || /\.(service|controller|guard|repository)\.ts$/.test(file.path))
+      .filter((file) => /from '(typeorm|@nestjs\/typeorm)'|\bEntityManager\b|\bDataSource\b/.test(file.text))
       .map((file) => file.path);
     expect(leaking).toEqual([]);
   });

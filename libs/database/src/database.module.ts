@@ -3,6 +3,7 @@ import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
 import { dataSourceOptions } from './data-source-options.js';
+import { Database } from './database.js';
 import { DatabaseFlavour } from './database-flavour.js';
 import { DatabaseProbe } from './database-probe.js';
 import { PreparedQueries } from './prepared-queries.js';
@@ -21,9 +22,10 @@ export class DatabaseModule {
           useFactory: (dataSource: DataSource, flavour: DatabaseFlavour) => PreparedQueries.forDataSource(dataSource, flavour),
           inject: [getDataSourceToken(), DatabaseFlavour],
         },
+        { provide: Database, useFactory: (dataSource: DataSource) => new Database(dataSource), inject: [getDataSourceToken()] },
         { provide: DatabaseProbe, useFactory: (dataSource: DataSource) => new DatabaseProbe(dataSource), inject: [getDataSourceToken()] },
       ],
-      exports: [DatabaseFlavour, DatabaseProbe, PreparedQueries],
+      exports: [Database, DatabaseFlavour, DatabaseProbe, PreparedQueries],
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName, queryTimeoutMs: config.dbQueryTimeoutMs }),

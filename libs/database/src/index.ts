@@ -1,4 +1,5 @@
 export * from './data-source-options.js';
+export * from './database.js';
 export * from './database-flavour.js';
 export * from './database-probe.js';
 export * from './database.module.js';

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { executorOf, PreparedQueries, type Transaction } from '#libs/database';
+import { Database, PreparedQueries, type Transaction } from '#libs/database';
 import type { FeedbackStatus, FeedbackType } from './feedback-kinds.js';
 
 /** A feedback row to insert; its owner is passed beside the rows (all rows of one call share it). */
@@ -64,7 +62,7 @@ const INSERT_MANY = `WITH ${OWNER_CLOCK}
 @Injectable()
 export class FeedbackRepository {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Database,
     private readonly prepared: PreparedQueries,
   ) {}
 
@@ -144,7 +142,7 @@ export class FeedbackRepository {
 
   /** Sets the status of a feedback item of the site; undefined when the site has no such item. */
   async updateStatus(ownerId: string, siteId: string, id: string, status: FeedbackStatus): Promise<FeedbackRow | undefined> {
-    const rows = await executorOf(this.dataSource.manager).query<FeedbackRow>(
+    const rows = await this.sql.query<FeedbackRow>(
       `UPDATE feedback f SET status = $4, updated_at = now() WHERE f.owner_id = $1 AND f.site_id = $2 AND f.id = $3 RETURNING ${ITEM_COLUMNS}`,
       [ownerId, siteId, id, status],
     );

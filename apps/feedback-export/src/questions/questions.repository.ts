@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
+import { Database, type Transaction } from '#libs/database';
 import type { BatchStatus } from './dto/question-batch.dto.js';
 
 export interface BatchRow {
@@ -58,15 +56,10 @@ const BATCH_COLUMNS = `
 /** Question batches, their questions and answers. Owner-facing queries take the owner id first. */
 @Injectable()
 export class QuestionsRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  constructor(private readonly sql: Database) {}
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return inTransaction(this.dataSource, work);
+    return this.sql.transaction(work);
   }
 
   /** Inserts the batch and its questions in the transaction; the notify address defaults to the owner's e-mail. */

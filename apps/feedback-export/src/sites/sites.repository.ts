@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { executorOf, type SqlExecutor } from '#libs/database';
+import { Database } from '#libs/database';
 
 export interface SiteRow {
   id: string;
@@ -23,12 +21,7 @@ const SITE_COLUMNS = `
 /** Sites and their export tokens. Every query on an owner's rows takes the owner id first. */
 @Injectable()
 export class SitesRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  constructor(private readonly sql: Database) {}
 
   listByOwner(ownerId: string): Promise<SiteRow[]> {
     return this.sql.query(`SELECT ${SITE_COLUMNS} FROM sites s WHERE s.owner_id = $1 ORDER BY s.created_at, s.id`, [ownerId]);

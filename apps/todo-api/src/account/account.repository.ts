@@ -1,22 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { SESSION_COLUMNS, USER_COLUMNS, type SessionRow, type UserRow } from '#libs/accounts';
-import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
+import { Database, type Transaction } from '#libs/database';
 import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS, type ApiKeyRow, type SubscriptionRow } from '../api-access/api-access.rows.js';
 
 /** Reads of everything an account owns, and its removal. Every query takes the user id first. */
 @Injectable()
 export class AccountRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  constructor(private readonly sql: Database) {}
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return inTransaction(this.dataSource, work);
+    return this.sql.transaction(work);
   }
 
   async findUser(userId: string): Promise<UserRow | null> {

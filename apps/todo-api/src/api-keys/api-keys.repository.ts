@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
+import { Database, type Transaction } from '#libs/database';
 import { API_KEY_COLUMNS, type ApiKeyRow } from '../api-access/api-access.rows.js';
 
 export interface NewApiKeySecret {
@@ -12,15 +10,10 @@ export interface NewApiKeySecret {
 /** API key records of one owner at a time: every query takes the owner id first. */
 @Injectable()
 export class ApiKeysRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  constructor(private readonly sql: Database) {}
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return inTransaction(this.dataSource, work);
+    return this.sql.transaction(work);
   }
 
   list(userId: string): Promise<ApiKeyRow[]> {

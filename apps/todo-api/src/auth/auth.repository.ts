@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { canonicalEmail, USER_COLUMNS, type UserRow } from '#libs/accounts';
-import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
+import { Database, type Transaction } from '#libs/database';
 
 export interface NewUser {
   userKey: string;
@@ -14,15 +12,10 @@ export interface NewUser {
 /** Users and the password-reset records. */
 @Injectable()
 export class AuthRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  constructor(private readonly sql: Database) {}
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return inTransaction(this.dataSource, work);
+    return this.sql.transaction(work);
   }
 
   async findUserById(userId: string): Promise<UserRow | null> {
@@ -78,7 +71,7 @@ export class AuthRepository {
 
   /** Trades a verified code for a reset token, once: false if the code was consumed meanwhile. */
   exchangeCodeForToken(userId: string, codeHash: string, tokenHash: string, ttlSeconds: number): Promise<boolean> {
-    return inTransaction(this.dataSource, async (tx) => {
+    return this.sql.transaction(async (tx) => {
       const deleted = await tx.query(`DELETE FROM password_reset_codes WHERE user_id = $1 AND code_hash = $2 RETURNING user_id`, [userId, codeHash]);
       if (deleted.length === 0) return false;
       await tx.query(`INSERT INTO password_reset_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [

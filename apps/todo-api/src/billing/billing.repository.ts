@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { canonicalEmail } from '#libs/accounts';
-import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
+import { Database, type Transaction } from '#libs/database';
 import { SUBSCRIPTION_COLUMNS, type SubscriptionRow } from '../api-access/api-access.rows.js';
 import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionState } from './subscription-state.js';
 
@@ -11,15 +9,10 @@ export type BetaAccessAction = 'grant' | 'revoke';
 /** Subscriptions, processed webhook events and the beta-access audit log. */
 @Injectable()
 export class BillingRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  constructor(private readonly sql: Database) {}
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return inTransaction(this.dataSource, work);
+    return this.sql.transaction(work);
   }
 
   async findSubscription(userId: string): Promise<SubscriptionRow | null> {

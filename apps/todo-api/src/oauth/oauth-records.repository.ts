@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { executorOf, type SqlExecutor } from '#libs/database';
+import { Database } from '#libs/database';
 
 /**
  * Models whose id is itself a bearer secret (the code or token handed to the client): stored
@@ -31,12 +29,7 @@ export interface GrantRow {
 /** The authorization server's storage (table oauth_records, see its migration); the only code that touches it. */
 @Injectable()
 export class OAuthRecordsRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  constructor(private readonly sql: Database) {}
 
   async upsert(model: string, id: string, payload: OAuthPayload, expiresAt: Date | null): Promise<void> {
     const secretId = SECRET_ID_MODELS.has(model);

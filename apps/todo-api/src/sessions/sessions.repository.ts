@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { SESSION_COLUMNS, type SessionRow } from '#libs/accounts';
-import { executorOf, inTransaction, type SqlExecutor, type Transaction } from '#libs/database';
+import { Database, type Transaction } from '#libs/database';
 import { REFRESH_TOKEN_TTL_DAYS } from './refresh-token.js';
 
 /** The most recent sessions a user sees in the list. */
@@ -44,12 +42,7 @@ export interface Rotation {
 
 @Injectable()
 export class SessionsRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  constructor(private readonly sql: Database) {}
 
   /** Inside `tx` when given, else alone. */
   async create(tx: Transaction | undefined, session: NewSession): Promise<string> {
@@ -76,7 +69,7 @@ export class SessionsRepository {
    * is kept (hashed) for reuse detection. Answers the owner's id, or undefined if it lost.
    */
   rotate(rotation: Rotation): Promise<string | undefined> {
-    return inTransaction(this.dataSource, async (tx) => {
+    return this.sql.transaction(async (tx) => {
       const updated = await tx.query<{ user_id: string }>(
         `UPDATE sessions
          SET refresh_token_hash = $3, last_used_at = now(), expires_at = now() + make_interval(days => $4)

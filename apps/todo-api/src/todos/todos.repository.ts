@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import pg from 'pg';
-import { executorOf, PreparedQueries, type SqlExecutor, type Transaction } from '#libs/database';
+import { Database, PreparedQueries, type Transaction } from '#libs/database';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { SortOrder, TodoSort } from './todo-limits.js';
 
@@ -68,15 +66,10 @@ function escapeLike(value: string): string {
 /** Every query takes the owner first and filters on it: another account's todo does not exist here. */
 @Injectable()
 export class TodosRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Database,
     private readonly prepared: PreparedQueries,
-  ) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  ) {}
 
   /** Todo writes are the hot write path: their statements run prepared (see PreparedQueries). */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -201,8 +194,7 @@ export class TodosRepository {
 
   /** A connection of its own (not from the pool) that LISTENs on the events channel; the caller connects and ends it. */
   eventsListener(): { client: pg.Client; listen: () => Promise<unknown> } {
-    const options = this.dataSource.options as { url?: string };
-    const client = new pg.Client({ connectionString: options.url, application_name: 'todo-api-events', keepAlive: true, connectionTimeoutMillis: 3000 });
+    const client = new pg.Client({ connectionString: this.sql.url, application_name: 'todo-api-events', keepAlive: true, connectionTimeoutMillis: 3000 });
     return { client, listen: () => client.query(`LISTEN ${TODO_EVENTS_CHANNEL}`) };
   }
 

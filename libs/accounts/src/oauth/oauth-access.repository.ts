@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { JWK } from 'jose';
-import { DataSource } from 'typeorm';
-import { executorOf, inTransaction, PreparedQueries, type SqlExecutor } from '#libs/database';
+import { Database, PreparedQueries } from '#libs/database';
 
 /** Arbitrary constant: the advisory lock that serialises adding a signing key across replicas. */
 const SIGNING_KEY_LOCK_ID = 7_172_031;
@@ -10,15 +8,10 @@ const SIGNING_KEY_LOCK_ID = 7_172_031;
 /** The OAuth rows both services read: the authorization server's keys, and whether a grant still stands. */
 @Injectable()
 export class OAuthAccessRepository {
-  /** Every statement of this repository (the data layer's one seam: rows in one shape, typed). */
-  private readonly sql: SqlExecutor;
-
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Database,
     private readonly prepared: PreparedQueries,
-  ) {
-    this.sql = executorOf(this.dataSource.manager);
-  }
+  ) {}
 
   async findKey(use: string): Promise<JWK | undefined> {
     const rows: Array<{ jwk: JWK }> = await this.sql.query(`SELECT jwk FROM oauth_keys WHERE use = $1`, [use]);
@@ -48,7 +41,7 @@ export class OAuthAccessRepository {
    * did. Under a transaction-scoped advisory lock, so replicas checking at the same moment add one key, not several.
    */
   async addSigningKeyUnlessYounger(jwk: JWK, maxAgeSeconds: number): Promise<boolean> {
-    return inTransaction(this.dataSource, async (tx) => {
+    return this.sql.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock($1)`, [SIGNING_KEY_LOCK_ID]);
       const fresh = await tx.query(`SELECT 1 FROM oauth_signing_keys WHERE jwk->>'alg' = $1 AND created_at > now() - make_interval(secs => $2)`, [jwk.alg, maxAgeSeconds]);
       if (fresh.length > 0) return false;
