@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createHttpApp, displayPath } from '#libs/common';
+import { createHttpApp, displayPath, type ServiceStarter } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { TOKEN_AUTH_SECURITY } from './token-auth/token-auth.schemes.js';
 import { WIDGET_OPEN_CORS_PATHS } from './widget/widget.controller.js';
@@ -33,4 +33,14 @@ export function createFeedbackExportApp(options: FeedbackExportOptions): Promise
     openCorsPaths: WIDGET_OPEN_CORS_PATHS,
     index: { service: 'feedback-export', pages: { Dashboard: '/dashboard', 'Widget script': '/widget.js' }, unsetFeatures: unsetFeatures(options.config) },
   });
+}
+
+/** feedback-export as runServices starts it, alone (`npm run start:feedback`, its container) or beside todo-api (`npm start`). */
+export function feedbackExportService(): ServiceStarter {
+  return {
+    name: 'feedback-export',
+    port: (config) => config.feedbackApiPort,
+    portVariable: 'FEEDBACK_API_PORT',
+    create: (config, databaseUrl) => createFeedbackExportApp({ config, databaseUrl }),
+  };
 }

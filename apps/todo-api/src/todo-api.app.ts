@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createHttpApp, displayPath, type AppSecurity } from '#libs/common';
+import { createHttpApp, displayPath, loadSettingsOrExit, type AppSecurity, type ServiceStarter } from '#libs/common';
 import { API_ACCESS_SECURITY } from './api-access/api-access.schemes.js';
 import { ADMIN_KEY_SECURITY } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
+import { loadBillingConfig } from './billing/billing.config.js';
 import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 
@@ -45,4 +46,13 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
     index: { service: 'todo-api', unsetFeatures: unsetFeatures(options) },
     rawBodyPaths: [BILLING_WEBHOOK_PATH],
   });
+}
+
+/**
+ * todo-api as runServices starts it, alone (`npm run start:todo`, its container) or beside
+ * feedback-export (`npm start`). Its own settings are read here, at start, before any app is built.
+ */
+export function todoApiService(): ServiceStarter {
+  const billing = loadSettingsOrExit(() => loadBillingConfig());
+  return { name: 'todo-api', port: (config) => config.todoApiPort, portVariable: 'TODO_API_PORT', create: (config, databaseUrl) => createTodoApiApp({ config, billing, databaseUrl }) };
 }

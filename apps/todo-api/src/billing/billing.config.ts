@@ -17,7 +17,7 @@ export interface BillingConfig {
   stripe?: StripeConfig;
 }
 
-/** Injection token of the validated BillingConfig (provided by BillingModule.forRoot). */
+/** Injection token of the validated BillingConfig (provided by BillingConfigModule.forRoot). */
 export const BILLING_CONFIG = Symbol('BILLING_CONFIG');
 
 /** Reads and validates todo-api's billing variables; a wrong one throws ConfigError, and the service does not start. */
