@@ -14,5 +14,5 @@ export default tseslint.config(
     },
   },
   // Scripts served to browsers as they are (no build step).
-  { files: ['apps/**/public/*.js'], languageOptions: { sourceType: 'script', globals: { URLSearchParams: 'readonly', HTMLElement: 'readonly', KeyboardEvent: 'readonly' } } },
+  { files: ['apps/**/public/*.js', 'libs/**/public/*.js'], languageOptions: { sourceType: 'script', globals: { URLSearchParams: 'readonly', HTMLElement: 'readonly', KeyboardEvent: 'readonly' } } },
 );

@@ -17,6 +17,7 @@ import type { BillingConfig } from './billing/billing.config.js';
 import { BillingConfigModule } from './billing/billing-config.module.js';
 import { BillingModule } from './billing/billing.module.js';
 import { McpModule } from './mcp/mcp.module.js';
+import { OAUTH_INTERACTION_PATH_PREFIXES } from './oauth/oauth-interaction.controller.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { TodoMcpAuthGuard } from './oauth/todo-mcp-auth.guard.js';
 import { SessionsModule } from './sessions/sessions.module.js';
@@ -48,7 +49,7 @@ export class TodoApiModule {
     return {
       module: TodoApiModule,
       imports: [
-        CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'todo-api', logDestination: options.logDestination, authSchemes: TODO_API_AUTH_SCHEMES, requestLogging: { secretHeaders: TODO_API_SECRET_HEADERS } }),
+        CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'todo-api', logDestination: options.logDestination, authSchemes: TODO_API_AUTH_SCHEMES, requestLogging: { secretHeaders: TODO_API_SECRET_HEADERS, secretPathPrefixes: OAUTH_INTERACTION_PATH_PREFIXES } }),
         AccountsCoreModule,
         ApiAccessModule,
         AuthModule,

@@ -38,6 +38,10 @@ describe('loadConfig', () => {
     ['SHUTDOWN_GRACE_MS', '600001'],
     ['DB_QUERY_TIMEOUT_MS', '100'],
     ['REDIS_URL', 'http://cache:6379'],
+    ['CORS_ORIGINS', 'https://app.example.com/'],
+    ['CORS_ORIGINS', 'https://app.example.com/path'],
+    ['CORS_ORIGINS', 'app.example.com'],
+    ['CORS_ORIGINS', ' , '],
     ['REDIS_KEY_PREFIX', 'rate*limit:'],
     ['REDIS_KEY_PREFIX', 'x'.repeat(65)],
   ])('refuses a bad %s and names it', (variable, value) => {

@@ -32,6 +32,11 @@ export interface AppConfig {
   host: string;
   /** Express `trust proxy` value; false unless a gateway is declared. */
   trustProxy: boolean | number | string;
+  /**
+   * CORS_ORIGINS: the origins whose pages may call the API. `*` (any origin, reflected) is the default
+   * outside production and refused in it; in production the default is the two services' own
+   * public origins (the dashboard signs in at todo-api). An app's open routes (the widget) ignore it.
+   */
   corsOrigins: string[] | '*';
   logLevel: string;
   /** `pretty` (a readable start block and one line per entry) or `json` (JSON lines); LOG_FORMAT, else pretty in development only. */
@@ -75,6 +80,18 @@ function readOAuthClientMetadataLoopback(env: Env, nodeEnv: NodeEnv): boolean {
   return true;
 }
 
+function readCorsOrigins(env: Env, nodeEnv: NodeEnv, ownOrigins: string[]): AppConfig['corsOrigins'] {
+  const value = readVariable(env, 'CORS_ORIGINS');
+  if (value === '*' && nodeEnv === 'production') throw new ConfigError('CORS_ORIGINS', 'must list origins when NODE_ENV=production (`*` is for development and tests)');
+  if (value === undefined) return nodeEnv === 'production' ? [...new Set(ownOrigins)] : '*';
+  if (value === '*') return '*';
+  const origins = value.split(',').map((origin) => origin.trim()).filter(Boolean);
+  // A browser's Origin header is scheme://host[:port], never a path or a trailing slash: anything else would never match.
+  const isOrigin = (origin: string) => URL.canParse(origin) && new URL(origin).origin === origin && /^https?:$/.test(new URL(origin).protocol);
+  if (origins.length === 0 || !origins.every(isOrigin)) throw new ConfigError('CORS_ORIGINS', 'must be `*` or a comma-separated list of origins (https://host[:port], no path)');
+  return origins;
+}
+
 /** Outside production a missing JWT secret is generated once and kept in the data directory. */
 function readJwtSecret(env: Env, nodeEnv: NodeEnv, dataDir: string): string {
   const value = readVariable(env, 'JWT_SECRET');
@@ -102,9 +119,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   const databaseUrl = readUrlVariable(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
 
-  const corsRaw = readVariable(env, 'CORS_ORIGINS');
-  const corsOrigins: AppConfig['corsOrigins'] =
-    corsRaw === undefined || corsRaw === '*' ? '*' : corsRaw.split(',').map((origin) => origin.trim()).filter(Boolean);
 
   const logLevel = readVariable(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'warn' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -121,6 +135,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const metricsToken = readVariable(env, 'METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
 
+  const publicBaseUrl = readUrlVariable(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3000';
+  const feedbackPublicBaseUrl = readUrlVariable(env, 'FEEDBACK_PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3001';
+  const corsOrigins = readCorsOrigins(env, nodeEnv, [new URL(publicBaseUrl).origin, new URL(feedbackPublicBaseUrl).origin]);
+
   return {
     nodeEnv,
     dataDir,
@@ -133,8 +151,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     turnstileSecretKey: readVariable(env, 'TURNSTILE_SECRET_KEY'),
     turnstileVerifyUrl:
       readUrlVariable(env, 'TURNSTILE_VERIFY_URL', ['http:', 'https:']) ?? 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
-    publicBaseUrl: readUrlVariable(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3000',
-    feedbackPublicBaseUrl: readUrlVariable(env, 'FEEDBACK_PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3001',
+    publicBaseUrl,
+    feedbackPublicBaseUrl,
     redisUrl: readUrlVariable(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: readRedisKeyPrefix(env),
     todoApiPort: readIntVariable(env, 'TODO_API_PORT', 3000, 0, 65535),

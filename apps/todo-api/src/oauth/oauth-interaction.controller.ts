@@ -6,6 +6,12 @@ import { Client } from '../auth/client-info.decorator.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { OAuthInteractionService, type SignInForm } from './oauth-interaction.service.js';
 
+/**
+ * Paths whose next segment is a sign-in interaction's id (the sign-in page, and the authorization
+ * endpoint resuming it): the access log redacts it, as it does share tokens.
+ */
+export const OAUTH_INTERACTION_PATH_PREFIXES = ['/oauth/interaction/', '/oauth/authorize/'];
+
 /** The authorization server's sign-in and consent page (HTML, a browser flow: described in the README). */
 @ApiExcludeController()
 @Controller('oauth')

@@ -2,7 +2,7 @@ import type { DynamicModule } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
@@ -39,7 +39,10 @@ class AppExpressAdapter extends ExpressAdapter {
   private rawPaths: ReadonlySet<string> = new Set();
 
   constructor(private readonly logScope: ServiceLogScope) {
-    super();
+    // Set before Nest's adapter creates the router (its constructor adds a middleware): a route
+    // answers only its exact spelling, so `/Q/{token}` is a 404, not the share page under a path
+    // the access log's redaction was not written for.
+    super(express().set('case sensitive routing', true));
   }
 
   override listen(port: string | number, ...rest: unknown[]): ReturnType<ExpressAdapter['listen']> {

@@ -75,6 +75,15 @@ describe('request logging', () => {
     expect(JSON.stringify(todo.lines())).not.toContain('sharetoken123456');
   });
 
+  it('hides share-link tokens whatever the spelling of the prefix: case, percent-encoding, empty segments', async () => {
+    const spellings = ['/Q/sharetokenABCDEF', '/API/V1/Share/sharetokenABCDEF/answers/1', '//q/sharetokenABCDEF', '/%71/sharetokenABCDEF', '/api//v1/%73hare/sharetokenABCDEF'];
+    for (const path of spellings) await fetch(`${todo.base}${path}`);
+    await settle();
+    const urls = todo.lines().flatMap((line) => (line.req ? [line.req.url] : []));
+    expect(urls).toEqual(expect.arrayContaining(['/Q/[redacted]', '/API/V1/Share/[redacted]/answers/1', '//q/[redacted]', '/%71/[redacted]', '/api//v1/%73hare/[redacted]']));
+    expect(JSON.stringify(todo.lines())).not.toContain('sharetokenABCDEF');
+  });
+
   it('logs failures at error level even when the level hides ordinary lines, each app into its own destination', async () => {
     await fetch(`${feedback.base}/api/v1/export/feedback/200`);
     await fetch(`${feedback.base}/api/v1/export/feedback/500`);

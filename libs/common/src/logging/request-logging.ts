@@ -26,21 +26,46 @@ const UNLOGGED_PATHS = new Set(['/api/v1/status', '/livez', '/readyz', '/metrics
 
 /** What an app tells the access log about its routes and headers. */
 export interface RequestLoggingOptions {
-  /** Path prefixes whose next segment is a credential (e.g. a share link's token): logged as [redacted]. */
+  /** Path prefixes whose next segment is a credential (e.g. a share link's token): logged as [redacted], in any spelling of the prefix. */
   secretPathPrefixes?: readonly string[];
   /** The app's own request headers that carry secrets (its credentials, a webhook's signature), lower case: never logged. */
   secretHeaders?: readonly string[];
 }
 
-function secretSegmentPattern(prefixes: readonly string[]): RegExp | undefined {
-  if (prefixes.length === 0) return undefined;
-  return new RegExp(`^(${prefixes.map((prefix) => prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})[^/]+`);
+/** A path segment as a router could read it: percent-decoded, lower case. */
+function normalSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment).toLowerCase();
+  } catch {
+    return segment.toLowerCase();
+  }
+}
+
+/**
+ * Replaces the segment after any secret prefix by `[redacted]`, whatever its spelling: prefixes are
+ * compared segment by segment, percent-decoded and case-insensitively, empty segments (`//q/…`)
+ * skipped. Routing is case-sensitive, but the log must not rely on it.
+ */
+function secretSegmentRedactor(prefixes: readonly string[]): ((path: string) => string) | undefined {
+  const secretPrefixes = prefixes.map((prefix) => prefix.split('/').filter(Boolean).map(normalSegment)).filter((segments) => segments.length > 0);
+  if (secretPrefixes.length === 0) return undefined;
+  return (path) => {
+    const segments = path.split('/');
+    const named = segments.flatMap((segment, index) => (segment === '' ? [] : [index]));
+    for (const prefix of secretPrefixes) {
+      if (named.length > prefix.length && prefix.every((segment, i) => normalSegment(segments[named[i]]) === segment)) {
+        segments[named[prefix.length]] = '[redacted]';
+        return segments.join('/');
+      }
+    }
+    return path;
+  };
 }
 
 /** Strips query strings (they may carry access_token) and secret path segments from logged URLs. */
-function safeUrl(url: string | undefined, secretSegment: RegExp | undefined): string | undefined {
+function safeUrl(url: string | undefined, redact: ((path: string) => string) | undefined): string | undefined {
   const path = url?.split('?')[0];
-  return secretSegment ? path?.replace(secretSegment, '$1[redacted]') : path;
+  return path !== undefined && redact ? redact(path) : path;
 }
 
 /** The app's request-logging middleware; `.logger` is the app's pino logger. */
@@ -79,7 +104,7 @@ export function prettyLines(destination: DestinationStream | number = 1): Destin
  * (AllExceptionsFilter) carry the request id. Tests pass a destination and always get JSON lines.
  */
 export function createRequestLogging(config: AppConfig, service: string, destination?: DestinationStream, routes: RequestLoggingOptions = {}): RequestLogging {
-  const secretSegment = secretSegmentPattern(routes.secretPathPrefixes ?? []);
+  const redactSecrets = secretSegmentRedactor(routes.secretPathPrefixes ?? []);
   const redacted = [...REDACTED_PATHS, ...(routes.secretHeaders ?? []).map((name) => `req.headers[${JSON.stringify(name.toLowerCase())}]`)];
   const options = { level: config.logLevel, base: { service }, redact: { paths: redacted, censor: '[redacted]' } };
   const stream = destination ?? (config.logFormat === 'pretty' ? prettyLines() : undefined);
@@ -95,7 +120,7 @@ export function createRequestLogging(config: AppConfig, service: string, destina
         const level = failed ? 'error' : 'info';
         if (!logger.isLevelEnabled(level)) return;
         const line = {
-          req: { id, method: request.method, url: safeUrl(request.url, secretSegment), remoteAddress: request.socket?.remoteAddress },
+          req: { id, method: request.method, url: safeUrl(request.url, redactSecrets), remoteAddress: request.socket?.remoteAddress },
           res: { statusCode: response.statusCode },
           responseTime: Date.now() - started,
         };
