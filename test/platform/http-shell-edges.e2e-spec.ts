@@ -131,6 +131,10 @@ describe('HTTP shell edges (both apps)', () => {
           const assets = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, url]) => new URL(url, `${t.baseUrl}${page}`).pathname);
           expect(assets.filter((asset) => asset.endsWith('.js'))).toEqual(expect.arrayContaining(['/api/docs/swagger-ui-bundle.js']));
           expect(assets.filter((asset) => asset.endsWith('.css')).length).toBeGreaterThanOrEqual(1);
+          // Relative links: the page also works under the gateway's path prefixes.
+          expect([...res.text.matchAll(/(?:src|href|data-openapi-url)="\//g)]).toEqual([]);
+          const documentUrl = new URL(/data-openapi-url="([^"]+)"/.exec(res.text)![1], `${t.baseUrl}${page}`).pathname;
+          expect(documentUrl).toBe('/api/v1/openapi.json');
           for (const asset of assets) {
             const served = await t.http.get(asset);
             expect({ asset, status: served.status }).toEqual({ asset, status: 200 });
@@ -156,14 +160,14 @@ describe('HTTP shell edges (both apps)', () => {
     it('renders the reference in Chromium with no CSP violation', async () => {
       const browser = await launchBrowser();
       try {
-        for (const { t } of apps()) {
+        for (const [t, path] of [[todo, '/api/docs'], [feedback, '/api/docs/']] as const) {
           const page = await browser.newPage();
           const problems: string[] = [];
           page.on('console', (message) => {
             if (message.type() === 'error') problems.push(message.text());
           });
           page.on('pageerror', (error) => problems.push(error.message));
-          await page.goto(`${t.baseUrl}/api/docs`);
+          await page.goto(`${t.baseUrl}${path}`);
           await page.waitForSelector('.swagger-ui .info .title', { timeout: 15_000 });
           await page.waitForSelector('.opblock', { timeout: 15_000 });
           expect(await page.locator('.swagger-ui .info .title').first().textContent()).toMatch(/API/);

@@ -41,6 +41,8 @@ export function buildOpenApiDocument(app: INestApplication, info: OpenApiInfo): 
 
 const DOCS_PATH = '/api/docs';
 const JSON_DOCUMENT_PATH = '/api/v1/openapi.json';
+/** The JSON document seen from the folder of the page's files (/api/docs/). */
+const JSON_DOCUMENT_FROM_DOCS = '../v1/openapi.json';
 
 /** swagger-ui-dist, as @nestjs/swagger resolves it (the copy its version was built for). */
 function swaggerUiDist(): string {
@@ -67,10 +69,12 @@ function docsFiles(): Map<string, string> {
 /**
  * The reference page: no inline script or style, so its CSP can be strict (scripts and styles from
  * this origin only; Swagger UI's icons are data: images; "Try it out" calls the document's server).
+ * Its links are relative to `base` (where the page's own files are, seen from its URL), so the page
+ * also works behind the gateway's path prefixes (/todo/, /feedback/).
  */
-function docsPage(title: string, serverUrl: string): { html: string; headers: Record<string, string> } {
-  const file = (name: string) => `${DOCS_PATH}/${name}`;
-  const html = `<!doctype html>
+function docsPage(title: string, base: string): string {
+  const file = (name: string) => `${base}${name}`;
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -83,11 +87,14 @@ function docsPage(title: string, serverUrl: string): { html: string; headers: Re
 <script src="${file('swagger-ui-bundle.js')}" defer></script>
 <script src="${file('api-docs.js')}" defer></script>
 </head>
-<body data-openapi-url="${JSON_DOCUMENT_PATH}">
+<body data-openapi-url="${file(JSON_DOCUMENT_FROM_DOCS)}">
 <div id="swagger-ui"></div>
 </body>
 </html>
 `;
+}
+
+function docsHeaders(serverUrl: string): Record<string, string> {
   const csp = [
     "default-src 'none'",
     "script-src 'self'",
@@ -99,7 +106,7 @@ function docsPage(title: string, serverUrl: string): { html: string; headers: Re
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-  return { html, headers: { ...HTML_PAGE_HEADERS, 'Cache-Control': 'no-cache', 'Content-Security-Policy': csp } };
+  return { ...HTML_PAGE_HEADERS, 'Cache-Control': 'no-cache', 'Content-Security-Policy': csp };
 }
 
 /** Serves the raw document at /api/v1/openapi.json (and .yaml) and Swagger UI at /api/docs. */
@@ -111,10 +118,14 @@ export function serveOpenApi(app: INestApplication, document: OpenAPIObject): vo
     yamlDocumentUrl: 'api/v1/openapi.yaml',
   });
   const http = app.getHttpAdapter();
-  const page = docsPage(`${document.info.title} — API reference`, document.servers?.[0]?.url ?? 'http://localhost');
-  const servePage = (_request: Request, response: Response) => response.set(page.headers).status(200).send(page.html);
-  http.get(DOCS_PATH, servePage);
-  http.get(`${DOCS_PATH}/`, servePage);
+  const title = `${document.info.title} — API reference`;
+  // /api/docs/ holds the page's files beside it; from /api/docs they are under docs/.
+  const pages = { folder: docsPage(title, './'), bare: docsPage(title, 'docs/') };
+  const headers = docsHeaders(document.servers?.[0]?.url ?? 'http://localhost');
+  // One route answers both spellings (Express matches a trailing slash unless strict routing is on).
+  http.get(DOCS_PATH, (request: Request, response: Response) => {
+    response.set(headers).status(200).send(request.path.endsWith('/') ? pages.folder : pages.bare);
+  });
   for (const [name, path] of docsFiles()) {
     http.get(`${DOCS_PATH}/${name}`, (_request: Request, response: Response) => response.sendFile(path, { maxAge: '1h' }));
   }
