@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SmtpTestServer } from '#libs/testing';
 import { ANSWER_MAIL_BUDGETS, answerMailAccountKey, answerMailRecipientKey } from '../../apps/feedback-export/src/questions/answer-notifications.service.js';
+import { UNSUBSCRIBE_RATE_LIMIT } from '../../apps/feedback-export/src/questions/share/unsubscribe.controller.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, mailHeader, mailPart, sampleQuestions, tokenOfUrl, type TestOwner, type TestSite } from './questions-fixtures.js';
 
@@ -117,6 +118,7 @@ describe('answer notifications: bounded, fixed wording, one-click unsubscribe', 
     // The page asks with a button; fetching it (a link scanner) unsubscribes nothing.
     const page = await t.http.get(path).expect(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.headers['ratelimit-limit']).toBe(String(UNSUBSCRIBE_RATE_LIMIT.limit));
     expect(page.text).toContain(`action="${path}"`);
     expect(page.text).toContain('Main site');
     const second = await sentBatch(site, to);

@@ -6,8 +6,8 @@ import { PAGE_HEADERS } from '../../pages/page-layout.js';
 import { AnswerNotificationsService, UNSUBSCRIBE_PATH } from '../answer-notifications.service.js';
 import { renderUnsubscribedPage, renderUnsubscribeNotFoundPage, renderUnsubscribePage } from './share-page.js';
 
-/** Per client IP; fails open (the signed token is the access control, the limit only caps load). */
-export const UNSUBSCRIBE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-mail-unsubscribe', limit: 30, windowSeconds: 60, storeOutage: 'fail-open' };
+/** Per client IP, roomy: mail providers send one-click POSTs for many users from few addresses. Fails open (the signed token is the access control, the limit only caps load). */
+export const UNSUBSCRIBE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-mail-unsubscribe', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
 
 const TOKEN_PARAM = { name: 'unsubscribeToken', description: 'The token of the notification’s List-Unsubscribe link (64 characters)' };
 const html = (example: string) => ({ 'text/html': { schema: { type: 'string' }, example } });
