@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SmtpTestServer } from '#libs/testing';
 import { ANSWER_MAIL_BUDGETS, answerMailAccountKey, answerMailRecipientKey } from '../../apps/feedback-export/src/questions/answer-notifications.service.js';
 import { UNSUBSCRIBE_RATE_LIMIT } from '../../apps/feedback-export/src/questions/share/unsubscribe.controller.js';
-import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, mailHeader, mailPart, sampleQuestions, tokenOfUrl, type TestOwner, type TestSite } from './questions-fixtures.js';
 
 const PUBLIC_BASE = 'https://feedback.example.test';
@@ -14,7 +14,7 @@ const PUBLIC_BASE = 'https://feedback.example.test';
  * caller's text quoted and never a link, and an RFC 8058 one-click unsubscribe per site.
  */
 describe('answer notifications: bounded, fixed wording, one-click unsubscribe', () => {
-  let t: TestApp;
+  let t: TestApp & { database: { url: string } };
   let smtp: SmtpTestServer;
   let owner: TestOwner;
   let site: TestSite;
@@ -67,6 +67,23 @@ describe('answer notifications: bounded, fixed wording, one-click unsubscribe', 
     expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
     await smtp.waitFor(to);
     expect(await settledCount(to)).toBe(1);
+  });
+
+  it('gives the claim back when the mail cannot be sent: the next submit sends the one notification', async () => {
+    // A replica whose SMTP server refuses connections (nothing listens on port 1).
+    const broken = await startApp('feedback-export', t.database.url, { SMTP_URL: 'smtp://127.0.0.1:1', FEEDBACK_PUBLIC_BASE_URL: PUBLIC_BASE });
+    try {
+      const to = recipient();
+      const token = await sentBatch(site, to);
+      expect((await broken.http.post(`/api/v1/share/${token}/submit`).expect(200)).body.data.status).toBe('answered');
+      expect(await settledCount(to)).toBe(0);
+      await submit(token);
+      await smtp.waitFor(to);
+      await submit(token);
+      expect(await settledCount(to)).toBe(1);
+    } finally {
+      await broken.close();
+    }
   });
 
   it('has a fixed subject; the title is quoted, defanged and never a link, in the text and the HTML part', async () => {

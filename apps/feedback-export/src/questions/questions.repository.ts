@@ -147,7 +147,8 @@ export class QuestionsRepository {
    * Submit: moves the batch to answered (keeping the first answeredAt, filling openedAt if the
    * page was skipped) and claims its one "answered" notification: `notified_at` is set only if it
    * was null, in a conditional UPDATE, so of any number of submits, concurrent ones included,
-   * exactly one gets `claimedAt` (the others wait for its row lock and then find it set).
+   * exactly one gets `claimedAt` (the others wait for its row lock and then find it set). The
+   * time is cut to milliseconds so releaseNotification can match it as a JavaScript Date.
    */
   async submit(tx: Transaction, batchId: string): Promise<{ claimedAt: Date | null }> {
     await tx.query(
@@ -155,7 +156,7 @@ export class QuestionsRepository {
       [batchId],
     );
     const claimed: Array<{ claimedAt: Date }> = await tx.query(
-      `UPDATE question_batches SET notified_at = clock_timestamp() WHERE id = $1 AND notified_at IS NULL RETURNING notified_at AS "claimedAt"`,
+      `UPDATE question_batches SET notified_at = date_trunc('milliseconds', clock_timestamp()) WHERE id = $1 AND notified_at IS NULL RETURNING notified_at AS "claimedAt"`,
       [batchId],
     );
     return { claimedAt: claimed[0]?.claimedAt ?? null };
