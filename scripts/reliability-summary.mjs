@@ -58,6 +58,11 @@ for (const s of suites) {
     rows.push([tag, 'mass-assignment cases / accepted', `${n(f.massAssignmentCases)} / ${n(f.massAssignmentMismatches)}`, zero(f.massAssignmentMismatches)]);
     rows.push([tag, `secrets at rest: ${f.dumpMethod} of ${n(f.dumpTables)} tables, ${n(f.dumpRows)} rows`, `${n(f.dumpBytes)} bytes, ${n(f.secretsChecked)} secrets, ${n(f.secretsInDump)} found`, zero(f.secretsInDump)]);
     rows.push([tag, 'secrets in captured logs', `${n(f.logLines)} lines, ${n(f.secretsInLogs)} found`, zero(f.secretsInLogs)]);
+  } else if (s.suite === 'mail-abuse') {
+    const over = f.mailSentToRecipient > f.recipientDailyBudget;
+    if (over) bad++;
+    rows.push([tag, `mail sent per recipient under abuse (${n(f.accounts)} accounts, ${n(f.batches)} batches, ${n(f.submits)} submits to one address)`, `${n(f.mailSentToRecipient)} (budget ${n(f.recipientDailyBudget)}/day)`, over ? 'FAIL' : 'ok']);
+    rows.push([tag, 'submits answered 200 (a skipped mail is never an error)', `${n(f.submitsAnswered200)} of ${n(f.submits)}`, f.submitsAnswered200 === f.submits ? 'ok' : (bad++, 'FAIL')]);
   } else {
     // Suites of other areas (races, faults, replicas, gateway): every number they report; a figure
     // whose name counts failures (5xx, missing, mismatches, violations, leaks, lost, errors) must be 0.

@@ -15,3 +15,21 @@ export async function shareTokenOf(t: TestApp, batchId: string): Promise<string>
 }
 
 export const tokenOfUrl = (shareUrl: string) => shareUrl.split('/q/')[1];
+
+/** One header of a received mail (unfolded), or undefined. */
+export function mailHeader(raw: string, name: string): string | undefined {
+  const head = raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
+  const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line?.slice(name.length + 1).trim();
+}
+
+/** The decoded body part of a received mail with this content type (quoted-printable or 7/8 bit, ASCII content). */
+export function mailPart(raw: string, contentType: 'text/plain' | 'text/html'): string {
+  const parts = raw.split(/\r?\n--[^\r\n]+\r?\n/);
+  const part = parts.find((p) => new RegExp(`^Content-Type: ${contentType}`, 'im').test(p.split(/\r?\n\r?\n/)[0]));
+  if (!part) throw new Error(`no ${contentType} part in the mail`);
+  const [head, ...body] = part.split(/\r?\n\r?\n/);
+  const text = body.join('\n\n').replace(/\r?\n--[^\r\n]+--\s*$/, '');
+  if (!/quoted-printable/i.test(head)) return text;
+  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}

@@ -10,6 +10,8 @@ import { isEnvelope, isJsonRpcMessage, sendRaw, type RawResponse } from './suppo
 import { dumpDatabase, secretsIn } from './support/secret-scan.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
+import { canonicalEmailDigest } from '#libs/accounts';
+import { UnsubscribeTokenCodec } from '../../apps/feedback-export/src/questions/unsubscribe-token.js';
 
 /**
  * Every route of both services x every kind of credential, with the status each cell must
@@ -64,6 +66,8 @@ interface World {
   draftA: string;
   sentA: string;
   shareA: string;
+  /** The one-click unsubscribe token of A's notifications for A's site. */
+  unsubscribeA: string;
   tokens: Record<'skA' | 'wkA' | 'okA' | 'skB' | 'wkB' | 'okB' | 'skRotated', string>;
   keys: Record<'keyA' | 'keyB' | 'keyRevoked' | 'keyRotated' | 'keyExpired' | 'keyLapsed', string>;
   jwtRevokedSession: string;
@@ -202,6 +206,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
       siteA: { id: siteA.id, siteKey: siteA.siteKey },
       feedbackA: fed.body.data.id,
       draftA: '', sentA: '', shareA: '',
+      unsubscribeA: new UnsubscribeTokenCodec(TEST_JWT_SECRET).seal({ siteId: siteA.id, recipientDigest: canonicalEmailDigest(A.email) }),
       tokens: { skA, wkA: siteA.wk, okA, skB: siteB.sk, wkB: siteB.wk, okB, skRotated },
       keys: { keyA: keyA.key, keyB: keyB.key, keyRevoked: revoked.key, keyRotated: rotated.key, keyExpired: expired.key, keyLapsed: lapsedKey.key },
       jwtRevokedSession, jwtExpired, jwtAlgNone,
@@ -419,6 +424,8 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/api/v1/share/:shareToken', path: (x) => `/api/v1/share/${x.shareA}`, ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'PUT', route: '/api/v1/share/:shareToken/answers/:n', path: (x) => `/api/v1/share/${x.shareA}/answers/1`, body: () => ({ text: 'an answer' }), ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'POST', route: '/api/v1/share/:shareToken/submit', path: (x) => `/api/v1/share/${x.shareA}/submit`, ok: 200 },
+    { service: 'feedback', scheme: 'public', method: 'GET', route: '/unsubscribe/:unsubscribeToken', path: (x) => `/unsubscribe/${x.unsubscribeA}`, ok: 200 },
+    { service: 'feedback', scheme: 'public', method: 'POST', route: '/unsubscribe/:unsubscribeToken', path: (x) => `/unsubscribe/${x.unsubscribeA}`, ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/assets/app.css', path: () => '/assets/app.css', ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/assets/share.js', path: () => '/assets/share.js', ok: 200 },
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/dashboard', path: () => '/dashboard', ok: 200 },

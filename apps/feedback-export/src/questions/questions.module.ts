@@ -3,6 +3,7 @@ import { MailModule } from '#libs/mail';
 import { FeedbackMcpModule } from '../mcp/mcp.module.js';
 import { SitesModule } from '../sites/sites.module.js';
 import { OwnerQuestionsController, QuestionsController } from './questions.controller.js';
+import { AnswerNotificationsService } from './answer-notifications.service.js';
 import { QuestionsMcpTools } from './questions-mcp.tools.js';
 import { QuestionsRepository } from './questions.repository.js';
 import { QuestionsService } from './questions.service.js';
@@ -11,7 +12,7 @@ import { QuestionsService } from './questions.service.js';
 @Module({
   imports: [SitesModule, MailModule, FeedbackMcpModule],
   controllers: [QuestionsController, OwnerQuestionsController],
-  providers: [QuestionsRepository, QuestionsService, QuestionsMcpTools],
-  exports: [QuestionsService],
+  providers: [QuestionsRepository, QuestionsService, QuestionsMcpTools, AnswerNotificationsService],
+  exports: [QuestionsService, AnswerNotificationsService],
 })
 export class QuestionsModule {}

@@ -144,25 +144,55 @@ export class QuestionsRepository {
   }
 
   /**
-   * Submit, under the batch's row lock: moves it to answered (keeping the first answeredAt,
-   * filling openedAt if the page was skipped) and tells whether the owner has news to be
-   * mailed: a first submit, or answers saved since the last notification.
+   * Submit: moves the batch to answered (keeping the first answeredAt, filling openedAt if the
+   * page was skipped) and claims its one "answered" notification: `notified_at` is set only if it
+   * was null, in a conditional UPDATE, so of any number of submits, concurrent ones included,
+   * exactly one gets `claimedAt` (the others wait for its row lock and then find it set). The
+   * time is cut to milliseconds so releaseNotification can match it as a JavaScript Date.
    */
-  async submit(tx: Transaction, batchId: string): Promise<{ notify: boolean; at: Date }> {
-        const rows: Array<{ notify: boolean; at: Date }> = await tx.query(
-      `WITH locked AS (SELECT id, notified_at FROM question_batches WHERE id = $1 FOR UPDATE),
-       latest AS (SELECT max(updated_at) AS at FROM batch_answers WHERE batch_id = $1)
-       SELECT (l.notified_at IS NULL OR latest.at > l.notified_at) AS notify, clock_timestamp() AS at FROM locked l, latest`,
-      [batchId],
-    );
+  async submit(tx: Transaction, batchId: string): Promise<{ claimedAt: Date | null }> {
     await tx.query(
       `UPDATE question_batches SET status = 'answered', opened_at = COALESCE(opened_at, now()), answered_at = COALESCE(answered_at, now()) WHERE id = $1`,
       [batchId],
     );
-    return rows[0];
+    const claimed: Array<{ claimedAt: Date }> = await tx.query(
+      `UPDATE question_batches SET notified_at = date_trunc('milliseconds', clock_timestamp()) WHERE id = $1 AND notified_at IS NULL RETURNING notified_at AS "claimedAt"`,
+      [batchId],
+    );
+    return { claimedAt: claimed[0]?.claimedAt ?? null };
   }
 
-  async markNotified(batchId: string, at: Date): Promise<void> {
-    await this.sql.query(`UPDATE question_batches SET notified_at = GREATEST(notified_at, $2) WHERE id = $1`, [batchId, at]);
+  /** Gives a claimed notification back (it could not be sent), so a later submit tries again. */
+  async releaseNotification(batchId: string, claimedAt: Date): Promise<void> {
+    await this.sql.query(`UPDATE question_batches SET notified_at = NULL WHERE id = $1 AND notified_at = $2`, [batchId, claimedAt]);
+  }
+
+  /** The site's name, for the notification (the batch's site; undefined once it is gone). */
+  async siteNameOf(batchId: string): Promise<string | undefined> {
+    const rows: Array<{ name: string }> = await this.sql.query(`SELECT s.name FROM question_batches b JOIN sites s ON s.id = b.site_id WHERE b.id = $1`, [batchId]);
+    return rows[0]?.name;
+  }
+
+  /** Whether the recipient (digest of the canonical address) unsubscribed from the site's notifications. */
+  async isUnsubscribed(siteId: string, recipientDigest: string): Promise<boolean> {
+    const rows = await this.sql.query(`SELECT 1 FROM question_mail_unsubscribes WHERE site_id = $1 AND recipient_digest = $2`, [siteId, recipientDigest]);
+    return rows.length > 0;
+  }
+
+  /** Records an unsubscribe (idempotent); false when the site no longer exists. */
+  async unsubscribe(siteId: string, recipientDigest: string): Promise<boolean> {
+    const rows = await this.sql.query(
+      `INSERT INTO question_mail_unsubscribes (site_id, recipient_digest)
+       SELECT s.id, $2 FROM sites s WHERE s.id = $1
+       ON CONFLICT (site_id, recipient_digest) DO UPDATE SET created_at = question_mail_unsubscribes.created_at
+       RETURNING 1`,
+      [siteId, recipientDigest],
+    );
+    return rows.length > 0;
+  }
+
+  async siteName(siteId: string): Promise<string | undefined> {
+    const rows: Array<{ name: string }> = await this.sql.query(`SELECT name FROM sites WHERE id = $1`, [siteId]);
+    return rows[0]?.name;
   }
 }

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { MailService } from '#libs/mail';
+import { AnswerNotificationsService } from './answer-notifications.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
 import {
@@ -24,13 +24,12 @@ import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, ShareTokenSeal
 /** The whole life of a question batch: create, list, detail, link, send, and the recipient's side. */
 @Injectable()
 export class QuestionsService {
-  private readonly logger = new Logger(QuestionsService.name);
   private readonly sealer: ShareTokenSealer;
 
   constructor(
     private readonly questions: QuestionsRepository,
     private readonly sites: SitesService,
-    private readonly mail: MailService,
+    private readonly notifications: AnswerNotificationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.sealer = new ShareTokenSealer(config.jwtSecret);
@@ -155,31 +154,15 @@ export class QuestionsService {
     return toSharedAnswerDto(row);
   }
 
-  /** Submit: -> answered, and the notify address is e-mailed when there is something new to read. */
+  /**
+   * Submit: -> answered. The first submit claims the batch's one "answered" notification (see
+   * AnswerNotificationsService); later submits and edits send nothing.
+   */
   async submit(token: string): Promise<SubmittedDto> {
     const batch = await this.requireShared(token);
-    const { notify, at } = await this.questions.transaction((tx) => this.questions.submit(tx, batch.id));
-    if (notify) await this.notifyOwner(batch, at);
+    const { claimedAt } = await this.questions.transaction((tx) => this.questions.submit(tx, batch.id));
+    if (claimedAt) await this.notifications.answered(batch, claimedAt);
     return { status: 'answered' };
-  }
-
-  private async notifyOwner(batch: BatchRow, at: Date): Promise<void> {
-    const questions = await this.questions.questionsWithAnswers(batch.id);
-    const answered = questions.filter((q) => q.answerText !== null).length;
-    const dashboardUrl = new URL('/dashboard', this.config.feedbackPublicBaseUrl).toString();
-    const lines = [
-      `Your question batch "${batch.title}" was answered (${answered} of ${questions.length} questions).`,
-      '',
-      ...questions.flatMap((q) => [`${q.n}. ${q.title}`, q.answerText === null ? '   (no answer)' : q.answerText.replace(/^/gm, '   '), '']),
-      `Read and follow up in the dashboard: ${dashboardUrl}`,
-    ];
-    try {
-      await this.mail.send({ to: batch.notifyEmail, subject: `Answers received: ${batch.title.replace(/[\r\n]+/g, ' ')}`, text: lines.join('\n') });
-      await this.questions.markNotified(batch.id, at);
-    } catch (error) {
-      // The answers are saved either way; the next submit tries the notification again.
-      this.logger.error({ batchId: batch.id, err: { message: (error as Error)?.message } }, 'Answer notification could not be sent');
-    }
   }
 
   // ---- helpers ----

@@ -47,3 +47,23 @@ export function renderNotFoundPage(): string {
     `<main id="main"><h1>This link does not work</h1><div class="card"><p>There are no questions at this address. The link may be mistyped, or the questions have been withdrawn.</p><p class="muted">Ask the sender for a new link.</p></div></main>`,
   );
 }
+
+/** The unsubscribe confirmation (GET must not unsubscribe: link scanners fetch it); the button posts the one-click form. */
+export function renderUnsubscribePage(siteName: string, action: string): string {
+  return renderPage(
+    'Unsubscribe',
+    `<main id="main"><h1>Stop these notifications?</h1><div class="card"><p>This address will get no more “your questions were answered” notifications for question batches of the site “${escape(siteName)}”.</p>
+<form method="post" action="${escape(action)}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form></div></main>`,
+  );
+}
+
+export function renderUnsubscribedPage(siteName: string): string {
+  return renderPage(
+    'Unsubscribed',
+    `<main id="main"><h1>Unsubscribed</h1><div class="card"><p>This address will get no more notifications for question batches of the site “${escape(siteName)}”.</p></div></main>`,
+  );
+}
+
+export function renderUnsubscribeNotFoundPage(): string {
+  return renderPage('Not found', `<main id="main"><h1>This link does not work</h1><div class="card"><p>The unsubscribe link is not valid, or its site no longer exists (then it sends nothing more).</p></div></main>`);
+}

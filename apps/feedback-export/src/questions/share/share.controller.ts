@@ -12,8 +12,8 @@ import { renderNotFoundPage, renderSharePage } from './share-page.js';
 /** Per client IP; fails open (the 256-bit token is the access control, the limit only caps load). */
 export const SHARE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-share', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
 
-/** Paths whose next segment is a share token: the access log redacts it. */
-export const SHARE_TOKEN_PATH_PREFIXES = ['/q/', '/api/v1/share/'];
+/** Paths whose next segment is a share or unsubscribe token: the access log redacts it. */
+export const SHARE_TOKEN_PATH_PREFIXES = ['/q/', '/api/v1/share/', '/unsubscribe/'];
 
 const SHARE_TOKEN_PARAM = { name: 'shareToken', description: 'The share token from the share URL (43 characters)' };
 
@@ -80,8 +80,9 @@ export class ShareController {
   @HttpCode(200)
   @ApiOperation({
     operationId: 'submitSharedAnswers',
-    summary: 'Submit: the batch becomes answered and notifyEmail is e-mailed',
-    description: 'Submitting again is allowed; it e-mails again only when answers changed since the last notification.',
+    summary: 'Submit: the batch becomes answered and notifyEmail is e-mailed (once per batch)',
+    description:
+      'Submitting again is allowed and answers 200; a batch sends at most one notification (its first submit), within daily budgets per recipient and per account, and none to a recipient who unsubscribed from the site. A skipped notification is never an error here.',
   })
   @ApiParam(SHARE_TOKEN_PARAM)
   @ApiEnvelope(SubmittedDto)
