@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { UUID_PATTERN } from '#libs/common';
 import { FeedbackMcpToolRegistry, siteAccessOf } from '../mcp/feedback-mcp-tool.registry.js';
 import { BATCH_STATUSES, MAX_HTML_LENGTH, MAX_QUESTION_NUMBER, MAX_QUESTIONS, MAX_TITLE_LENGTH } from './dto/question-batch.dto.js';
+import { MAX_BATCH_HTML_ELEMENTS, MAX_BATCH_HTML_LENGTH, MAX_HTML_NESTING } from './html-policy.js';
 import { QuestionsService } from './questions.service.js';
 
 const batchId = z.string().regex(UUID_PATTERN, 'must be a UUID').describe('question batch id (uuid)');
@@ -69,7 +70,8 @@ export class QuestionsMcpTools implements OnModuleInit {
       title: 'Create a question batch',
       description:
         `Create a batch of 1..${MAX_QUESTIONS} questions (n unique) as a draft, or sent at once with sendNow: {id, status} plus shareUrl when sent. ` +
-        "HTML is sanitised; notifyEmail defaults to the site owner's e-mail.",
+        `HTML is sanitised once, when stored; each html nests at most ${MAX_HTML_NESTING} elements deep, the batch's HTML together at most ` +
+        `${MAX_BATCH_HTML_LENGTH.toLocaleString('en-US')} characters and ${MAX_BATCH_HTML_ELEMENTS.toLocaleString('en-US')} elements. notifyEmail defaults to the site owner's e-mail.`,
       input: z.object({
         title,
         introHtml: z.string().max(MAX_HTML_LENGTH).optional(),

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type RateLimitOptions } from '#libs/common';
 import { EXPORT_TOKEN_RATE_LIMIT } from '../token-auth/export-rate-limit.js';
 import type { SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
 import {
@@ -8,12 +8,25 @@ import {
   BatchListDto,
   CreatedBatchDto,
   CreateQuestionBatchDto,
+  MAX_HTML_LENGTH,
   PreviewQuestionsDto,
   QuestionsPreviewDto,
   SentBatchDto,
   ShareLinkDto,
 } from './dto/question-batch.dto.js';
+import { MAX_BATCH_HTML_ELEMENTS, MAX_BATCH_HTML_LENGTH, MAX_HTML_NESTING } from './html-policy.js';
 import { QuestionsService } from './questions.service.js';
+
+/** What the API refuses (400) before sanitising anything, stated once for every route that takes batch HTML. */
+const HTML_LIMITS =
+  `html and introHtml up to ${MAX_HTML_LENGTH.toLocaleString('en-US')} characters each, nested at most ${MAX_HTML_NESTING} elements deep; the batch's HTML together at most ` +
+  `${MAX_BATCH_HTML_LENGTH.toLocaleString('en-US')} characters and ${MAX_BATCH_HTML_ELEMENTS.toLocaleString('en-US')} elements, and each field at most ${MAX_HTML_LENGTH.toLocaleString('en-US')} characters once sanitised.`;
+
+/**
+ * The preview sanitises on request (everything else serves HTML sanitised when stored): per owner,
+ * enforced even while the counter store is down, as it only costs CPU and the editor works without it.
+ */
+export const QUESTION_PREVIEW_RATE_LIMIT: RateLimitOptions = { bucket: 'question-preview', limit: 20, windowSeconds: 60, storeOutage: 'fail-closed' };
 
 /** Question batches through the site tokens (sk_ reads, wk_ also creates and fetches links). */
 @ApiTags('Question batches')
@@ -28,7 +41,7 @@ export class QuestionsController {
     operationId: 'createQuestionBatch',
     summary: 'Create a question batch (wk_ only): a draft, or sent at once with sendNow',
     description:
-      'n is unique within the batch; 1..100 questions; titles 1..200 characters; html and introHtml up to 20,000 characters, sanitised when stored. ' +
+      `n is unique within the batch; 1..100 questions; titles 1..200 characters; ${HTML_LIMITS} HTML is sanitised once, when stored. ` +
       'notifyEmail defaults to the site owner’s e-mail. With sendNow true the answer carries shareUrl; a draft is sent by its owner in the dashboard.',
   })
   @ApiEnvelope(CreatedBatchDto, { status: 201 })
@@ -101,7 +114,9 @@ export class OwnerQuestionsController {
   @ApiOperation({
     operationId: 'previewSiteQuestions',
     summary: 'The intro and question HTML as the recipient will see it, sanitised by the server (owner); nothing is stored',
+    description: `The create route's HTML rules: ${HTML_LIMITS} ${QUESTION_PREVIEW_RATE_LIMIT.limit} previews per minute per owner.`,
   })
+  @RateLimit(QUESTION_PREVIEW_RATE_LIMIT)
   @ApiParam({ name: 'siteId', format: 'uuid' })
   @ApiEnvelope(QuestionsPreviewDto)
   @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)

@@ -18,6 +18,8 @@ export interface BatchRow {
   openedAt: Date | null;
   answeredAt: Date | null;
   notifiedAt: Date | null;
+  /** The sanitising policy its intro and question HTML went through (HTML_POLICY_VERSION; 0: written before versions). */
+  htmlPolicyVersion: number;
 }
 
 export interface QuestionRow {
@@ -43,6 +45,8 @@ export interface NewBatch {
   sendNow: boolean;
   shareTokenHash: string;
   shareTokenSealed: string;
+  /** The HTML below (introHtml, each html) is sanitised under this policy version. */
+  htmlPolicyVersion: number;
   questions: Array<{ n: number; title: string; html: string }>;
 }
 
@@ -51,7 +55,8 @@ const BATCH_COLUMNS = `
   b.status, b.share_token_sealed AS "shareTokenSealed",
   (SELECT count(*)::int FROM batch_questions q WHERE q.batch_id = b.id) AS "questionCount",
   (SELECT count(*)::int FROM batch_answers a WHERE a.batch_id = b.id) AS "answerCount",
-  b.created_at AS "createdAt", b.sent_at AS "sentAt", b.opened_at AS "openedAt", b.answered_at AS "answeredAt", b.notified_at AS "notifiedAt"`;
+  b.created_at AS "createdAt", b.sent_at AS "sentAt", b.opened_at AS "openedAt", b.answered_at AS "answeredAt", b.notified_at AS "notifiedAt",
+  b.html_policy_version AS "htmlPolicyVersion"`;
 
 /** Question batches, their questions and answers. Owner-facing queries take the owner id first. */
 @Injectable()
@@ -65,12 +70,12 @@ export class QuestionsRepository {
   /** Inserts the batch and its questions in the transaction; the notify address defaults to the owner's e-mail. */
   async insert(tx: Transaction, batch: NewBatch): Promise<{ id: string; status: BatchStatus }> {
         const rows: Array<{ id: string; status: BatchStatus }> = await tx.query(
-      `INSERT INTO question_batches (site_id, owner_id, title, intro_html, notify_email, status, sent_at, share_token_hash, share_token_sealed)
-       SELECT s.id, s.owner_id, $3, $4, COALESCE($5, u.email), CASE WHEN $6 THEN 'sent' ELSE 'draft' END, CASE WHEN $6 THEN now() END, $7, $8
+      `INSERT INTO question_batches (site_id, owner_id, title, intro_html, notify_email, status, sent_at, share_token_hash, share_token_sealed, html_policy_version)
+       SELECT s.id, s.owner_id, $3, $4, COALESCE($5, u.email), CASE WHEN $6 THEN 'sent' ELSE 'draft' END, CASE WHEN $6 THEN now() END, $7, $8, $9
        FROM sites s JOIN users u ON u.id = s.owner_id
        WHERE s.owner_id = $1 AND s.id = $2
        RETURNING id, status`,
-      [batch.ownerId, batch.siteId, batch.title, batch.introHtml, batch.notifyEmail, batch.sendNow, batch.shareTokenHash, batch.shareTokenSealed],
+      [batch.ownerId, batch.siteId, batch.title, batch.introHtml, batch.notifyEmail, batch.sendNow, batch.shareTokenHash, batch.shareTokenSealed, batch.htmlPolicyVersion],
     );
     const created = rows[0];
     await tx.query(
@@ -107,6 +112,23 @@ export class QuestionsRepository {
        WHERE q.batch_id = $1 ORDER BY q.n`,
       [batchId],
     );
+  }
+
+  /**
+   * Replaces a batch's intro and question HTML by its copy sanitised under `toVersion`, if the batch
+   * is still at `fromVersion` (a concurrent reader may have done it first); false when it was not.
+   */
+  async replaceHtml(tx: Transaction, batchId: string, fromVersion: number, toVersion: number, introHtml: string, questions: Array<{ n: number; html: string }>): Promise<boolean> {
+    const rows = await tx.query(
+      `UPDATE question_batches SET intro_html = $4, html_policy_version = $3 WHERE id = $1 AND html_policy_version = $2 RETURNING id`,
+      [batchId, fromVersion, toVersion, introHtml],
+    );
+    if (rows.length === 0) return false;
+    await tx.query(
+      `UPDATE batch_questions q SET html = v.html FROM unnest($2::int[], $3::text[]) AS v(n, html) WHERE q.batch_id = $1 AND q.n = v.n`,
+      [batchId, questions.map((q) => q.n), questions.map((q) => q.html)],
+    );
+    return true;
   }
 
   /** draft -> sent; false when the batch was not a draft of this owner's site. */

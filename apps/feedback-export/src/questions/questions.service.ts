@@ -5,6 +5,7 @@ import { AnswerNotificationsService } from './answer-notifications.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
 import {
+  MAX_HTML_LENGTH,
   toBatchDetailDto,
   toBatchSummaryDto,
   type PreviewQuestionsDto,
@@ -17,8 +18,8 @@ import {
   type ShareLinkDto,
 } from './dto/question-batch.dto.js';
 import { toSharedAnswerDto, toSharedBatchDto, type SharedAnswerDto, type SharedBatchDto, type SubmittedDto } from './dto/share.dto.js';
-import { sanitizeQuestionHtml } from './html-policy.js';
-import { QuestionsRepository, type BatchRow } from './questions.repository.js';
+import { HTML_POLICY_VERSION, htmlLimitViolations, type HtmlField, sanitizeQuestionHtml } from './html-policy.js';
+import { QuestionsRepository, type BatchRow, type QuestionRow } from './questions.repository.js';
 import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, ShareTokenSealer } from './share-token.js';
 
 /** The whole life of a question batch: create, list, detail, link, send, and the recipient's side. */
@@ -44,18 +45,20 @@ export class QuestionsService {
 
   private async insertBatch(ownerId: string, siteId: string, input: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
     this.requireUniqueNumbers(input.questions);
+    const sanitised = this.sanitiseBatchHtml(input);
     const token = generateShareToken();
     const created = await this.questions.transaction((tx) =>
       this.questions.insert(tx, {
         siteId,
         ownerId,
         title: input.title.trim(),
-        introHtml: sanitizeQuestionHtml(input.introHtml ?? ''),
+        introHtml: sanitised.introHtml,
         notifyEmail: input.notifyEmail ?? null,
         sendNow: input.sendNow === true,
         shareTokenHash: hashShareToken(token),
         shareTokenSealed: this.sealer.seal(token),
-        questions: [...input.questions].sort((a, b) => a.n - b.n).map((q) => ({ n: q.n, title: q.title.trim(), html: sanitizeQuestionHtml(q.html) })),
+        htmlPolicyVersion: HTML_POLICY_VERSION,
+        questions: sanitised.questions,
       }),
     );
     return created.status === 'sent' ? { id: created.id, status: created.status, shareUrl: this.shareUrl(token) } : { id: created.id, status: created.status };
@@ -72,13 +75,46 @@ export class QuestionsService {
     }
   }
 
+  /**
+   * The batch's HTML sanitised, questions in ascending n: what is stored, and what the preview shows.
+   * The limits that bound the sanitiser's work (nesting, the batch's characters and elements) are
+   * checked first, in one linear pass; a field that the sanitiser makes longer than a field may be
+   * (it closes open tags and gives links rel and target) is refused too, as storing it would be.
+   */
+  private sanitiseBatchHtml(input: { introHtml?: string; questions: Array<{ n: number; title: string; html: string }> }): {
+    introHtml: string;
+    questions: Array<{ n: number; title: string; html: string }>;
+  } {
+    const fields: HtmlField[] = [
+      ...(input.introHtml ? [{ field: 'introHtml', html: input.introHtml }] : []),
+      ...input.questions.map((q, i) => ({ field: `questions.${i}.html`, html: q.html })),
+    ];
+    const violations = htmlLimitViolations(fields);
+    if (violations.length > 0) throw validationException(violations);
+    const introHtml = sanitizeQuestionHtml(input.introHtml ?? '');
+    const questions = input.questions.map((q, i) => ({ i, n: q.n, title: q.title.trim(), html: sanitizeQuestionHtml(q.html) }));
+    const tooLong = [
+      ...(introHtml.length > MAX_HTML_LENGTH ? [{ field: 'introHtml', length: introHtml.length }] : []),
+      ...questions.filter((q) => q.html.length > MAX_HTML_LENGTH).map((q) => ({ field: `questions.${q.i}.html`, length: q.html.length })),
+    ];
+    if (tooLong.length > 0) {
+      throw validationException(
+        tooLong.map(({ field, length }) => ({
+          field,
+          messages: [`${field} is ${length.toLocaleString('en-US')} characters once sanitised (open tags closed, links given rel and target); at most ${MAX_HTML_LENGTH.toLocaleString('en-US')} are allowed`],
+        })),
+      );
+    }
+    return { introHtml, questions: questions.sort((a, b) => a.n - b.n).map(({ n, title, html }) => ({ n, title, html })) };
+  }
+
   async list(ownerId: string, siteId: string): Promise<BatchSummaryDto[]> {
     return (await this.questions.listBySite(ownerId, siteId)).map(toBatchSummaryDto);
   }
 
   async detail(ownerId: string, siteId: string, batchId: string): Promise<BatchDetailDto> {
     const row = await this.requireBatch(ownerId, siteId, batchId);
-    return toBatchDetailDto(row, await this.questions.questionsWithAnswers(row.id));
+    return toBatchDetailDto(...(await this.withCurrentHtml(row, await this.questions.questionsWithAnswers(row.id))));
   }
 
   /** The share link of a sent batch: 409 BATCH_NOT_SENT for a draft. */
@@ -108,14 +144,11 @@ export class QuestionsService {
     return this.insertBatch(ownerId, siteId, input);
   }
 
-  /** What the recipient would see of this HTML: the same sanitiser as on store and render, nothing stored. */
+  /** What the recipient would see of this HTML: sanitised as a create would store it (same limits), nothing stored. */
   async preview(ownerId: string, siteId: string, input: PreviewQuestionsDto): Promise<QuestionsPreviewDto> {
     await this.requireOwnedSite(ownerId, siteId);
     this.requireUniqueNumbers(input.questions);
-    return {
-      introHtml: sanitizeQuestionHtml(input.introHtml ?? ''),
-      questions: [...input.questions].sort((a, b) => a.n - b.n).map((q) => ({ n: q.n, title: q.title.trim(), html: sanitizeQuestionHtml(q.html) })),
-    };
+    return this.sanitiseBatchHtml(input);
   }
 
   private async requireOwnedSite(ownerId: string, siteId: string): Promise<void> {
@@ -141,7 +174,7 @@ export class QuestionsService {
       await this.questions.markOpened(row.id);
       row = await this.requireShared(token);
     }
-    return toSharedBatchDto(row, await this.questions.questionsWithAnswers(row.id));
+    return toSharedBatchDto(...(await this.withCurrentHtml(row, await this.questions.questionsWithAnswers(row.id))));
   }
 
   async saveAnswer(token: string, n: number, text: string): Promise<SharedAnswerDto> {
@@ -166,6 +199,26 @@ export class QuestionsService {
   }
 
   // ---- helpers ----
+
+  /**
+   * A batch's HTML as it is served: as stored, sanitised when it was written. A batch stored before
+   * that (or under an older policy) is sanitised here, once: the result is written back with the
+   * current version, so later views serve it as stored too. Nothing on a view sanitises otherwise.
+   */
+  private async withCurrentHtml(row: BatchRow, questions: QuestionRow[]): Promise<[BatchRow, QuestionRow[]]> {
+    if (row.htmlPolicyVersion === HTML_POLICY_VERSION) return [row, questions];
+    const current: [BatchRow, QuestionRow[]] = [
+      { ...row, introHtml: sanitizeQuestionHtml(row.introHtml), htmlPolicyVersion: HTML_POLICY_VERSION },
+      questions.map((q) => ({ ...q, html: sanitizeQuestionHtml(q.html) })),
+    ];
+    try {
+      await this.questions.transaction((tx) => this.questions.replaceHtml(tx, row.id, row.htmlPolicyVersion, HTML_POLICY_VERSION, current[0].introHtml, current[1]));
+    } catch (error) {
+      // The sanitised copy is served either way; the next read tries to store it again.
+      this.logger.warn({ batchId: row.id, err: { message: (error as Error)?.message } }, 'Sanitised question HTML could not be stored');
+    }
+    return current;
+  }
 
   private async requireBatch(ownerId: string, siteId: string, batchId: string): Promise<BatchRow> {
     const row = await this.questions.findInSite(ownerId, siteId, batchId);

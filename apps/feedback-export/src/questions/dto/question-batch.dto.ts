@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { sanitizeQuestionHtml } from '../html-policy.js';
 import type { BatchRow, QuestionRow } from '../questions.repository.js';
 
 export const BATCH_STATUSES = ['draft', 'sent', 'opened', 'answered'] as const;
@@ -197,7 +196,7 @@ export class BatchQuestionDto {
 }
 
 export function toBatchQuestionDto(question: QuestionRow): BatchQuestionDto {
-  return { n: Number(question.n), title: question.title, html: sanitizeQuestionHtml(question.html), answer: toAnswerDto(question) };
+  return { n: Number(question.n), title: question.title, html: question.html, answer: toAnswerDto(question) };
 }
 
 export class BatchDetailDto extends BatchSummaryDto {
@@ -212,7 +211,7 @@ export class BatchDetailDto extends BatchSummaryDto {
 }
 
 export function toBatchDetailDto(row: BatchRow, questions: QuestionRow[]): BatchDetailDto {
-  return { ...toBatchSummaryDto(row), introHtml: sanitizeQuestionHtml(row.introHtml), notifyEmail: row.notifyEmail, questions: questions.map(toBatchQuestionDto) };
+  return { ...toBatchSummaryDto(row), introHtml: row.introHtml, notifyEmail: row.notifyEmail, questions: questions.map(toBatchQuestionDto) };
 }
 
 export class BatchDataDto {

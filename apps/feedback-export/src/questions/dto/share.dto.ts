@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
-import { sanitizeQuestionHtml } from '../html-policy.js';
 import type { AnswerRow, BatchRow, QuestionRow } from '../questions.repository.js';
 import { BATCH_STATUSES, isoTimestamp, MAX_ANSWER_LENGTH, type BatchStatus } from './question-batch.dto.js';
 
@@ -48,7 +47,7 @@ export class SharedQuestionDto {
 
 export function toSharedQuestionDto(question: QuestionRow): SharedQuestionDto {
   const answer = question.answerText === null || question.answerUpdatedAt === null ? null : toSharedAnswerDto({ n: question.n, text: question.answerText, updatedAt: question.answerUpdatedAt });
-  return { n: Number(question.n), title: question.title, html: sanitizeQuestionHtml(question.html), answer };
+  return { n: Number(question.n), title: question.title, html: question.html, answer };
 }
 
 export class SharedBatchDto {
@@ -69,7 +68,7 @@ export class SharedBatchDto {
 }
 
 export function toSharedBatchDto(row: BatchRow, questions: QuestionRow[]): SharedBatchDto {
-  return { title: row.title, introHtml: sanitizeQuestionHtml(row.introHtml), status: row.status, answeredAt: isoTimestamp(row.answeredAt), questions: questions.map(toSharedQuestionDto) };
+  return { title: row.title, introHtml: row.introHtml, status: row.status, answeredAt: isoTimestamp(row.answeredAt), questions: questions.map(toSharedQuestionDto) };
 }
 
 export class SharedBatchDataDto {
