@@ -58,6 +58,11 @@ for (const s of suites) {
     rows.push([tag, 'mass-assignment cases / accepted', `${n(f.massAssignmentCases)} / ${n(f.massAssignmentMismatches)}`, zero(f.massAssignmentMismatches)]);
     rows.push([tag, `secrets at rest: ${f.dumpMethod} of ${n(f.dumpTables)} tables, ${n(f.dumpRows)} rows`, `${n(f.dumpBytes)} bytes, ${n(f.secretsChecked)} secrets, ${n(f.secretsInDump)} found`, zero(f.secretsInDump)]);
     rows.push([tag, 'secrets in captured logs', `${n(f.logLines)} lines, ${n(f.secretsInLogs)} found`, zero(f.secretsInLogs)]);
+  } else if (s.suite === 'oauth-abuse') {
+    const sent = f['OAuth abuse cases sent'];
+    const refused = f['OAuth abuse cases refused'];
+    rows.push([tag, 'OAuth abuse cases refused (redirector, registration, stored size, private fetches, budget)', `${n(refused)} of ${n(sent)}`, zero(sent - refused)]);
+    rows.push([tag, 'largest interaction row an unauthenticated authorize stores', `${n(f['largest interaction row an unauthenticated request stores (bytes)'])} bytes`, '']);
   } else {
     // Suites of other areas (races, faults, replicas, gateway): every number they report; a figure
     // whose name counts failures (5xx, missing, mismatches, violations, leaks, lost, errors) must be 0.

@@ -19,7 +19,7 @@ import { writeFigures } from './support/figures.js';
  * name is unverified. Every abuse case sent is counted for the reliability summary.
  */
 const ATTACKER_REDIRECT = 'https://attacker.example/cb';
-const figures = { 'OAuth abuse cases sent': 0, 'OAuth abuse cases refused': 0, 'OAuth abuse cases accepted without refusal': 0 };
+const figures = { 'OAuth abuse cases sent': 0, 'OAuth abuse cases refused': 0, 'OAuth abuse cases accepted without refusal': 0, 'largest interaction row an unauthenticated request stores (bytes)': 0 };
 
 /** Counts an abuse case: `refused` is what the test then asserts. */
 function abuse(refused: boolean): boolean {
@@ -189,9 +189,13 @@ describe('OAuth server under abuse', () => {
       expect(await interactionRows()).toBe(before);
     });
 
-    it('a 512-character state still starts a sign-in', async () => {
-      const res = await t.http.get('/oauth/authorize').query(authorizeQuery(clientId, { state: 's'.repeat(512) })).expect(303);
-      expect(res.headers.location).toMatch(/^\/oauth\/interaction\//);
+    it('a request just within the limits (512-character state) still starts a sign-in, and its stored row stays small', async () => {
+      const res = await t.http.get('/oauth/authorize').query(authorizeQuery(clientId, { state: 's'.repeat(512), scope: 'openid todos:read', nonce: 'n'.repeat(2000), login_hint: 'l'.repeat(1000) }));
+      expect([res.status, res.status === 303 ? '' : res.text.slice(-400)]).toEqual([303, '']);
+      const uid = /^\/oauth\/interaction\/([^/?]+)$/.exec(res.headers.location)![1];
+      const [row] = (await t.dataSource.query(`SELECT octet_length(payload::text) AS bytes FROM oauth_records WHERE model = 'Interaction' AND id = $1`, [uid])) as Array<{ bytes: number }>;
+      figures['largest interaction row an unauthenticated request stores (bytes)'] = Number(row.bytes);
+      expect(Number(row.bytes)).toBeLessThan(6000);
     });
   });
 
