@@ -63,6 +63,11 @@ for (const s of suites) {
     if (over) bad++;
     rows.push([tag, `mail sent per recipient under abuse (${n(f.accounts)} accounts, ${n(f.batches)} batches, ${n(f.submits)} submits to one address)`, `${n(f.mailSentToRecipient)} (budget ${n(f.recipientDailyBudget)}/day)`, over ? 'FAIL' : 'ok']);
     rows.push([tag, 'submits answered 200 (a skipped mail is never an error)', `${n(f.submitsAnswered200)} of ${n(f.submits)}`, f.submitsAnswered200 === f.submits ? 'ok' : (bad++, 'FAIL')]);
+  } else if (s.suite === 'oauth-abuse') {
+    const sent = f['OAuth abuse cases sent'];
+    const refused = f['OAuth abuse cases refused'];
+    rows.push([tag, 'OAuth abuse cases refused (redirector, registration, stored size, private fetches, budget)', `${n(refused)} of ${n(sent)}`, zero(sent - refused)]);
+    rows.push([tag, 'largest interaction row an unauthenticated authorize stores', `${n(f['largest interaction row an unauthenticated request stores (bytes)'])} bytes`, '']);
   } else {
     // Suites of other areas (races, faults, replicas, gateway): every number they report; a figure
     // whose name counts failures (5xx, missing, mismatches, violations, leaks, lost, errors) must be 0.

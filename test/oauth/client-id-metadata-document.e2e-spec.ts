@@ -125,8 +125,8 @@ describe('client ID metadata documents (URL client ids)', () => {
     served[path].body = typeof document === 'string' ? document : JSON.stringify(document);
     const res = await t.http.get('/oauth/authorize').query(authorizeQuery(clientId, 'x'.repeat(43)));
     expect([res.status, res.text.includes(`<strong>${error}</strong>`) ? error : res.text]).toEqual([400, error]);
-    // Fetched (a refused document is not cached: each try fetches it again).
-    expect(served[path].hits).toBeGreaterThan(0);
+    // Fetched once (a refusal is then kept for a while: test/reliability/oauth-abuse checks it is not fetched again).
+    expect(served[path].hits).toBe(1);
   });
 
   it('refuses a redirect_uri the document does not list', async () => {
@@ -137,9 +137,9 @@ describe('client ID metadata documents (URL client ids)', () => {
     expect(res.text).toMatch(/redirect_uri/);
   });
 
-  // The address guard is the library's (fetch_request.js: the connected socket's address is checked);
-  // here the refusal also follows from the document being served over http, so this shows that the
-  // switch is what lets the test's documents through, not the guard on its own.
+  // The address guard (guardedFetch, #libs/common) refuses loopback before connecting; this shows that
+  // the switch is what lets the test's documents through (test/reliability/oauth-abuse counts TCP
+  // connections to show that nothing connects).
   it('without the test switch a loopback document is refused (the document server sees no request)', async () => {
     const clientId = serve('/agents/strict.json', {});
     served['/agents/strict.json'].body = JSON.stringify(clientDocument(clientId));

@@ -106,7 +106,7 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("form-action 'self' http://127.0.0.1:9");
     await expect(page.locator('#client-name').textContent()).resolves.toBe('Helpful Agent');
-    await expect(page.locator('#redirect-host').textContent()).resolves.toBe('127.0.0.1:9');
+    await expect(page.locator('#redirect-target').textContent()).resolves.toBe(redirectUrl);
     await expect(page.getByRole('checkbox', { name: /todos:read/ }).isChecked()).resolves.toBe(true);
     await expect(page.getByRole('checkbox', { name: /todos:write/ }).isChecked()).resolves.toBe(true);
     // A wrong password stays on the page with the login rules' answer.

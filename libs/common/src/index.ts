@@ -42,3 +42,4 @@ export * from './concurrency/semaphore.js';
 export * from './http/service-index.js';
 export * from './logging/service-log-scope.js';
 export * from './bootstrap/start-block.js';
+export * from './outbound/outbound-fetch.js';

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public, RawResponse } from '#libs/common';
+import { Public, RateLimit, RawResponse } from '#libs/common';
+import { OAUTH_ENDPOINTS_RATE_LIMIT } from './oauth-rate-limits.js';
 import { Client } from '../auth/client-info.decorator.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { OAuthInteractionService, type SignInForm } from './oauth-interaction.service.js';
@@ -26,11 +27,13 @@ export class OAuthInteractionController {
   }
 
   @Get('interaction/:uid')
+  @RateLimit(OAUTH_ENDPOINTS_RATE_LIMIT)
   show(@Req() request: Request, @Res() response: Response): Promise<void> {
     return this.interactions.show(request, response);
   }
 
   @Post('interaction/:uid')
+  @RateLimit(OAUTH_ENDPOINTS_RATE_LIMIT)
   submit(@Req() request: Request, @Res() response: Response, @Body() form: SignInForm, @Client() client: ClientInfo): Promise<void> {
     return this.interactions.submit(request, response, form, client);
   }

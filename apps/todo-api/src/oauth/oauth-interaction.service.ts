@@ -184,10 +184,12 @@ export class OAuthInteractionService {
     };
   }
 
-  private page(response: Response, status: number, details: InteractionDetails, asked: Request_, view: Omit<SignInView, 'uid' | 'clientName' | 'redirectHost'>, headers?: Record<string, string>): void {
+  private page(response: Response, status: number, details: InteractionDetails, asked: Request_, view: Omit<SignInView, 'uid' | 'clientName' | 'redirectTarget'>, headers?: Record<string, string>): void {
     const redirect = URL.parse(asked.redirectUri);
-    response.status(status).set({ ...HTML_PAGE_HEADERS, ...headers, 'Content-Security-Policy': signInPageCsp(redirect?.origin ?? null) });
-    response.send(renderSignInPage({ ...view, uid: details.uid, clientName: asked.clientName, redirectHost: redirect?.host ?? asked.redirectUri }));
+    // A private-use scheme has no origin: the form's answer may go to that scheme.
+    const redirectSource = redirect ? (redirect.origin !== 'null' ? redirect.origin : redirect.protocol) : null;
+    response.status(status).set({ ...HTML_PAGE_HEADERS, ...headers, 'Content-Security-Policy': signInPageCsp(redirectSource) });
+    response.send(renderSignInPage({ ...view, uid: details.uid, clientName: asked.clientName, redirectTarget: asked.redirectUri }));
   }
 
   private errorPage(response: Response, status: number, error: string, description: string): void {

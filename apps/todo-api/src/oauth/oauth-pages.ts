@@ -26,6 +26,9 @@ export function signInPageCsp(redirectOrigin: string | null): string {
   ].join('; ');
 }
 
+/** The authorization server's error page: no form, no script. */
+export const OAUTH_ERROR_PAGE_CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
 export const SIGN_IN_STYLESHEET = `body{font-family:system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
 main{max-width:26rem;margin:3rem auto;padding:1.5rem 2rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px rgba(0,0,0,.15)}
 h1{font-size:1.3rem}label{display:block;margin:.8rem 0 .3rem;font-weight:600}
@@ -34,7 +37,8 @@ fieldset{border:1px solid #c7ccd6;border-radius:.3rem;margin:1rem 0;padding:.5re
 fieldset label{font-weight:normal;display:flex;gap:.5rem;align-items:center}
 .buttons{display:flex;gap:1rem;margin-top:1.2rem}button{font-size:1rem;padding:.5rem 1.2rem;border-radius:.3rem;border:1px solid #1d4ed8;cursor:pointer}
 button[value=allow]{background:#1d4ed8;color:#fff}button[value=deny]{background:#fff;color:#1d4ed8}
-.error{color:#a40e26;font-weight:600}.host{font-family:ui-monospace,monospace}
+.error{color:#a40e26;font-weight:600}.host{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+.unverified{background:#fff7e6;border-left:4px solid #f59e0b;padding:.4rem .6rem}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 `;
 
@@ -45,7 +49,8 @@ function layout(title: string, body: string): string {
 export interface SignInView {
   uid: string;
   clientName: string;
-  redirectHost: string;
+  /** The whole redirect URI the answer goes to (a custom-scheme URI has no host to show). */
+  redirectTarget: string;
   /** The scopes the app asks for, each ticked unless the user unticked it on a failed submit. */
   scopes: Array<{ scope: string; checked: boolean }>;
   email?: string;
@@ -84,8 +89,9 @@ ${view.sites
   return layout(
     `Connect ${view.clientName}`,
     `<h1>Connect <span id="client-name">${escape(view.clientName)}</span> to your account</h1>
-<p><strong>${escape(view.clientName)}</strong> asks to use your account. After you allow it you go back to
-<span class="host" id="redirect-host">${escape(view.redirectHost)}</span>.</p>
+<p class="unverified" id="client-name-unverified">The name “${escape(view.clientName)}” is what the app calls itself: we have not verified it. Only continue if you started this connection.</p>
+<p>An app calling itself <strong>${escape(view.clientName)}</strong> asks to use your account. After you allow it you go back to
+<span class="host" id="redirect-target">${escape(view.redirectTarget)}</span>.</p>
 ${error}
 <form method="post" action="/oauth/interaction/${escape(view.uid)}"${view.error ? ' aria-describedby="form-error"' : ''}>
 ${credentials}

@@ -2,7 +2,7 @@ import { All, Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public, RateLimit, RawResponse } from '#libs/common';
-import { OAUTH_REGISTRATION_RATE_LIMIT } from './oauth-rate-limits.js';
+import { OAUTH_ENDPOINTS_RATE_LIMIT, OAUTH_REGISTRATION_RATE_LIMIT } from './oauth-rate-limits.js';
 import { OAuthProvider } from './oauth-provider.js';
 
 /**
@@ -30,6 +30,7 @@ export class OAuthProviderController {
     return this.oauth.handle(request, response);
   }
 
+  @RateLimit(OAUTH_ENDPOINTS_RATE_LIMIT)
   @All(['.well-known/openid-configuration', 'oauth/authorize', 'oauth/authorize/*resume', 'oauth/register/*client', 'oauth/token', 'oauth/revoke', 'oauth/jwks'])
   endpoints(@Req() request: Request, @Res() response: Response): Promise<void> {
     return this.oauth.handle(request, response);

@@ -4,8 +4,10 @@ import type { JWK } from 'jose';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { feedbackMcpResource, isDetailFor, OAUTH_ID_TOKEN_SIGNING_ALGS, OAUTH_SIGNING_ALG, OAuthSigningKeys, oauthIssuer, todoMcpResource, type ProtectedResource } from '#libs/accounts';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { clientIdMetadataDocumentFeature, clientMetadataFetchOptions } from './oauth-client-metadata-documents.js';
-import { renderOAuthErrorPage } from './oauth-pages.js';
+import { HTML_PAGE_HEADERS } from '#libs/common';
+import { ClientMetadataRefusals, clientIdMetadataDocumentFeature, clientMetadataFetchOptions } from './oauth-client-metadata-documents.js';
+import { checkClientMetadata } from './oauth-client-rules.js';
+import { OAUTH_ERROR_PAGE_CSP, renderOAuthErrorPage } from './oauth-pages.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { oauthStorageAdapter } from './oauth-storage.adapter.js';
 import { UNUSED_ENDPOINTS_OFF } from './oauth-unused-endpoints.js';
@@ -35,6 +37,28 @@ export const OAUTH_TTL = {
   session: 24 * 60 * 60,
 } as const;
 
+/**
+ * What one unauthenticated authorization request may make the server store (its interaction row
+ * keeps every parameter): the whole query, each parameter, and `state`.
+ */
+export const OAUTH_AUTHORIZE_LIMITS = { requestBytes: 4096, parameterChars: 2048, stateChars: 512 } as const;
+
+/** Why an authorization request is too large to be stored, or undefined. */
+export function authorizeRequestProblem(request: IncomingMessage): string | undefined {
+  const url = request.url ?? '';
+  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+  if (Buffer.byteLength(query) > OAUTH_AUTHORIZE_LIMITS.requestBytes) return `the authorization request's parameters must be at most ${OAUTH_AUTHORIZE_LIMITS.requestBytes} bytes`;
+  const length = Number(request.headers['content-length'] ?? 0);
+  if (request.method === 'POST' && (request.headers['transfer-encoding'] !== undefined || !(length <= OAUTH_AUTHORIZE_LIMITS.requestBytes))) {
+    return `the authorization request's parameters must be at most ${OAUTH_AUTHORIZE_LIMITS.requestBytes} bytes, with a Content-Length`;
+  }
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (name === 'state' && value.length > OAUTH_AUTHORIZE_LIMITS.stateChars) return `state must be at most ${OAUTH_AUTHORIZE_LIMITS.stateChars} characters`;
+    if (value.length > OAUTH_AUTHORIZE_LIMITS.parameterChars) return `each parameter must be at most ${OAUTH_AUTHORIZE_LIMITS.parameterChars} characters`;
+  }
+  return undefined;
+}
+
 /** Scopes outside the resources' own: OpenID's, and offline_access (clients that ask for a refresh token by it). */
 const PROTOCOL_SCOPES = ['openid', 'offline_access'];
 
@@ -61,6 +85,8 @@ export class OAuthProvider implements OnModuleInit {
   private readonly issuer: string;
   /** The issuer's host and protocol, which handle() pins on every request. */
   private readonly issuerUrl: URL;
+  /** Client ID metadata documents refused lately (kept across rebuilds of the server). */
+  readonly metadataRefusals = new ClientMetadataRefusals();
 
   constructor(
     private readonly records: OAuthRecordsRepository,
@@ -88,7 +114,12 @@ export class OAuthProvider implements OnModuleInit {
     const provider = new Provider(this.issuer, this.configuration(signingKeys, cookieSecret));
     // Trusts the forwarded host and protocol that handle() pins to the issuer's, whatever the client sent.
     provider.proxy = true;
-    provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: { message: error.message, stack: error.stack } }, 'OAuth server error'));
+    provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
+      keepErrorOnOurPage(ctx, error);
+      this.logger.error({ err: { message: error.message, stack: error.stack } }, 'OAuth server error');
+    });
+    provider.on('authorization.error', keepErrorOnOurPage);
+    this.recordMetadataRefusals(provider);
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => this.logger.log({ grantId }, 'OAuth grant revoked'));
     this.instance = provider;
     this.handler = undefined;
@@ -102,7 +133,15 @@ export class OAuthProvider implements OnModuleInit {
    * origin into a document an agent (or a cache in front) keeps. The client address is the one
    * Express resolved under TRUST_PROXY.
    */
-  async handle(request: IncomingMessage & { ip?: string }, response: ServerResponse): Promise<void> {
+  async handle(request: IncomingMessage & { ip?: string; path?: string }, response: ServerResponse): Promise<void> {
+    if (request.path === OAUTH_ROUTES.authorization) {
+      const problem = authorizeRequestProblem(request);
+      if (problem) {
+        response.writeHead(400, { ...HTML_PAGE_HEADERS, 'Content-Security-Policy': OAUTH_ERROR_PAGE_CSP, Connection: 'close' });
+        response.end(renderOAuthErrorPage('invalid_request', problem));
+        return;
+      }
+    }
     const { host, protocol } = this.issuerUrl;
     request.headers.host = host;
     request.headers['x-forwarded-host'] = host;
@@ -129,6 +168,23 @@ export class OAuthProvider implements OnModuleInit {
         this.following = undefined;
       });
     await this.following;
+  }
+
+  /**
+   * A URL client id whose document was refused (address, fetch, metadata) is refused again without
+   * a fetch for a while (allowFetch of clientIdMetadataDocumentFeature reads these).
+   */
+  private recordMetadataRefusals(provider: Provider): void {
+    const clients = provider.Client as unknown as { find(id: string, ...rest: unknown[]): Promise<unknown> };
+    const find = clients.find.bind(clients);
+    clients.find = async (id, ...rest) => {
+      try {
+        return await find(id, ...rest);
+      } catch (error) {
+        if (typeof id === 'string' && id.startsWith('https://') && error instanceof errors.OIDCProviderError) this.metadataRefusals.refuse(id);
+        throw error;
+      }
+    };
   }
 
   /** The resource of an indicator, if it is one of ours. */
@@ -158,9 +214,16 @@ export class OAuthProvider implements OnModuleInit {
       routes: OAUTH_ROUTES,
       ...clientMetadataFetchOptions(this.config),
       interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+      // Not stored for its own sake: its validator is oidc-provider's hook that sees a client's whole metadata (registration, document, stored client).
+      extraClientMetadata: {
+        properties: ['software_id'],
+        validator: (_ctx, key, _value, metadata) => {
+          if (key === 'software_id') checkClientMetadata(metadata as Record<string, unknown>);
+        },
+      },
       features: {
         ...UNUSED_ENDPOINTS_OFF,
-        clientIdMetadataDocument: clientIdMetadataDocumentFeature(),
+        clientIdMetadataDocument: clientIdMetadataDocumentFeature(this.metadataRefusals),
         devInteractions: { enabled: false },
         registration: { enabled: true },
         // A client revokes only its own tokens (RFC 7009 §2.1); another client's token is left alone, silently.
@@ -212,11 +275,28 @@ export class OAuthProvider implements OnModuleInit {
         Interaction: OAUTH_TTL.interaction,
         Session: OAUTH_TTL.session,
       },
-      renderError: async (ctx: KoaContextWithOIDC, out) => {
+      renderError: async (ctx: KoaContextWithOIDC, out, error) => {
+        // An error kept on our page (keepErrorOnOurPage) may come from a step that had set a redirect status.
+        const status = (error as { statusCode?: number }).statusCode;
+        ctx.status = status !== undefined && status >= 400 ? status : 400;
         ctx.type = 'html';
-        ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
+        ctx.set('Content-Security-Policy', OAUTH_ERROR_PAGE_CSP);
         ctx.body = renderOAuthErrorPage(out.error, out.error_description);
       },
     };
   }
+}
+
+/**
+ * Not an open redirector (RFC 9700 §4.11.2): an error of the authorization endpoint goes back to
+ * the client's redirect_uri only when a signed-in user of this browser has already consented to
+ * that client (a grant in the browser's session); otherwise it is shown on our error page. After
+ * our sign-in page (the resume route) the user has seen where the app sends them: redirected.
+ */
+function keepErrorOnOurPage(ctx: KoaContextWithOIDC, error: Error & { allow_redirect?: boolean }): void {
+  if (ctx.oidc?.route !== 'authorization') return;
+  const clientId = ctx.oidc.client?.clientId;
+  const session = ctx.oidc.entities.Session as { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | undefined;
+  const consented = clientId !== undefined && session?.accountId !== undefined && session.authorizations?.[clientId]?.grantId !== undefined;
+  if (!consented) error.allow_redirect = false;
 }

@@ -128,6 +128,23 @@ export class OAuthRecordsRepository {
     return deleted.length;
   }
 
+  /**
+   * Deletes up to `batchSize` registered clients issued before `issuedBefore` that no grant holds
+   * (never connected, or every connection gone); answers how many. SKIP LOCKED as deleteExpired.
+   */
+  async deleteUnusedClients(issuedBefore: Date, batchSize: number): Promise<number> {
+    const deleted = await this.sql.query(
+      `DELETE FROM oauth_records WHERE model = 'Client' AND id IN (
+         SELECT c.id FROM oauth_records c
+         WHERE c.model = 'Client' AND (c.payload->>'client_id_issued_at')::bigint < $1
+           AND NOT EXISTS (SELECT 1 FROM oauth_records g WHERE g.model = 'Grant' AND g.client_id = c.id)
+         LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1`,
+      [Math.floor(issuedBefore.getTime() / 1000), batchSize],
+    );
+    return deleted.length;
+  }
+
   private async findWhere(model: string, column: 'id' | 'uid' | 'user_code', value: string, secretId?: string): Promise<OAuthPayload | undefined> {
     const rows: Array<{ payload: OAuthPayload; consumed: boolean }> = await this.sql.query(
       `SELECT payload, consumed_at IS NOT NULL AS consumed FROM oauth_records
