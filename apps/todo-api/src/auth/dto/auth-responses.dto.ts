@@ -69,12 +69,6 @@ export class DisconnectedAppDto {
   clientName: string | null;
 }
 
-/** The answer of a password change or reset: `disconnectedApps` only when the change disconnected any (the published answer is `{message}`). */
-export function toPasswordChangedDto(message: string, disconnected: RevokedOAuthApp[]): PasswordChangedDto {
-  if (disconnected.length === 0) return { message };
-  return { message, disconnectedApps: disconnected.map((app) => ({ clientId: app.clientId, clientName: app.clientName })) };
-}
-
 /** The answer of change-password and reset-password: the published message, and the apps the change disconnected. */
 export class PasswordChangedDto extends MessageDto {
   @ApiPropertyOptional({
@@ -82,6 +76,12 @@ export class PasswordChangedDto extends MessageDto {
     description: 'The connected apps (OAuth clients) whose access and refresh tokens the change revoked, with the sessions; an app must be allowed again to reconnect. Absent when none was connected',
   })
   disconnectedApps?: DisconnectedAppDto[];
+}
+
+/** The answer of a password change or reset: `disconnectedApps` only when the change disconnected any (the published answer is `{message}`). */
+export function toPasswordChangedDto(message: string, disconnected: RevokedOAuthApp[]): PasswordChangedDto {
+  if (disconnected.length === 0) return { message };
+  return { message, disconnectedApps: disconnected.map((app) => ({ clientId: app.clientId, clientName: app.clientName })) };
 }
 
 export class ResetTokenDto {
