@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
 import { insertUser, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
+import { BillingCleanupService } from '../../apps/todo-api/src/billing/billing-cleanup.service.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
@@ -161,27 +162,56 @@ describe('account export and deletion', () => {
     await t.http.get('/api/v1/todos').set('X-API-Key', bystander.key.key).expect(200);
   });
 
-  it('refuses the deletion when Stripe cannot cancel the subscription, and keeps everything', async () => {
+  it('expires the account’s open Checkout sessions and deletes its Stripe customer: a checkout left open cannot be paid after the deletion', async () => {
+    const user = await insertUser(t.dataSource);
+    const jwt = await t.accessTokenFor(user.id);
+    const first = (await t.http.post('/api/v1/billing/checkout-session').set('Authorization', `Bearer ${jwt}`).expect(200)).body.data.sessionId;
+    const second = (await t.http.post('/api/v1/billing/checkout-session').set('Authorization', `Bearer ${jwt}`).expect(200)).body.data.sessionId;
+    const customerId = stripe.checkoutSessions.get(first)!.customer;
+    await t.http.delete('/api/v1/account').set('Authorization', `Bearer ${jwt}`).send({ password: user.password, confirmText: 'DELETE' }).expect(200);
+
+    for (const sessionId of [first, second]) {
+      expect(stripe.checkoutSessions.get(sessionId)!.status).toBe('expired');
+      expect(stripe.requestsTo('POST', new RegExp(`^/v1/checkout/sessions/${sessionId}/expire$`))).toHaveLength(1);
+      expect(() => stripe.completeCheckout(sessionId)).toThrow(/cannot be paid/);
+    }
+    expect(stripe.requestsTo('DELETE', new RegExp(`^/v1/customers/${customerId}$`))).toHaveLength(1);
+    expect(stripe.customers.get(customerId)!.deleted).toBe(true);
+    expect(await t.dataSource.query(`SELECT 1 FROM billing_cleanups WHERE provider_customer_id = $1`, [customerId])).toEqual([]);
+  });
+
+  it('deletes the account at once while Stripe is down, and the kept clean-up finishes it at Stripe later (the subscription canceled, the customer deleted)', async () => {
     const { user, jwt } = await populatedUser();
-    const customerId = `cus_fail_${user.id.slice(0, 8)}`;
-    const subscription = stripe.createSubscription(customerId, { status: 'active' });
+    const customer = `cus_down_${user.id.slice(0, 8)}`;
+    stripe.customers.set(customer, { id: customer, object: 'customer', email: user.email, metadata: {} });
+    const subscription = stripe.createSubscription(customer, { status: 'active' });
     await t.dataSource.query(
       `UPDATE subscriptions SET provider = 'stripe', status = 'active', provider_customer_id = $2, provider_subscription_id = $3 WHERE user_id = $1`,
-      [user.id, customerId, subscription.id],
+      [user.id, customer, subscription.id],
     );
-    const before = await rowsMentioning([user.id]);
-    stripe.injectFault(/^DELETE \/v1\/subscriptions\//, { kind: 'error', status: 500, message: 'boom' });
+    stripe.injectFault(/^GET \/v1\/checkout\/sessions$/, { kind: 'hang' });
+    const started = Date.now();
     try {
       const res = await t.http.delete('/api/v1/account').set('Authorization', `Bearer ${jwt}`).send({ password: user.password, confirmText: 'DELETE' });
-      expect(res.status).toBeGreaterThanOrEqual(502);
-      expect(['PAYMENT_PROVIDER_ERROR', 'BILLING_UNAVAILABLE', 'SERVICE_UNAVAILABLE']).toContain(res.body.error.code);
+      expect(res.body).toEqual({ success: true, data: { deleted: true } });
     } finally {
       stripe.clearFaults();
     }
-    // Nothing was removed; only the deletion attempt was counted, against the session (not the user).
-    expect(await rowsMentioning([user.id])).toEqual(before);
-    const [sessionId] = (await t.dataSource.query(`SELECT id FROM sessions WHERE user_id = $1`, [user.id])).map((row: { id: string }) => row.id);
-    expect(await t.rateLimits.hits(`account-delete:session:${sessionId}`)).toBe(1);
-    await t.http.get('/api/v1/account/export').set('Authorization', `Bearer ${jwt}`).expect(200);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Object.entries(await rowsMentioning([user.id])).filter(([, count]) => count > 0)).toEqual([]);
+    expect(stripe.subscriptions.get(subscription.id)!.status).toBe('active');
+    // Kept, and due again later (backing off): the clean-up is not lost.
+    const kept: Array<{ attempts: number; due: boolean }> = await t.dataSource.query(
+      `SELECT attempts, next_attempt_at <= now() AS due FROM billing_cleanups WHERE provider_customer_id = $1`,
+      [customer],
+    );
+    expect(kept).toEqual([{ attempts: 1, due: false }]);
+
+    // Time passes; the sweep of some replica takes it up.
+    await t.dataSource.query(`UPDATE billing_cleanups SET next_attempt_at = now() WHERE provider_customer_id = $1`, [customer]);
+    await expect(t.app.get(BillingCleanupService).runDue()).resolves.toBe(1);
+    expect(stripe.subscriptions.get(subscription.id)!.status).toBe('canceled');
+    expect(stripe.customers.get(customer)!.deleted).toBe(true);
+    expect(await t.dataSource.query(`SELECT 1 FROM billing_cleanups`)).toEqual([]);
   });
 });

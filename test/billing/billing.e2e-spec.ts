@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { insertUser, type TestUser } from '#libs/testing';
-import { BillingService } from '../../apps/todo-api/src/billing/billing.service.js';
+import { BillingCleanupService } from '../../apps/todo-api/src/billing/billing-cleanup.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
@@ -462,8 +462,8 @@ describe('billing (Stripe through a local Stripe-compatible server)', () => {
       const { event } = { event: stripe.event('customer.subscription.updated', { id: 'sub_x', object: 'subscription' }) };
       const hook = await deliver(event, { app: unconfigured }).expect(503);
       expect(hook.body.error.code).toBe('BILLING_UNAVAILABLE');
-      // The account-deletion hook is a no-op without billing.
-      await expect(unconfigured.app.get(BillingService).cancelForAccountDeletion(user.id)).resolves.toBeUndefined();
+      // The Stripe clean-up of deleted accounts is left to replicas with billing.
+      await expect(unconfigured.app.get(BillingCleanupService).runDue()).resolves.toBe(0);
     });
   });
 
@@ -497,25 +497,40 @@ describe('billing (Stripe through a local Stripe-compatible server)', () => {
     });
   });
 
-  describe('account deletion contract', () => {
-    it('cancelForAccountDeletion cancels the paid subscription at Stripe at once, and is a no-op without one', async () => {
-      const paid = await newUser();
-      const { subscriptionId } = await subscribe(paid.token);
-      const service = t.app.get(BillingService);
-      await service.cancelForAccountDeletion(paid.id);
-      expect(stripe.subscriptions.get(subscriptionId)!.status).toBe('canceled');
+  describe('subscriptions of no known account', () => {
+    const cancels = (subscriptionId: string) => stripe.requestsTo('DELETE', new RegExp(`^/v1/subscriptions/${subscriptionId}$`));
 
-      const free = await newUser();
-      const before = stripe.requests.length;
-      await service.cancelForAccountDeletion(free.id);
-      expect(stripe.requests.length).toBe(before);
+    it('a webhook for a live subscription our checkout made for an account that is gone cancels it at Stripe, once', async () => {
+      // An account deleted while its checkout was still open, paid afterwards: the subscription names the gone account.
+      const live = stripe.createSubscription('cus_test_gone', { status: 'active', metadata: { userId: randomUUID() } });
+      const created = stripe.event('customer.subscription.created', live);
+      await deliver(created).expect(200, { success: true, data: { received: true, duplicate: false } });
+      expect(cancels(live.id)).toHaveLength(1);
+      expect(stripe.subscriptions.get(live.id)!.status).toBe('canceled');
+      // Idempotent: the same event again, and a later event, call nothing more.
+      await deliver(created).expect(200, { success: true, data: { received: true, duplicate: true } });
+      await deliver(stripe.event('customer.subscription.updated', stripe.subscriptions.get(live.id)!)).expect(200);
+      expect(cancels(live.id)).toHaveLength(1);
+      const stored = await t.dataSource.query(`SELECT 1 FROM subscriptions WHERE provider_subscription_id = $1`, [live.id]);
+      expect(stored).toEqual([]);
     });
 
-    it('cancelForAccountDeletion fails loudly when Stripe fails, so deletion can stop', async () => {
-      const paid = await newUser();
-      await subscribe(paid.token);
+    it('leaves alone a live subscription that names no account of ours (made elsewhere in the Stripe account)', async () => {
+      const foreign = stripe.createSubscription('cus_test_foreign', { status: 'active' });
+      await deliver(stripe.event('customer.subscription.created', foreign)).expect(200);
+      expect(cancels(foreign.id)).toHaveLength(0);
+      expect(stripe.subscriptions.get(foreign.id)!.status).toBe('active');
+    });
+
+    it('when Stripe fails the cancel, answers 5xx without recording the event, and the redelivery cancels', async () => {
+      const live = stripe.createSubscription('cus_test_gone_2', { status: 'active', metadata: { userId: randomUUID() } });
+      const event = stripe.event('customer.subscription.created', live);
       stripe.injectFault(/^DELETE \/v1\/subscriptions\//, { kind: 'error', status: 500 });
-      await expect(t.app.get(BillingService).cancelForAccountDeletion(paid.id)).rejects.toMatchObject({ code: 'PAYMENT_PROVIDER_ERROR', status: 502 });
+      const failed = await deliver(event);
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      expect(stripe.subscriptions.get(live.id)!.status).toBe('active');
+      await deliver(event).expect(200, { success: true, data: { received: true, duplicate: false } });
+      expect(stripe.subscriptions.get(live.id)!.status).toBe('canceled');
     });
   });
 });

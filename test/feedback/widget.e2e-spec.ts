@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, type TestOwner, type TestSite } from './feedback-fixtures.js';
 
 const SUBMIT = '/api/v1/widget/feedback';
 
 describe('feedback widget', () => {
-  let t: TestApp;
+  let t: TestApp & { database: { url: string } };
   let owner: TestOwner;
   let site: TestSite;
 
@@ -89,5 +89,20 @@ describe('feedback widget', () => {
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.headers['ratelimit-limit']).toBe('20');
+  });
+
+  it('counts an IPv6 client behind the gateway by its /64: 20 submissions from 20 addresses of one /64, the 21st refused; the next /64 is served', async () => {
+    const proxied = await startApp('feedback-export', t.database.url, { TRUST_PROXY: 'loopback' });
+    try {
+      const from = (address: string) => ({ 'X-Forwarded-For': address });
+      for (let i = 0; i < 20; i++) {
+        await proxied.http.post(SUBMIT).set(from(`2001:db8:5:1::${(i + 1).toString(16)}`)).send({ ...valid(), message: `v6 ${i}` }).expect(201);
+      }
+      const limited = await proxied.http.post(SUBMIT).set(from('2001:db8:5:1:ffff::1')).send(valid()).expect(429);
+      expect(limited.body.error.code).toBe('RATE_LIMITED');
+      await proxied.http.post(SUBMIT).set(from('2001:db8:5:2::1')).send(valid()).expect(201);
+    } finally {
+      await proxied.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash, randomBytes } from 'node:crypto';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -271,6 +272,64 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
       const left: Array<{ n: number }> = await t.dataSource.query(`SELECT count(*)::int AS n FROM oauth_records WHERE account_id = $1 OR payload->>'accountId' = $2`, [owner.id, owner.id]);
       expect(left[0].n).toBe(0);
       await mcpPost(again.agent.savedTokens!.access_token).expect(401);
+    } finally {
+      user = previous;
+    }
+  });
+
+  it('a password change and a password reset disconnect every connected app: its access and refresh tokens stop, and the answer names it', async () => {
+    const owner = await insertUser(t.dataSource);
+    await grantBetaAccess(t.dataSource, owner.id);
+    const previous = user;
+    user = owner;
+    try {
+      /** The connected app's access token and refresh token no longer work. */
+      const expectDisconnected = async (agent: MemoryOAuthClient) => {
+        const refused = await mcpPost(agent.savedTokens!.access_token).expect(401);
+        expect(refused.body.error.data.code).toBe('INVALID_TOKEN');
+        expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: agent.savedTokens!.refresh_token!, client_id: agent.information!.client_id })).toMatchObject({
+          status: 400,
+          body: { error: 'invalid_grant' },
+        });
+      };
+
+      const connected = await connectAgent();
+      await connected.client.close();
+      await mcpPost(connected.agent.savedTokens!.access_token).expect(200);
+      const jwt = await t.accessTokenFor(owner.id);
+      const changed = await t.http
+        .post('/api/v1/auth/change-password')
+        .set('Authorization', `Bearer ${jwt}`)
+        .send({ currentPassword: owner.password, newPassword: 'a-new-password-1', newPasswordConfirm: 'a-new-password-1' })
+        .expect(200);
+      expect(changed.body.data).toEqual({ message: expect.any(String), disconnectedApps: [{ clientId: connected.agent.information!.client_id, clientName: 'Test Agent' }] });
+      await expectDisconnected(connected.agent);
+      await t.http.get('/api/v1/account/connected-apps').set('Authorization', `Bearer ${await t.accessTokenFor(owner.id)}`).expect(200, { success: true, data: { connectedApps: [] } });
+
+      owner.password = 'a-new-password-1';
+      const reconnected = await connectAgent();
+      await reconnected.client.close();
+      await mcpPost(reconnected.agent.savedTokens!.access_token).expect(200);
+      // The reset token as verify-reset-code hands it out (that step has its own suite).
+      const resetToken = randomBytes(32).toString('base64url');
+      await t.dataSource.query(`INSERT INTO password_reset_tokens (token_hash, user_id, expires_at) VALUES ($1, $2, now() + interval '15 minutes')`, [
+        createHash('sha256').update(resetToken).digest('hex'),
+        owner.id,
+      ]);
+      const reset = await t.http.post('/api/v1/auth/reset-password').send({ token: resetToken, password: 'a-newer-password-2', passwordConfirm: 'a-newer-password-2' }).expect(200);
+      expect(reset.body.data.disconnectedApps).toEqual([{ clientId: reconnected.agent.information!.client_id, clientName: 'Test Agent' }]);
+      await expectDisconnected(reconnected.agent);
+      // Nothing of the account's is left at the authorization server (its sign-in there included).
+      const left: Array<{ n: number }> = await t.dataSource.query(`SELECT count(*)::int AS n FROM oauth_records WHERE account_id = $1`, [owner.id]);
+      expect(left[0].n).toBe(0);
+
+      // Nothing connected: the published answer, as it was.
+      const again = await t.http
+        .post('/api/v1/auth/change-password')
+        .set('Authorization', `Bearer ${await t.accessTokenFor(owner.id)}`)
+        .send({ currentPassword: 'a-newer-password-2', newPassword: 'a-new-password-3', newPasswordConfirm: 'a-new-password-3' })
+        .expect(200);
+      expect(again.body.data).toEqual({ message: expect.any(String) });
     } finally {
       user = previous;
     }

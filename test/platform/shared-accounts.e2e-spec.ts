@@ -35,6 +35,8 @@ const SHARED_BUT_WRITTEN_BY_TODO_API: Record<string, string> = {
   isDetailFor: 'authorization_details, as issued and as verified',
   feedbackSiteDetail: 'authorization_details, as issued and as verified',
   FeedbackSiteAction: 'authorization_details, as issued and as verified',
+  AccountOAuthGrants: 'revokes the OAuth grants both verifiers check on every request (isGrantAndKeyLive), beside that check',
+  RevokedOAuthApp: 'what AccountOAuthGrants answers',
 };
 
 const ROOT = process.cwd();

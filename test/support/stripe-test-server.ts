@@ -53,8 +53,10 @@ export function decodeStripeForm(raw: string): Record<string, any> {
 
 /**
  * A small Stripe-compatible HTTP server on 127.0.0.1 for end-to-end tests. It answers only
- * what the billing module calls (customers create/retrieve, checkout sessions, billing portal
- * sessions, subscriptions retrieve/update/cancel), keeps its objects in memory, honours
+ * what the billing module calls (customers create/retrieve/delete, checkout sessions
+ * create/list/expire, billing portal sessions, subscriptions retrieve/update/cancel), keeps its
+ * objects in memory (a deleted customer is kept marked `deleted`, its subscriptions canceled, as
+ * Stripe does; an expired session cannot be paid), honours
  * Idempotency-Key, records every request, and can inject faults (error statuses, hangs).
  * Tests also use it to play Stripe's side: create the subscription a checkout would create,
  * change it, and build signed webhook deliveries.
@@ -117,6 +119,9 @@ export class StripeTestServer {
   completeCheckout(sessionId: string, options: TestSubscriptionOptions = {}): { session: StripeObject; subscription: StripeObject } {
     const session = this.checkoutSessions.get(sessionId);
     if (!session) throw new Error(`No checkout session ${sessionId}`);
+    // Stripe's payment page refuses an expired session, and a deleted customer cannot pay.
+    if (session.status !== 'open') throw new Error(`Checkout session ${sessionId} is ${session.status}: it cannot be paid`);
+    if (this.customers.get(session.customer)?.deleted) throw new Error(`The customer of checkout session ${sessionId} was deleted`);
     const subscription = this.createSubscription(session.customer, {
       ...options,
       metadata: { ...(session.subscription_data?.metadata ?? {}), ...(options.metadata ?? {}) },
@@ -226,10 +231,38 @@ export class StripeTestServer {
     }
     if (method === 'GET' && (match = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
       const customer = this.customers.get(match[1]);
+      if (customer?.deleted) return [200, { id: customer.id, object: 'customer', deleted: true }];
       return customer ? [200, customer] : this.missing('customer', match[1]);
     }
+    if (method === 'DELETE' && (match = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
+      const customer = this.customers.get(match[1]);
+      if (!customer || customer.deleted) return this.missing('customer', match[1]);
+      customer.deleted = true;
+      // Deleting a customer cancels its subscriptions at once.
+      for (const subscription of this.subscriptions.values()) {
+        if (subscription.customer === customer.id && subscription.status !== 'canceled') {
+          Object.assign(subscription, { status: 'canceled', canceled_at: nowSeconds(), ended_at: nowSeconds() });
+        }
+      }
+      return [200, { id: customer.id, object: 'customer', deleted: true }];
+    }
+    if (method === 'GET' && path === '/v1/checkout/sessions') {
+      const data = [...this.checkoutSessions.values()].filter(
+        (session) => (!body.customer || session.customer === body.customer) && (!body.status || session.status === body.status),
+      );
+      return [200, { object: 'list', url: '/v1/checkout/sessions', has_more: false, data }];
+    }
+    if (method === 'POST' && (match = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path))) {
+      const session = this.checkoutSessions.get(match[1]);
+      if (!session) return this.missing('checkout.session', match[1]);
+      if (session.status !== 'open') {
+        return [400, { error: { type: 'invalid_request_error', message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".` } }];
+      }
+      Object.assign(session, { status: 'expired', url: null });
+      return [200, session];
+    }
     if (method === 'POST' && path === '/v1/checkout/sessions') {
-      if (!body.customer || !this.customers.has(body.customer)) return this.missing('customer', body.customer);
+      if (!body.customer || !this.customers.has(body.customer) || this.customers.get(body.customer)!.deleted) return this.missing('customer', body.customer);
       if (!body.success_url || !body.cancel_url) return [400, { error: { type: 'invalid_request_error', message: 'Missing success_url or cancel_url' } }];
       const id = newId('cs');
       const session = {

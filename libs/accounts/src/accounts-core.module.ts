@@ -5,7 +5,7 @@ import { AccessTokenService } from './access-token.service.js';
 import { CredentialRevocations } from './credential-revocations.js';
 import { JwtAuthGuard } from './jwt-auth.guard.js';
 import { JwtStrategy } from './jwt.strategy.js';
-import { OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth/index.js';
+import { AccountOAuthGrants, OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth/index.js';
 import { PasswordHasher } from './password-hasher.js';
 import { SessionAccessRepository } from './session-access.repository.js';
 
@@ -22,7 +22,7 @@ import { SessionAccessRepository } from './session-access.repository.js';
       }),
     }),
   ],
-  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, SessionAccessRepository, JwtStrategy, JwtAuthGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier],
-  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, JwtAuthGuard, OAuthSigningKeys, OAuthAccessTokenVerifier],
+  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, SessionAccessRepository, JwtStrategy, JwtAuthGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier, AccountOAuthGrants],
+  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, JwtAuthGuard, OAuthSigningKeys, OAuthAccessTokenVerifier, AccountOAuthGrants],
 })
 export class AccountsCoreModule {}

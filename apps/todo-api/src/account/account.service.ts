@@ -4,7 +4,7 @@ import { AppException, ErrorCode, RateLimitStore, rateLimitTrackerOf } from '#li
 import { apiKeyTracker } from '../api-access/api-access.schemes.js';
 import { toApiKeyDto } from '../api-keys/dto/api-key.dto.js';
 import { toUserDto } from '../auth/dto/auth-responses.dto.js';
-import { BillingService } from '../billing/billing.service.js';
+import { BillingCleanupService } from '../billing/billing-cleanup.service.js';
 import { toSubscriptionDto } from '../billing/dto/subscription.dto.js';
 import { toSessionDto } from '../sessions/dto/session.dto.js';
 import { TodoEventsService } from '../todos/todo-events.service.js';
@@ -22,7 +22,7 @@ export class AccountService {
     private readonly repository: AccountRepository,
     private readonly todos: TodosService,
     private readonly todoEvents: TodoEventsService,
-    private readonly billing: BillingService,
+    private readonly billingCleanup: BillingCleanupService,
     private readonly passwords: PasswordHasher,
     private readonly rateLimits: RateLimitStore,
     private readonly connectedApps: ConnectedAppsService,
@@ -52,10 +52,12 @@ export class AccountService {
   }
 
   /**
-   * Checks the password, cancels a paid subscription at Stripe (a Stripe failure stops the
-   * deletion: better than a paying customer without an account), then removes every row of
-   * the account in one transaction. Its sessions, keys and open streams stop at once; then its
-   * rate-limit counters (they would expire with their windows anyway).
+   * Checks the password, then removes every row of the account in one transaction, which also
+   * records what is left to do at Stripe (BillingCleanupService: expire its open Checkout
+   * sessions, cancel its subscription, delete the customer). Its sessions, keys and open streams
+   * stop at once; then the Stripe clean-up runs (the answer waits for it at most 2 s; a Stripe
+   * outage never fails or holds up the deletion, the clean-up is retried until done), then its
+   * rate-limit counters go (they would expire with their windows anyway).
    */
   async delete(userId: string, request: DeleteAccountDto): Promise<AccountDeletedDto> {
     const user = await this.repository.findUser(userId);
@@ -63,14 +65,15 @@ export class AccountService {
     if (!(await this.passwords.verify(request.password, user.passwordHash))) {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
     }
-    await this.billing.cancelForAccountDeletion(userId);
-    const deleted = await this.repository.transaction(async (tx) => {
+    const { deleted, stripeCustomer } = await this.repository.transaction(async (tx) => {
+      const customer = await this.billingCleanup.queue(tx, userId);
       const removed = await this.repository.deleteUser(tx, userId);
       if (removed) await this.todoEvents.announceAccountDeleted(tx, userId);
-      return removed;
+      return { deleted: removed, stripeCustomer: customer };
     });
     if (!deleted) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     this.todoEvents.committed(userId);
+    if (stripeCustomer) await this.billingCleanup.runNow(stripeCustomer);
     await this.rateLimits
       .forgetTrackers([
         rateLimitTrackerOf('user', userId),

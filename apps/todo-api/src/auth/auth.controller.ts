@@ -5,7 +5,7 @@ import type { ClientInfo } from '../sessions/sessions.service.js';
 import { AuthService } from './auth.service.js';
 import { Client, IdempotencyKey } from './client-info.decorator.js';
 import { ChangePasswordDto, ForgotPasswordDto, LoginDto, LogoutDto, RefreshDto, ResetPasswordDto, SignupDto, VerifyResetCodeDto } from './dto/auth-requests.dto.js';
-import { AuthTokenDataDto, MessageDto, ResetTokenDto, VerifyDataDto } from './dto/auth-responses.dto.js';
+import { AuthTokenDataDto, MessageDto, PasswordChangedDto, ResetTokenDto, VerifyDataDto } from './dto/auth-responses.dto.js';
 import { PasswordResetService } from './password-reset.service.js';
 
 @ApiTags('Auth')
@@ -142,12 +142,14 @@ export class AuthController {
     summary: 'Set a new password with a reset token',
     description:
       'A missing, unknown, expired or used token is 400 INVALID_TOKEN; a password outside 8..128 characters or a ' +
-      'different passwordConfirm is 400 VALIDATION_ERROR. Every session of the account is revoked.',
+      'different passwordConfirm is 400 VALIDATION_ERROR. Every session of the account is revoked, and every connected app ' +
+      '(OAuth grant: its access and refresh tokens), listed in `disconnectedApps`. The account’s sign-in lock (too many failed ' +
+      'sign-ins for its e-mail) ends, and the address that reset the password is exempt from it for an hour.',
   })
-  @ApiEnvelope(MessageDto)
+  @ApiEnvelope(PasswordChangedDto)
   @ApiErrors(ErrorCode.INVALID_RESET_TOKEN)
-  resetPassword(@Body() dto: ResetPasswordDto): Promise<MessageDto> {
-    return this.passwordReset.resetPassword(dto);
+  resetPassword(@Body() dto: ResetPasswordDto, @Client() client: ClientInfo): Promise<PasswordChangedDto> {
+    return this.passwordReset.resetPassword(dto, client);
   }
 
   @Post('change-password')
@@ -158,12 +160,13 @@ export class AuthController {
     operationId: 'changePassword',
     summary: 'Change the password',
     description:
-      'Every session is revoked, the caller’s own included: sign in again with the new password. Limited to 5 requests ' +
+      'Every session is revoked, the caller’s own included: sign in again with the new password. Every connected app (OAuth ' +
+      'grant: its access and refresh tokens) is revoked too, listed in `disconnectedApps`. Limited to 5 requests ' +
       'per 15 minutes per session (a stolen access token cannot keep guessing the current password).',
   })
-  @ApiEnvelope(MessageDto)
+  @ApiEnvelope(PasswordChangedDto)
   @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
-  changePassword(@CurrentUserId() userId: string, @Body() dto: ChangePasswordDto): Promise<MessageDto> {
+  changePassword(@CurrentUserId() userId: string, @Body() dto: ChangePasswordDto): Promise<PasswordChangedDto> {
     return this.auth.changePassword(userId, dto);
   }
 }

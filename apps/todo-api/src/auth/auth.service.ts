@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AccessTokenService, CredentialRevocations, PasswordHasher, type UserRow } from '#libs/accounts';
+import { AccessTokenService, AccountOAuthGrants, CredentialRevocations, PasswordHasher, type UserRow } from '#libs/accounts';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
-import { toUserDto, type AuthTokenDataDto, type MessageDto, type VerifyDataDto } from './dto/auth-responses.dto.js';
+import { toPasswordChangedDto, toUserDto, type AuthTokenDataDto, type MessageDto, type PasswordChangedDto, type VerifyDataDto } from './dto/auth-responses.dto.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
@@ -42,6 +42,7 @@ export class AuthService {
     private readonly loginLimiter: LoginRateLimiter,
     private readonly turnstile: TurnstileVerifier,
     private readonly revocations: CredentialRevocations,
+    private readonly oauthGrants: AccountOAuthGrants,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
@@ -124,20 +125,21 @@ export class AuthService {
     return { message: 'Signed out' };
   }
 
-  async changePassword(userId: string, dto: ChangePasswordDto): Promise<MessageDto> {
+  async changePassword(userId: string, dto: ChangePasswordDto): Promise<PasswordChangedDto> {
     if (dto.newPasswordConfirm !== dto.newPassword) throw mismatch('newPasswordConfirm', 'newPassword');
     const user = await this.requireUser(userId);
     if (!(await this.hasher.verify(dto.currentPassword, user.passwordHash))) {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     }
     const passwordHash = await this.hasher.hash(dto.newPassword);
-    await this.repository.transaction(async (tx) => {
+    const disconnected = await this.repository.transaction(async (tx) => {
       await this.repository.setPassword(tx, userId, passwordHash);
       await this.repository.discardResetState(tx, userId);
       await this.sessions.revokeAll(tx, userId);
+      return this.oauthGrants.revokeAll(tx, userId);
     });
     await this.revocations.announce(userId);
-    return { message: 'Password changed; every session has been signed out, sign in again' };
+    return toPasswordChangedDto('Password changed; every session has been signed out, sign in again', disconnected);
   }
 
   private async requireUser(userId: string): Promise<UserRow> {

@@ -1,13 +1,14 @@
 import { createHash, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { CredentialRevocations, PasswordHasher } from '#libs/accounts';
+import { AccountOAuthGrants, CredentialRevocations, PasswordHasher } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import type { ForgotPasswordDto, ResetPasswordDto, VerifyResetCodeDto } from './dto/auth-requests.dto.js';
-import type { MessageDto, ResetTokenDto } from './dto/auth-responses.dto.js';
+import { toPasswordChangedDto, type MessageDto, type PasswordChangedDto, type ResetTokenDto } from './dto/auth-responses.dto.js';
+import { LoginRateLimiter } from './login-rate-limiter.js';
 import { ResetCodeRateLimiter } from './reset-code-rate-limiter.js';
 
 /**
@@ -56,6 +57,8 @@ export class PasswordResetService implements OnModuleDestroy {
     private readonly mail: MailService,
     private readonly limits: ResetCodeRateLimiter,
     private readonly revocations: CredentialRevocations,
+    private readonly oauthGrants: AccountOAuthGrants,
+    private readonly loginLimits: LoginRateLimiter,
   ) {
     this.codeKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, 'password-reset', 'reset-code-hmac', 32));
   }
@@ -85,7 +88,7 @@ export class PasswordResetService implements OnModuleDestroy {
     return { token };
   }
 
-  async resetPassword(dto: ResetPasswordDto): Promise<MessageDto> {
+  async resetPassword(dto: ResetPasswordDto, client: ClientInfo): Promise<PasswordChangedDto> {
     if (typeof dto.token !== 'string' || dto.token.length === 0 || dto.token.length > 512) throw invalidResetToken();
     if (dto.passwordConfirm !== dto.password) {
       throw validationException([{ field: 'passwordConfirm', messages: ['passwordConfirm must equal password'] }], 'passwordConfirm does not match password');
@@ -94,16 +97,26 @@ export class PasswordResetService implements OnModuleDestroy {
     // Look before hashing: an unknown token must not cost a bcrypt round.
     if (!(await this.repository.findResetTokenOwner(tokenHash))) throw invalidResetToken();
     const passwordHash = await this.hasher.hash(dto.password);
-    const userId = await this.repository.transaction(async (tx) => {
+    const { userId, disconnected } = await this.repository.transaction(async (tx) => {
       const owner = await this.repository.useResetToken(tx, tokenHash);
       if (!owner) throw invalidResetToken();
       await this.repository.setPassword(tx, owner, passwordHash);
       await this.repository.discardResetState(tx, owner);
       await this.sessions.revokeAll(tx, owner);
-      return owner;
+      return { userId: owner, disconnected: await this.oauthGrants.revokeAll(tx, owner) };
     });
     await this.revocations.announce(userId);
-    return { message: 'Password reset; every session has been signed out, sign in with the new password' };
+    await this.endLoginLock(userId, client);
+    return toPasswordChangedDto('Password reset; every session has been signed out, sign in with the new password', disconnected);
+  }
+
+  /** The owner proved the mailbox: the account's sign-in lock ends (LoginRateLimiter). Best effort: the reset has committed. */
+  private async endLoginLock(userId: string, client: ClientInfo): Promise<void> {
+    const user = await this.repository.findUserById(userId);
+    if (!user) return;
+    await this.loginLimits.passwordReset(client.ipAddress, user.email).catch((error: Error) =>
+      this.logger.warn({ userId, err: error.message }, 'Could not clear the sign-in lock after a password reset'),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {

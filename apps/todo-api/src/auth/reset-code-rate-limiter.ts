@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { canonicalEmailDigest } from '#libs/accounts';
-import { AttemptLimiter, rateLimitCounterKey, rateLimitHeaders, rateLimitIpAndEmailTracker, RateLimitStore, rateLimitTrackerOf, tightestRateLimitHeaders } from '#libs/common';
+import { AttemptLimiter, clientTrackerOf, rateLimitCounterKey, rateLimitHeaders, rateLimitIpAndEmailTracker, RateLimitStore, rateLimitTrackerOf, tightestRateLimitHeaders } from '#libs/common';
 
 /**
  * Budgets of the password reset, all keyed by the e-mail as typed (its canonical digest), never
@@ -57,7 +57,7 @@ export class ResetCodeRateLimiter {
   async guess(ip: string | null, email: string): Promise<{ judge: boolean; headers: Record<string, string> }> {
     const digest = canonicalEmailDigest(email);
     const perIp = await this.attempts.count(
-      [{ bucket: RESET_BUCKETS.guessesPerIp, tracker: rateLimitTrackerOf('ip', ip ?? 'unknown'), limit: RESET_GUESSES_PER_IP, windowSeconds: RESET_HOURLY_WINDOW_SECONDS }],
+      [{ bucket: RESET_BUCKETS.guessesPerIp, tracker: clientTrackerOf(ip), limit: RESET_GUESSES_PER_IP, windowSeconds: RESET_HOURLY_WINDOW_SECONDS }],
       tooMany,
     );
     const tries = await this.store.hit(rateLimitCounterKey(RESET_BUCKETS.triesPerIpAndEmail, rateLimitIpAndEmailTracker(ip, digest)), RESET_TRIES_WINDOW_SECONDS * 1000);

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { AppException, AttemptLimiter, ErrorCode, rateLimitTrackerOf, setPrincipal } from '#libs/common';
+import { AppException, AttemptLimiter, ErrorCode, clientTrackerOf, setPrincipal } from '#libs/common';
 import { ADMIN_KEY_HEADER } from './admin-key.schemes.js';
 import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 
@@ -35,7 +35,7 @@ export class AdminKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     if (!this.expected) throw this.refused();
     const attempt = await this.attempts.count(
-      [{ bucket: ADMIN_KEY_FAILURE_BUCKET, tracker: rateLimitTrackerOf('ip', request.ip ?? 'unknown'), limit: ADMIN_KEY_FAILURES_PER_IP, windowSeconds: ADMIN_KEY_WINDOW_SECONDS }],
+      [{ bucket: ADMIN_KEY_FAILURE_BUCKET, tracker: clientTrackerOf(request.ip), limit: ADMIN_KEY_FAILURES_PER_IP, windowSeconds: ADMIN_KEY_WINDOW_SECONDS }],
       (retryAfterSeconds) => `Too many failed admin-key attempts; retry in ${retryAfterSeconds} s`,
     );
     const presented = request.headers[ADMIN_KEY_HEADER];

@@ -7,7 +7,7 @@ import { BillingRepository } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
 import type { WebhookReceivedDto } from './dto/subscription.dto.js';
 import { isResourceMissing, paymentProviderException } from './stripe.client.js';
-import { stateOfStripeSubscription, stripeIdOf, type ProviderSubscriptionState } from './subscription-state.js';
+import { LIVE_STATUSES, stateOfStripeSubscription, stripeIdOf, type ProviderSubscriptionState } from './subscription-state.js';
 
 /** Event types that change a subscription; every other type is acknowledged and ignored. */
 export const HANDLED_EVENT_TYPES = new Set([
@@ -97,10 +97,44 @@ export class BillingWebhookService {
     const observedAt = read ? new Date() : new Date(event.created * 1000);
     const userId = await this.ownerOf(state, hintedUserId);
     if (!userId) {
+      if (LIVE_STATUSES.includes(state.status) && (await this.madeByUs(state, hintedUserId))) {
+        await this.cancelOrphan(stripe, state.providerSubscriptionId, event.id);
+        return undefined;
+      }
       this.logger.warn({ eventId: event.id, type: event.type, subscriptionId }, 'Stripe event for no known user; ignored');
       return undefined;
     }
     return { userId, state, observedAt };
+  }
+
+  /**
+   * Whether a subscription of no known account came from our checkout: it names an account id
+   * (every checkout puts the user id in the session and the subscription), or its customer is a
+   * deleted account's whose clean-up is pending. Others (made by hand in the Stripe dashboard, for
+   * something else) are not ours to cancel.
+   */
+  private async madeByUs(state: ProviderSubscriptionState, hintedUserId: string | undefined): Promise<boolean> {
+    if (isUuid(hintedUserId) || isUuid(state.metadataUserId)) return true;
+    return state.providerCustomerId !== '' && (await this.repository.isCleanupPending(state.providerCustomerId));
+  }
+
+  /**
+   * A live subscription whose account is gone (deleted, e.g. before its open checkout was paid)
+   * is canceled at Stripe at once: nothing would ever end it and the card would go on being
+   * charged. Idempotent: a subscription already canceled or gone counts as done (a later event
+   * re-reads it as ended and calls nothing). A Stripe failure answers 5xx, so Stripe delivers
+   * the event again.
+   */
+  private async cancelOrphan(stripe: Stripe, subscriptionId: string, eventId: string): Promise<void> {
+    try {
+      await stripe.subscriptions.cancel(subscriptionId);
+    } catch (error) {
+      if (isResourceMissing(error)) return;
+      const now = await this.readSubscription(stripe, subscriptionId);
+      if (now && LIVE_STATUSES.includes(now.status)) throw paymentProviderException(error, 'subscriptions.cancel');
+      return;
+    }
+    this.logger.warn({ eventId, subscriptionId }, 'Live Stripe subscription of no known account canceled');
   }
 
   private async readSubscription(stripe: Stripe, subscriptionId: string): Promise<Stripe.Subscription | undefined> {

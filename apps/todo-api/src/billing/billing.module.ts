@@ -3,6 +3,7 @@ import { AppMetrics } from '#libs/common';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { BetaAccessController } from './beta-access.controller.js';
 import { BetaAccessService } from './beta-access.service.js';
+import { BillingCleanupService } from './billing-cleanup.service.js';
 import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 import { BillingWebhookController } from './billing-webhook.controller.js';
 import { BillingWebhookService } from './billing-webhook.service.js';
@@ -11,7 +12,7 @@ import { BillingRepository } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
 import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
 
-/** Subscription status, Stripe checkout/portal/cancel/reactivate, Stripe webhooks, admin beta access (the 'admin-key' scheme's guard). */
+/** Subscription status, Stripe checkout/portal/cancel/reactivate, Stripe webhooks, admin beta access (the 'admin-key' scheme's guard), the Stripe clean-up of deleted accounts. */
 @Module({
   controllers: [BillingController, BillingWebhookController, BetaAccessController],
   providers: [
@@ -20,8 +21,9 @@ import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
     BillingService,
     BillingWebhookService,
     BetaAccessService,
+    BillingCleanupService,
     AdminKeyGuard,
   ],
-  exports: [BillingService],
+  exports: [BillingService, BillingCleanupService],
 })
 export class BillingModule {}

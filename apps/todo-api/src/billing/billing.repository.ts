@@ -6,6 +6,16 @@ import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionSta
 
 export type BetaAccessAction = 'grant' | 'revoke';
 
+/** What a deleted account left to do at Stripe (table billing_cleanups): only Stripe's ids. */
+export interface BillingCleanupRow {
+  providerCustomerId: string;
+  providerSubscriptionId: string | null;
+  /** Attempts started, this one included. */
+  attempts: number;
+}
+
+const BILLING_CLEANUP_COLUMNS = `provider_customer_id AS "providerCustomerId", provider_subscription_id AS "providerSubscriptionId", attempts`;
+
 /** Subscriptions, processed webhook events and the beta-access audit log. */
 @Injectable()
 export class BillingRepository {
@@ -121,6 +131,56 @@ export class BillingRepository {
       ],
     );
     return updated;
+  }
+
+  /**
+   * Inside the account deletion's transaction: records the clean-up of the account's Stripe
+   * customer (due now), if it has one; answers it.
+   */
+  async queueCleanup(tx: Transaction, userId: string): Promise<BillingCleanupRow | undefined> {
+    const rows = await tx.query<BillingCleanupRow>(
+      `INSERT INTO billing_cleanups (provider_customer_id, provider_subscription_id)
+       SELECT provider_customer_id, provider_subscription_id FROM subscriptions WHERE user_id = $1 AND provider_customer_id IS NOT NULL
+       ON CONFLICT (provider_customer_id) DO UPDATE SET
+         provider_subscription_id = COALESCE(EXCLUDED.provider_subscription_id, billing_cleanups.provider_subscription_id), next_attempt_at = now()
+       RETURNING ${BILLING_CLEANUP_COLUMNS}`,
+      [userId],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Takes due clean-ups (all of them, or the one of `customerId`) for `leaseSeconds`: they are not
+   * due again until then, so a replica running the same sweep skips them. SKIP LOCKED: replicas
+   * never wait on each other.
+   */
+  async claimDueCleanups(limit: number, leaseSeconds: number, customerId?: string): Promise<BillingCleanupRow[]> {
+    return this.sql.query<BillingCleanupRow>(
+      `UPDATE billing_cleanups SET next_attempt_at = now() + make_interval(secs => $2), attempts = attempts + 1
+       WHERE provider_customer_id IN (
+         SELECT provider_customer_id FROM billing_cleanups WHERE next_attempt_at <= now() AND ($3::text IS NULL OR provider_customer_id = $3)
+         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING ${BILLING_CLEANUP_COLUMNS}`,
+      [limit, leaseSeconds, customerId ?? null],
+    );
+  }
+
+  async finishCleanup(customerId: string): Promise<void> {
+    await this.sql.query(`DELETE FROM billing_cleanups WHERE provider_customer_id = $1`, [customerId]);
+  }
+
+  async retryCleanupLater(customerId: string, delaySeconds: number, error: string): Promise<void> {
+    await this.sql.query(`UPDATE billing_cleanups SET next_attempt_at = now() + make_interval(secs => $2), last_error = $3 WHERE provider_customer_id = $1`, [
+      customerId,
+      delaySeconds,
+      error,
+    ]);
+  }
+
+  /** Whether the customer belonged to a deleted account whose Stripe clean-up is still pending. */
+  async isCleanupPending(customerId: string): Promise<boolean> {
+    const rows = await this.sql.query(`SELECT 1 FROM billing_cleanups WHERE provider_customer_id = $1`, [customerId]);
+    return rows.length > 0;
   }
 
   /** Sets lifetime beta access; true when that changed anything. */

@@ -113,26 +113,6 @@ export class BillingService {
     return { subscription: await this.setCancelAtPeriodEnd(stripe, userId, row.providerSubscriptionId, false) };
   }
 
-  /**
-   * For account deletion: cancels the user's paid subscription at Stripe at once. A no-op when
-   * billing is not configured or there is no live paid subscription. Writes nothing locally
-   * (the account's rows are about to go). Pass the caller's transaction when calling
-   * from inside a transaction. Throws 502/503 when Stripe fails, so deletion can stop.
-   */
-  async cancelForAccountDeletion(userId: string): Promise<void> {
-    if (!this.stripe) return;
-    const row = await this.repository.findSubscription(userId);
-    if (!row?.providerSubscriptionId || !LIVE_STATUSES.includes(row.status)) return;
-    const subscriptionId = row.providerSubscriptionId;
-    try {
-      await this.stripe.subscriptions.cancel(subscriptionId);
-      this.logger.log({ userId, subscriptionId }, 'Subscription canceled for account deletion');
-    } catch (error) {
-      if (isResourceMissing(error)) return;
-      throw paymentProviderException(error, 'subscriptions.cancel');
-    }
-  }
-
   private async setCancelAtPeriodEnd(stripe: Stripe, userId: string, subscriptionId: string, cancel: boolean): Promise<SubscriptionDto> {
     let updated: Stripe.Subscription;
     try {

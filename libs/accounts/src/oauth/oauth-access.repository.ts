@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { JWK } from 'jose';
-import { Database, PreparedQueries } from '#libs/database';
+import { Database, PreparedQueries, type Transaction } from '#libs/database';
 
 /** Arbitrary constant: the advisory lock that serialises adding a signing key across replicas. */
 const SIGNING_KEY_LOCK_ID = 7_172_031;
+
+/** An app (OAuth client) whose grant on an account was revoked, with the name it gave itself. */
+export interface RevokedOAuthApp {
+  clientId: string;
+  clientName: string | null;
+}
 
 /** The OAuth rows both services read: the authorization server's keys, and whether a grant still stands. */
 @Injectable()
@@ -65,6 +71,26 @@ export class OAuthAccessRepository {
   async signingKeyIds(): Promise<string[]> {
     const rows: Array<{ kid: string }> = await this.sql.query(`SELECT kid FROM oauth_signing_keys ORDER BY created_at DESC, kid`);
     return rows.map((row) => row.kid);
+  }
+
+  /**
+   * Deletes every authorization-server row of the account (grants, the access and refresh tokens
+   * and codes issued under them, its sign-in sessions there, consents in flight), inside the
+   * caller's transaction; answers the apps that held a live grant, one per client. Every access
+   * token checks its grant on use (isGrantAndKeyLive) and a refresh needs its grant, so they all
+   * stop at once, on every replica, in both services.
+   */
+  async deleteAccountGrants(tx: Transaction, accountId: string): Promise<RevokedOAuthApp[]> {
+    return tx.query<RevokedOAuthApp>(
+      `WITH apps AS (
+         SELECT g.client_id, COALESCE(c.payload->>'client_name', g.client_name) AS client_name, (g.payload->>'iat')::bigint AS iat
+         FROM oauth_records g LEFT JOIN oauth_records c ON c.model = 'Client' AND c.id = g.client_id
+         WHERE g.account_id = $1 AND g.model = 'Grant' AND (g.expires_at IS NULL OR g.expires_at > now())),
+       gone AS (DELETE FROM oauth_records WHERE account_id = $1 RETURNING 1)
+       SELECT client_id AS "clientId", (array_agg(client_name ORDER BY iat))[1] AS "clientName"
+       FROM apps GROUP BY client_id ORDER BY min(iat), client_id`,
+      [accountId],
+    );
   }
 
   /**

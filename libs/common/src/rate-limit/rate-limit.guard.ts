@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { getPrincipal, type OwnCredential } from '../auth/principal.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.constants.js';
-import { credentialTrackerOf, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf } from './rate-limit.keys.js';
+import { clientTrackerOf, credentialTrackerOf, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf } from './rate-limit.keys.js';
 import { RateLimitStore, RateLimitStoreUnavailableError, toThrottlerRecord, type RateLimitHit } from './rate-limit.store.js';
 import { RateLimitRejections } from './rate-limit-rejections.js';
 import { rateLimitHeaders } from './rate-limited.js';
@@ -75,7 +75,7 @@ export function rateLimitTracker(request: Request, options?: RateLimitOptions): 
     case 'user':
       return rateLimitTrackerOf('user', principal.userId);
     default:
-      return rateLimitTrackerOf('ip', request.ip ?? 'unknown');
+      return clientTrackerOf(request.ip);
   }
 }
 

@@ -1,6 +1,9 @@
+import { clientNetworkOf } from './client-network.js';
+
 /**
  * The one definition of a rate-limit counter's key: `<bucket>:<tracker>`, the tracker being
- * who is counted (`user:<id>`, `session:<id>`, `oauth-grant:<id>`, `ip:<address>`, `email:<digest
+ * who is counted (`user:<id>`, `session:<id>`, `oauth-grant:<id>`, `ip:<client network>` (an IPv4
+ * address, an IPv6 /64: clientNetworkOf), `email:<digest
  * of the canonical address>`, a client and an e-mail together, `ip:<address>:<digest>`, or an
  * app's own credential: `<principal kind>:<credential id>` (credentialTrackerOf) or
  * `<principal kind>-token:<token id>` (tokenTrackerOf)). Both stores keep it as is (Redis behind
@@ -19,13 +22,23 @@ export const TRACKER_PREFIX = {
 
 export type TrackerKind = keyof typeof TRACKER_PREFIX;
 
+/**
+ * The tracker of one `kind` and `id`. A client address (`ip`) is counted as its network
+ * (clientNetworkOf), wherever it is counted: an IPv6 host holds a whole /64. (No counting
+ * statement in SQL counts per client address, so trackerSql has no such step.)
+ */
 export function rateLimitTrackerOf(kind: TrackerKind, id: string): string {
-  return TRACKER_PREFIX[kind] + id;
+  return TRACKER_PREFIX[kind] + (kind === 'ip' ? clientNetworkOf(id) : id);
+}
+
+/** The tracker of a client address (Express's `request.ip`, null when unknown): its network. */
+export function clientTrackerOf(ip: string | null | undefined): string {
+  return rateLimitTrackerOf('ip', ip ?? 'unknown');
 }
 
 /** A client address and an e-mail digest together: attempts of one caller at one account. */
 export function rateLimitIpAndEmailTracker(ip: string | null, emailDigest: string): string {
-  return `${rateLimitTrackerOf('ip', ip ?? 'unknown')}:${emailDigest}`;
+  return `${clientTrackerOf(ip)}:${emailDigest}`;
 }
 
 export function rateLimitCounterKey(bucket: string, tracker: string): string {

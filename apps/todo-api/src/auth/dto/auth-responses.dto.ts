@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-import type { UserRow } from '#libs/accounts';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { RevokedOAuthApp, UserRow } from '#libs/accounts';
 
 export class UserDto {
   @ApiProperty({ format: 'uuid' })
@@ -59,6 +59,29 @@ export class VerifyDataDto {
 export class MessageDto {
   @ApiProperty({ example: 'Done' })
   message: string;
+}
+
+export class DisconnectedAppDto {
+  @ApiProperty({ example: 'xLGWypLoemYcSlpDTS5eBY6uDNzKAw8GyRG-t_oYKNv', description: 'The OAuth client id the app registered' })
+  clientId: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Claude', description: 'The name the app gave itself (its own claim, not verified by this service)' })
+  clientName: string | null;
+}
+
+/** The answer of change-password and reset-password: the published message, and the apps the change disconnected. */
+export class PasswordChangedDto extends MessageDto {
+  @ApiPropertyOptional({
+    type: [DisconnectedAppDto],
+    description: 'The connected apps (OAuth clients) whose access and refresh tokens the change revoked, with the sessions; an app must be allowed again to reconnect. Absent when none was connected',
+  })
+  disconnectedApps?: DisconnectedAppDto[];
+}
+
+/** The answer of a password change or reset: `disconnectedApps` only when the change disconnected any (the published answer is `{message}`). */
+export function toPasswordChangedDto(message: string, disconnected: RevokedOAuthApp[]): PasswordChangedDto {
+  if (disconnected.length === 0) return { message };
+  return { message, disconnectedApps: disconnected.map((app) => ({ clientId: app.clientId, clientName: app.clientName })) };
 }
 
 export class ResetTokenDto {
