@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AnswerNotificationsService } from './answer-notifications.service.js';
@@ -25,6 +25,7 @@ import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, ShareTokenSeal
 /** The whole life of a question batch: create, list, detail, link, send, and the recipient's side. */
 @Injectable()
 export class QuestionsService {
+  private readonly logger = new Logger(QuestionsService.name);
   private readonly sealer: ShareTokenSealer;
 
   constructor(
