@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type RateLimitOptions } from '#libs/common';
 import { EXPORT_TOKEN_RATE_LIMIT } from '../token-auth/export-rate-limit.js';
 import type { SitePrincipal } from '../token-auth/feedback-token.authenticator.js';
 import {
@@ -67,6 +67,15 @@ export class QuestionsController {
   }
 }
 
+/**
+ * The owner's batch writes (create, send): 60 per hour per account, together; refused while the
+ * counters' store is down. A write token's batches count against the export budget instead.
+ */
+export const OWNER_BATCH_WRITE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-batch-write', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
+
+/** The owner's preview (sanitises up to a whole batch, nothing stored): 30 per minute per account. */
+export const OWNER_BATCH_PREVIEW_RATE_LIMIT: RateLimitOptions = { bucket: 'question-preview', limit: 30, windowSeconds: 60, storeOutage: 'fail-closed' };
+
 /** The owner's side of question batches (JWT): what the dashboard shows, and sending a draft. */
 @ApiTags('Question batches')
 @UseAuth('jwt')
@@ -84,6 +93,7 @@ export class OwnerQuestionsController {
   }
 
   @Post()
+  @RateLimit(OWNER_BATCH_WRITE_RATE_LIMIT)
   @ApiOperation({
     operationId: 'createSiteQuestionBatch',
     summary: 'Create a question batch on one of your sites (owner): a draft, or sent at once with sendNow',
@@ -98,6 +108,7 @@ export class OwnerQuestionsController {
 
   @Post('preview')
   @HttpCode(200)
+  @RateLimit(OWNER_BATCH_PREVIEW_RATE_LIMIT)
   @ApiOperation({
     operationId: 'previewSiteQuestions',
     summary: 'The intro and question HTML as the recipient will see it, sanitised by the server (owner); nothing is stored',
@@ -131,6 +142,7 @@ export class OwnerQuestionsController {
 
   @Post(':batchId/send')
   @HttpCode(200)
+  @RateLimit(OWNER_BATCH_WRITE_RATE_LIMIT)
   @ApiOperation({
     operationId: 'sendQuestionBatch',
     summary: 'Send a draft: draft -> sent, the link becomes live (owner)',
