@@ -15,6 +15,9 @@ import {
 } from './dto/question-batch.dto.js';
 import { QuestionsService } from './questions.service.js';
 
+const BATCH_QUOTAS =
+  'A site holds at most FEEDBACK_MAX_BATCHES_PER_SITE batches (default 500) and FEEDBACK_MAX_BATCH_BYTES_PER_SITE bytes of batch titles and HTML as stored (default 25 MiB): beyond, 403 QUOTA_EXCEEDED.';
+
 /** Question batches through the site tokens (sk_ reads, wk_ also creates and fetches links). */
 @ApiTags('Question batches')
 @Controller('api/v1/export/questions')
@@ -29,10 +32,11 @@ export class QuestionsController {
     summary: 'Create a question batch (wk_ only): a draft, or sent at once with sendNow',
     description:
       'n is unique within the batch; 1..100 questions; titles 1..200 characters; html and introHtml up to 20,000 characters, sanitised when stored. ' +
-      'notifyEmail defaults to the site owner’s e-mail. With sendNow true the answer carries shareUrl; a draft is sent by its owner in the dashboard.',
+      'notifyEmail defaults to the site owner’s e-mail. With sendNow true the answer carries shareUrl; a draft is sent by its owner in the dashboard. ' +
+      BATCH_QUOTAS,
   })
   @ApiEnvelope(CreatedBatchDto, { status: 201 })
-  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.RATE_LIMITED)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.QUOTA_EXCEEDED, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.RATE_LIMITED)
   create(@CurrentPrincipal() principal: SitePrincipal, @Body() body: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
     return this.questions.create(principal, body);
   }
@@ -97,11 +101,11 @@ export class OwnerQuestionsController {
   @ApiOperation({
     operationId: 'createSiteQuestionBatch',
     summary: 'Create a question batch on one of your sites (owner): a draft, or sent at once with sendNow',
-    description: 'The rules of POST /api/v1/export/questions, with the owner’s JWT instead of the write token (the dashboard’s editor).',
+    description: `The rules of POST /api/v1/export/questions, with the owner’s JWT instead of the write token (the dashboard’s editor). ${BATCH_QUOTAS}`,
   })
   @ApiParam({ name: 'siteId', format: 'uuid' })
   @ApiEnvelope(CreatedBatchDto, { status: 201 })
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.QUOTA_EXCEEDED, ErrorCode.NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
   create(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Body() body: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
     return this.questions.createForOwner(ownerId, siteId, body);
   }

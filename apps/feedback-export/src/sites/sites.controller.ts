@@ -18,9 +18,13 @@ export class SitesController {
 
   @Post('sites')
   @RateLimit(SITE_ADMIN_RATE_LIMIT)
-  @ApiOperation({ operationId: 'createSite', summary: 'Create a site; the slug is derived from the name when absent' })
+  @ApiOperation({
+    operationId: 'createSite',
+    summary: 'Create a site; the slug is derived from the name when absent',
+    description: 'An account holds at most FEEDBACK_MAX_SITES_PER_ACCOUNT sites (default 25): beyond, 403 QUOTA_EXCEEDED.',
+  })
   @ApiEnvelope(CreatedSiteDto, { status: 201 })
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.CONFLICT)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.QUOTA_EXCEEDED, ErrorCode.CONFLICT)
   create(@CurrentUserId() ownerId: string, @Body() body: CreateSiteDto): Promise<CreatedSiteDto> {
     return this.sites.create(ownerId, body);
   }
