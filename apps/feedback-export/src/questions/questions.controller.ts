@@ -16,7 +16,7 @@ import {
 import { QuestionsService } from './questions.service.js';
 
 const BATCH_QUOTAS =
-  'A site holds at most FEEDBACK_MAX_BATCHES_PER_SITE batches (default 500) and FEEDBACK_MAX_BATCH_BYTES_PER_SITE bytes of batch titles and HTML as stored (default 25 MiB): beyond, 403 QUOTA_EXCEEDED.';
+  'A site holds at most FEEDBACK_MAX_BATCHES_PER_SITE batches (default 500) and FEEDBACK_MAX_BATCH_BYTES_PER_SITE bytes of batch titles and HTML as stored (default 10 MiB): beyond, 403 QUOTA_EXCEEDED.';
 
 /** Question batches through the site tokens (sk_ reads, wk_ also creates and fetches links). */
 @ApiTags('Question batches')

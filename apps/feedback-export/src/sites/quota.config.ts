@@ -10,7 +10,7 @@ export interface QuotaConfig {
   maxSitesPerAccount: number;
   /** FEEDBACK_MAX_BATCHES_PER_SITE (default 500). */
   maxBatchesPerSite: number;
-  /** FEEDBACK_MAX_BATCH_BYTES_PER_SITE (default 25 MiB): UTF-8 bytes of the batches' titles, intro and question HTML. */
+  /** FEEDBACK_MAX_BATCH_BYTES_PER_SITE (default 10 MiB): UTF-8 bytes of the batches' titles, intro and question HTML. */
   maxBatchBytesPerSite: number;
 }
 
@@ -24,6 +24,6 @@ export function loadQuotaConfig(env: Env = process.env): QuotaConfig {
   return {
     maxSitesPerAccount: readIntVariable(env, 'FEEDBACK_MAX_SITES_PER_ACCOUNT', 25, 1, 100_000),
     maxBatchesPerSite: readIntVariable(env, 'FEEDBACK_MAX_BATCHES_PER_SITE', 500, 1, 1_000_000),
-    maxBatchBytesPerSite: readIntVariable(env, 'FEEDBACK_MAX_BATCH_BYTES_PER_SITE', 25 * MIB, 64 * 1024, 64 * 1024 * MIB),
+    maxBatchBytesPerSite: readIntVariable(env, 'FEEDBACK_MAX_BATCH_BYTES_PER_SITE', 10 * MIB, 64 * 1024, 64 * 1024 * MIB),
   };
 }
