@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, type TestOwner, type TestSite } from './feedback-fixtures.js';
 
-describe('export rate limits: 60 per minute per token, across replicas', () => {
+describe('export rate limits: 60 per minute per site and token kind (portfolio: per account), across replicas', () => {
   let t: TestApp & { database: { url: string } };
   let replica: TestApp;
   let owner: TestOwner;
@@ -35,10 +35,23 @@ describe('export rate limits: 60 per minute per token, across replicas', () => {
     // The write route shares the token's budget.
     await replica.http.put('/api/v1/export/feedback/00000000-0000-4000-8000-000000000000').set(bearer(site.readToken)).send({ status: 'triaged' }).expect(401);
 
-    // Other tokens have their own budget; a new read token after rotation starts afresh.
+    // The site's write token has a budget of its own.
     await t.http.get('/api/v1/export/feedback').set(bearer(site.writeToken)).expect(200);
-    const rotated = (await t.http.post(`/api/v1/sites/${site.id}/tokens/read/rotate`).set(bearer(owner.jwt)).expect(200)).body.data.token;
-    await t.http.get('/api/v1/export/feedback').set(bearer(rotated)).expect(200);
+  });
+
+  it('keeps the budget of a site and kind across rotations: a rotated token spends the same budget', async () => {
+    const rotating = await createSite(t, owner, 'Rotating');
+    for (let i = 1; i <= 60; i++) await (i % 2 === 0 ? t : replica).http.get('/api/v1/export/feedback').set(bearer(rotating.readToken)).expect(200);
+    await t.http.get('/api/v1/export/feedback').set(bearer(rotating.readToken)).expect(429);
+    const rotated = (await t.http.post(`/api/v1/sites/${rotating.id}/tokens/read/rotate`).set(bearer(owner.jwt)).expect(200)).body.data.token;
+    const again = await replica.http.get('/api/v1/export/feedback').set(bearer(rotated)).expect(429);
+    expect(again.body.error.code).toBe('RATE_LIMITED');
+    // The budget is the site's read budget, one counter whatever the token: `site-token:<siteId>:read`.
+    expect(await t.rateLimits.keys(`feedback-export-token:site-token:${rotating.id}:read`)).toHaveLength(1);
+    // The write token, rotated or not, spends the site's write budget, untouched so far.
+    const rotatedWrite = (await t.http.post(`/api/v1/sites/${rotating.id}/tokens/write/rotate`).set(bearer(owner.jwt)).expect(200)).body.data.token;
+    const write = await t.http.get('/api/v1/export/feedback').set(bearer(rotatedWrite)).expect(200);
+    expect(write.headers['ratelimit-remaining']).toBe('59');
   });
 
   it('spends nothing of a token budget on a route the token may not use', async () => {
@@ -74,5 +87,8 @@ describe('export rate limits: 60 per minute per token, across replicas', () => {
     const limited = await replica.http.get('/api/v1/export/portfolio/feedback').set(bearer(owner.portfolioToken)).expect(429);
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expect(limited.headers['retry-after']).toBeDefined();
+    // A new portfolio token is the same account's budget.
+    const rotated = (await t.http.post('/api/v1/portfolio-token/rotate').set(bearer(owner.jwt)).expect(200)).body.data.token;
+    await t.http.get('/api/v1/export/portfolio/feedback').set(bearer(rotated)).expect(429);
   });
 });

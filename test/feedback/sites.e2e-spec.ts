@@ -110,9 +110,9 @@ describe('feedback sites and tokens (owner JWT)', () => {
     for (const token of [read1, write1, ok1]) expect(dump).not.toContain(token.slice(3));
 
     const readPrincipal = await auth.authenticate(read1, ['read', 'write']);
-    expect(readPrincipal).toEqual({ kind: 'site', siteId: site.id, ownerId: owner.id, scope: 'read', tokenId: expect.any(String) });
+    expect(readPrincipal).toEqual({ kind: 'site', siteId: site.id, ownerId: owner.id, scope: 'read', tokenBudget: `${site.id}:read` });
     expect(await auth.authenticate(write1, ['write'])).toMatchObject({ kind: 'site', siteId: site.id, scope: 'write' });
-    expect(await auth.authenticate(ok1, ['portfolio'])).toEqual({ kind: 'portfolio', ownerId: owner.id, tokenId: expect.any(String) });
+    expect(await auth.authenticate(ok1, ['portfolio'])).toEqual({ kind: 'portfolio', ownerId: owner.id, tokenBudget: owner.id });
 
     // Wrong kind for the route, missing, malformed.
     await expect(auth.authenticate(read1, ['write'])).rejects.toMatchObject({ code: 'INVALID_TOKEN', status: 401 });

@@ -16,6 +16,7 @@ import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import type { SubscriptionStatus } from '../../apps/todo-api/src/api-access/api-access.rows.js';
 import { apiKeyTracker, apiKeyTrackerSql } from '../../apps/todo-api/src/api-access/api-access.schemes.js';
 import { usableApiKeySql } from '../../apps/todo-api/src/api-access/api-key-access.repository.js';
+import { exportTokenBudgetOf, exportTokenBudgetSql } from '../../apps/feedback-export/src/token-auth/export-token-budget.js';
 import { hasApiAccess, isLiveApiKey } from '../../apps/todo-api/src/api-access/subscription-access.js';
 
 /**
@@ -95,5 +96,19 @@ describe('each rule once: TypeScript and its SQL agree', () => {
       const { rows } = await client.query<{ key: string }>(`SELECT ${counterKeySql('$1', tokenTrackerSql('$2::text', '$3'))} AS key`, [rateLimitCounterKey(bucket, ''), kind, id]);
       expect(rows[0].key).toBe(rateLimitCounterKey(bucket, tokenTrackerOf(kind, id)));
     }
+    // feedback-export's export budgets: per site and kind, per account for the portfolio token (never per token id).
+    const ownerId = '5a3c1e2d-7b9f-4e21-9c3d-1f2e3a4b5c6d';
+    for (const token of [
+      { kind: 'read', siteId: id, ownerId },
+      { kind: 'write', siteId: id, ownerId },
+      { kind: 'portfolio', siteId: null, ownerId },
+    ] as const) {
+      const { rows } = await client.query<{ budget: string }>(
+        `SELECT ${exportTokenBudgetSql({ kind: 't.kind', siteId: 't.site_id', ownerId: 't.owner_id' })} AS budget FROM (SELECT $1::text AS kind, $2::uuid AS site_id, $3::uuid AS owner_id) t`,
+        [token.kind, token.siteId, token.ownerId],
+      );
+      expect(rows[0].budget).toBe(exportTokenBudgetOf(token));
+    }
+    expect(exportTokenBudgetOf({ kind: 'write', siteId: id, ownerId })).toBe(`${id}:write`);
   });
 });

@@ -9,6 +9,7 @@ import { AccessTokenService } from '#libs/accounts';
 import { loadConfig, type AppConfig } from '#libs/config';
 import { createTestDatabase, insertSession, LogCapture, RateLimitCounters, type TestDatabase } from '#libs/testing';
 import { createFeedbackExportApp } from '../../apps/feedback-export/src/feedback-export.app.js';
+import { loadQuotaConfig } from '../../apps/feedback-export/src/sites/quota.config.js';
 import { loadBillingConfig } from '../../apps/todo-api/src/billing/billing.config.js';
 import { createTodoApiApp } from '../../apps/todo-api/src/todo-api.app.js';
 
@@ -69,7 +70,7 @@ export async function startApp(kind: ServiceKind, databaseUrl: string, env: Reco
   const app =
     kind === 'todo-api'
       ? await createTodoApiApp({ config, billing: loadBillingConfig(testEnv(env)), databaseUrl, logDestination: logs })
-      : await createFeedbackExportApp({ config, databaseUrl, logDestination: logs });
+      : await createFeedbackExportApp({ config, quotas: loadQuotaConfig(testEnv(env)), databaseUrl, logDestination: logs });
   await app.listen(options.port ?? 0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const dataSource = app.get(DataSource);

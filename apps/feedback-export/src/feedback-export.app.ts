@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createHttpApp, displayPath, type ServiceStarter } from '#libs/common';
+import { createHttpApp, displayPath, loadSettingsOrExit, type ServiceStarter } from '#libs/common';
 import type { AppConfig } from '#libs/config';
+import { loadQuotaConfig } from './sites/quota.config.js';
 import { TOKEN_AUTH_SECURITY } from './token-auth/token-auth.schemes.js';
 import { WIDGET_OPEN_CORS_PATHS } from './widget/widget.controller.js';
 import { FeedbackExportModule, type FeedbackExportOptions } from './feedback-export.module.js';
@@ -37,10 +38,11 @@ export function createFeedbackExportApp(options: FeedbackExportOptions): Promise
 
 /** feedback-export as runServices starts it, alone (`npm run start:feedback`, its container) or beside todo-api (`npm start`). */
 export function feedbackExportService(): ServiceStarter {
+  const quotas = loadSettingsOrExit(() => loadQuotaConfig());
   return {
     name: 'feedback-export',
     port: (config) => config.feedbackApiPort,
     portVariable: 'FEEDBACK_API_PORT',
-    create: (config, databaseUrl) => createFeedbackExportApp({ config, databaseUrl }),
+    create: (config, databaseUrl) => createFeedbackExportApp({ config, quotas, databaseUrl }),
   };
 }

@@ -7,6 +7,8 @@ import { PortfolioTokenGuard } from './token-auth/portfolio-token.guard.js';
 import { AnyFeedbackTokenGuard, SiteReadTokenGuard, SiteWriteTokenGuard } from './token-auth/site-token.guard.js';
 import { TokenAuthModule } from './token-auth/token-auth.module.js';
 import { SitesModule } from './sites/sites.module.js';
+import { QuotaConfigModule } from './sites/quota-config.module.js';
+import type { QuotaConfig } from './sites/quota.config.js';
 import { PagesModule } from './pages/pages.module.js';
 import { SHARE_TOKEN_PATH_PREFIXES } from './questions/share/share.controller.js';
 import { ShareModule } from './questions/share/share.module.js';
@@ -21,6 +23,8 @@ import { McpAuthModule } from './mcp-auth/mcp-auth.module.js';
 export interface FeedbackExportOptions {
   config: AppConfig;
   databaseUrl: string;
+  /** The account's quotas (loadQuotaConfig). */
+  quotas: QuotaConfig;
   logDestination?: DestinationStream;
 }
 
@@ -42,6 +46,7 @@ export class FeedbackExportModule {
       imports: [
         CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'feedback-export', logDestination: options.logDestination, authSchemes: FEEDBACK_AUTH_SCHEMES, requestLogging: { secretPathPrefixes: SHARE_TOKEN_PATH_PREFIXES } }),
         AccountsCoreModule,
+        QuotaConfigModule.forRoot(options.quotas),
         TokenAuthModule,
         SitesModule,
         FeedbackModule,

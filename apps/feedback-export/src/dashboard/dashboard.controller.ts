@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Body, Controller, Get, Header, Inject, Param, Put, Query, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, Public, RawResponse, UseAuth, UUID_PARAM } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, Public, RateLimit, RawResponse, UseAuth, UUID_PARAM } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ExportQueryDto, FeedbackDataDto, FeedbackPageDto, UpdateFeedbackStatusDto } from '../feedback/dto/feedback.dto.js';
 import { dashboardHeaders, renderDashboardPage } from './dashboard-page.js';
@@ -68,6 +68,8 @@ export class OwnerFeedbackController {
   }
 
   @Put(':id')
+  // Triage is quick keyboard work and harmless to repeat: generous, and served while the counters' store is down.
+  @RateLimit({ bucket: 'feedback-triage', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' })
   @ApiOperation({ operationId: 'updateSiteFeedbackStatus', summary: 'Triage one feedback item of the site (owner): triaged or resolved' })
   @ApiParam({ name: 'siteId', format: 'uuid' })
   @ApiParam({ name: 'id', format: 'uuid' })

@@ -28,6 +28,9 @@ const HTML_LIMITS =
  */
 export const QUESTION_PREVIEW_RATE_LIMIT: RateLimitOptions = { bucket: 'question-preview', limit: 20, windowSeconds: 60, storeOutage: 'fail-closed' };
 
+const BATCH_QUOTAS =
+  'A site holds at most FEEDBACK_MAX_BATCHES_PER_SITE batches (default 500) and FEEDBACK_MAX_BATCH_BYTES_PER_SITE bytes of batch titles and HTML as stored (default 10 MiB): beyond, 403 QUOTA_EXCEEDED.';
+
 /** Question batches through the site tokens (sk_ reads, wk_ also creates and fetches links). */
 @ApiTags('Question batches')
 @Controller('api/v1/export/questions')
@@ -42,10 +45,11 @@ export class QuestionsController {
     summary: 'Create a question batch (wk_ only): a draft, or sent at once with sendNow',
     description:
       `n is unique within the batch; 1..100 questions; titles 1..200 characters; ${HTML_LIMITS} HTML is sanitised once, when stored. ` +
-      'notifyEmail defaults to the site owner’s e-mail. With sendNow true the answer carries shareUrl; a draft is sent by its owner in the dashboard.',
+      'notifyEmail defaults to the site owner’s e-mail. With sendNow true the answer carries shareUrl; a draft is sent by its owner in the dashboard. ' +
+      BATCH_QUOTAS,
   })
   @ApiEnvelope(CreatedBatchDto, { status: 201 })
-  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.RATE_LIMITED)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.QUOTA_EXCEEDED, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.RATE_LIMITED)
   create(@CurrentPrincipal() principal: SitePrincipal, @Body() body: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
     return this.questions.create(principal, body);
   }
@@ -80,6 +84,12 @@ export class QuestionsController {
   }
 }
 
+/**
+ * The owner's batch writes (create, send): 60 per hour per account, together; refused while the
+ * counters' store is down. A write token's batches count against the export budget instead.
+ */
+export const OWNER_BATCH_WRITE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-batch-write', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
+
 /** The owner's side of question batches (JWT): what the dashboard shows, and sending a draft. */
 @ApiTags('Question batches')
 @UseAuth('jwt')
@@ -97,14 +107,15 @@ export class OwnerQuestionsController {
   }
 
   @Post()
+  @RateLimit(OWNER_BATCH_WRITE_RATE_LIMIT)
   @ApiOperation({
     operationId: 'createSiteQuestionBatch',
     summary: 'Create a question batch on one of your sites (owner): a draft, or sent at once with sendNow',
-    description: 'The rules of POST /api/v1/export/questions, with the owner’s JWT instead of the write token (the dashboard’s editor).',
+    description: `The rules of POST /api/v1/export/questions, with the owner’s JWT instead of the write token (the dashboard’s editor). ${BATCH_QUOTAS}`,
   })
   @ApiParam({ name: 'siteId', format: 'uuid' })
   @ApiEnvelope(CreatedBatchDto, { status: 201 })
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.QUOTA_EXCEEDED, ErrorCode.NOT_FOUND, ErrorCode.PAYLOAD_TOO_LARGE)
   create(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Body() body: CreateQuestionBatchDto): Promise<CreatedBatchDto> {
     return this.questions.createForOwner(ownerId, siteId, body);
   }
@@ -146,6 +157,7 @@ export class OwnerQuestionsController {
 
   @Post(':batchId/send')
   @HttpCode(200)
+  @RateLimit(OWNER_BATCH_WRITE_RATE_LIMIT)
   @ApiOperation({
     operationId: 'sendQuestionBatch',
     summary: 'Send a draft: draft -> sent, the link becomes live (owner)',

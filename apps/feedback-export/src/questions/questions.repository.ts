@@ -50,6 +50,22 @@ export interface NewBatch {
   questions: Array<{ n: number; title: string; html: string }>;
 }
 
+/**
+ * What a batch's stored text weighs against the site's byte quota: the UTF-8 bytes of its title,
+ * intro HTML and each question's title and HTML, as stored (sanitised). siteBatchUsage sums the
+ * same in SQL (octet_length).
+ */
+export function storedBatchBytes(batch: { title: string; introHtml: string; questions: ReadonlyArray<{ title: string; html: string }> }): number {
+  const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+  return bytes(batch.title) + bytes(batch.introHtml) + batch.questions.reduce((sum, q) => sum + bytes(q.title) + bytes(q.html), 0);
+}
+
+/** A site's batches and their stored bytes (storedBatchBytes summed), against its quotas. */
+export interface SiteBatchUsage {
+  batches: number;
+  bytes: number;
+}
+
 const BATCH_COLUMNS = `
   b.id, b.site_id AS "siteId", b.owner_id AS "ownerId", b.title, b.intro_html AS "introHtml", b.notify_email AS "notifyEmail",
   b.status, b.share_token_sealed AS "shareTokenSealed",
@@ -65,6 +81,25 @@ export class QuestionsRepository {
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.sql.transaction(work);
+  }
+
+  /**
+   * The site's batch count and stored bytes, under a lock on the site's row (FOR NO KEY UPDATE:
+   * feedback and batches referencing it are not held up) that every batch create of the site takes
+   * first, so concurrent creates are counted one after the other. Undefined: not this owner's site.
+   */
+  async lockSiteBatchUsage(tx: Transaction, ownerId: string, siteId: string): Promise<SiteBatchUsage | undefined> {
+    const locked = await tx.query(`SELECT id FROM sites WHERE owner_id = $1 AND id = $2 FOR NO KEY UPDATE`, [ownerId, siteId]);
+    if (locked.length === 0) return undefined;
+    // A later statement than the lock: its snapshot sees every batch a create that held the lock before committed.
+    const rows = await tx.query<{ batches: number; bytes: string }>(
+      `SELECT count(*)::int AS batches,
+              COALESCE(sum(octet_length(b.title) + octet_length(b.intro_html)
+                + (SELECT COALESCE(sum(octet_length(q.title) + octet_length(q.html)), 0) FROM batch_questions q WHERE q.batch_id = b.id)), 0)::bigint::text AS bytes
+       FROM question_batches b WHERE b.site_id = $1`,
+      [siteId],
+    );
+    return { batches: rows[0].batches, bytes: Number(rows[0].bytes) };
   }
 
   /** Inserts the batch and its questions in the transaction; the notify address defaults to the owner's e-mail. */

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { Transaction } from '#libs/database';
+import { QUOTA_CONFIG, type QuotaConfig } from '../sites/quota.config.js';
 import { AnswerNotificationsService } from './answer-notifications.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
@@ -19,7 +21,7 @@ import {
 } from './dto/question-batch.dto.js';
 import { toSharedAnswerDto, toSharedBatchDto, type SharedAnswerDto, type SharedBatchDto, type SubmittedDto } from './dto/share.dto.js';
 import { HTML_POLICY_VERSION, htmlLimitViolations, type HtmlField, sanitizeQuestionHtml } from './html-policy.js';
-import { QuestionsRepository, type BatchRow, type QuestionRow } from './questions.repository.js';
+import { QuestionsRepository, storedBatchBytes, type BatchRow, type NewBatch, type QuestionRow } from './questions.repository.js';
 import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, ShareTokenSealer } from './share-token.js';
 
 /** The whole life of a question batch: create, list, detail, link, send, and the recipient's side. */
@@ -33,6 +35,7 @@ export class QuestionsService {
     private readonly sites: SitesService,
     private readonly notifications: AnswerNotificationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(QUOTA_CONFIG) private readonly quotas: QuotaConfig,
   ) {
     this.sealer = new ShareTokenSealer(config.jwtSecret);
   }
@@ -48,8 +51,8 @@ export class QuestionsService {
     this.requireUniqueNumbers(input.questions);
     const sanitised = this.sanitiseBatchHtml(input);
     const token = generateShareToken();
-    const created = await this.questions.transaction((tx) =>
-      this.questions.insert(tx, {
+    const created = await this.questions.transaction(async (tx) => {
+      const batch: NewBatch = {
         siteId,
         ownerId,
         title: input.title.trim(),
@@ -60,9 +63,32 @@ export class QuestionsService {
         shareTokenSealed: this.sealer.seal(token),
         htmlPolicyVersion: HTML_POLICY_VERSION,
         questions: sanitised.questions,
-      }),
-    );
+      };
+      await this.requireWithinBatchQuotas(tx, batch);
+      return this.questions.insert(tx, batch);
+    });
     return created.status === 'sent' ? { id: created.id, status: created.status, shareUrl: this.shareUrl(token) } : { id: created.id, status: created.status };
+  }
+
+  /** 403 QUOTA_EXCEEDED when the batch would take its site over the batch count or stored bytes quota (counted under the site's lock). */
+  private async requireWithinBatchQuotas(tx: Transaction, batch: NewBatch): Promise<void> {
+    const usage = await this.questions.lockSiteBatchUsage(tx, batch.ownerId, batch.siteId);
+    if (!usage) return; // not the owner's site: the insert finds nothing, as before
+    const { maxBatchesPerSite, maxBatchBytesPerSite } = this.quotas;
+    if (usage.batches >= maxBatchesPerSite) {
+      throw new AppException(ErrorCode.QUOTA_EXCEEDED, `This site already has ${maxBatchesPerSite} question batches, the most it may have`, {
+        quota: 'batchesPerSite',
+        limit: maxBatchesPerSite,
+      });
+    }
+    const bytes = storedBatchBytes(batch);
+    if (usage.bytes + bytes > maxBatchBytesPerSite) {
+      throw new AppException(
+        ErrorCode.QUOTA_EXCEEDED,
+        `This batch (${bytes} bytes of text) would take the site's question batches over ${maxBatchBytesPerSite} bytes (${usage.bytes} stored)`,
+        { quota: 'batchBytesPerSite', limit: maxBatchBytesPerSite },
+      );
+    }
   }
 
   private requireUniqueNumbers(questions: Array<{ n: number }>): void {

@@ -1,8 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, UseAuth, UUID_PARAM } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type RateLimitOptions } from '#libs/common';
 import { CreatedSiteDto, CreateSiteDto, IssuedTokenDto, SiteDataDto, SiteDeletedDto, SiteListDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SitesService } from './sites.service.js';
+
+/**
+ * The account's site administration (create, rename, delete, token rotation): 60 per hour per
+ * account, together. Refused while the counters' store is down (nothing here is urgent).
+ */
+export const SITE_ADMIN_RATE_LIMIT: RateLimitOptions = { bucket: 'site-admin', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
 
 @ApiTags('Sites')
 @UseAuth('jwt')
@@ -11,9 +17,14 @@ export class SitesController {
   constructor(private readonly sites: SitesService) {}
 
   @Post('sites')
-  @ApiOperation({ operationId: 'createSite', summary: 'Create a site; the slug is derived from the name when absent' })
+  @RateLimit(SITE_ADMIN_RATE_LIMIT)
+  @ApiOperation({
+    operationId: 'createSite',
+    summary: 'Create a site; the slug is derived from the name when absent',
+    description: 'An account holds at most FEEDBACK_MAX_SITES_PER_ACCOUNT sites (default 25): beyond, 403 QUOTA_EXCEEDED.',
+  })
   @ApiEnvelope(CreatedSiteDto, { status: 201 })
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.CONFLICT)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.QUOTA_EXCEEDED, ErrorCode.CONFLICT)
   create(@CurrentUserId() ownerId: string, @Body() body: CreateSiteDto): Promise<CreatedSiteDto> {
     return this.sites.create(ownerId, body);
   }
@@ -36,6 +47,7 @@ export class SitesController {
   }
 
   @Patch('sites/:siteId')
+  @RateLimit(SITE_ADMIN_RATE_LIMIT)
   @ApiOperation({ operationId: 'updateSite', summary: 'Rename a site (the slug never changes)' })
   @ApiParam({ name: 'siteId', format: 'uuid' })
   @ApiEnvelope(SiteDataDto)
@@ -45,6 +57,7 @@ export class SitesController {
   }
 
   @Delete('sites/:siteId')
+  @RateLimit(SITE_ADMIN_RATE_LIMIT)
   @ApiOperation({ operationId: 'deleteSite', summary: 'Delete a site with its tokens and feedback' })
   @ApiParam({ name: 'siteId', format: 'uuid' })
   @ApiEnvelope(SiteDeletedDto)
@@ -54,6 +67,7 @@ export class SitesController {
   }
 
   @Post('sites/:siteId/tokens/read/rotate')
+  @RateLimit(SITE_ADMIN_RATE_LIMIT)
   @HttpCode(200)
   @ApiOperation({ operationId: 'rotateSiteReadToken', summary: 'Issue a new read token (sk_); the previous one stops at once. Shown only once.' })
   @ApiParam({ name: 'siteId', format: 'uuid' })
@@ -64,6 +78,7 @@ export class SitesController {
   }
 
   @Post('sites/:siteId/tokens/write/rotate')
+  @RateLimit(SITE_ADMIN_RATE_LIMIT)
   @HttpCode(200)
   @ApiOperation({ operationId: 'rotateSiteWriteToken', summary: 'Issue a new write token (wk_); the previous one stops at once. Shown only once.' })
   @ApiParam({ name: 'siteId', format: 'uuid' })
@@ -74,6 +89,7 @@ export class SitesController {
   }
 
   @Post('portfolio-token/rotate')
+  @RateLimit(SITE_ADMIN_RATE_LIMIT)
   @HttpCode(200)
   @ApiOperation({ operationId: 'rotatePortfolioToken', summary: 'Issue a new account portfolio token (ok_); the previous one stops at once. Shown only once.' })
   @ApiEnvelope(IssuedTokenDto)

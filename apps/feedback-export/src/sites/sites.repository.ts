@@ -46,14 +46,23 @@ export class SitesRepository {
     return rows.map((row) => row.slug);
   }
 
-  async insert(ownerId: string, site: { name: string; slug: string; siteKey: string }): Promise<string> {
-    const rows = await this.sql.query<{ id: string }>(`INSERT INTO sites (owner_id, name, slug, site_key) VALUES ($1, $2, $3, $4) RETURNING id`, [
-      ownerId,
-      site.name,
-      site.slug,
-      site.siteKey,
-    ]);
-    return rows[0].id;
+  /**
+   * Inserts the site unless the owner already has `maxSites`: undefined then. Atomic against
+   * concurrent creates of one owner: the owner's row is locked first (FOR NO KEY UPDATE: rows
+   * referencing the user are not held up), and the count runs in a later statement, whose snapshot
+   * sees every site a create that held the lock before committed.
+   */
+  insertWithinQuota(ownerId: string, site: { name: string; slug: string; siteKey: string }, maxSites: number): Promise<string | undefined> {
+    return this.sql.transaction(async (tx) => {
+      await tx.query(`SELECT id FROM users WHERE id = $1 FOR NO KEY UPDATE`, [ownerId]);
+      const rows = await tx.query<{ id: string }>(
+        `INSERT INTO sites (owner_id, name, slug, site_key)
+         SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM sites WHERE owner_id = $1) < $5
+         RETURNING id`,
+        [ownerId, site.name, site.slug, site.siteKey, maxSites],
+      );
+      return rows[0]?.id;
+    });
   }
 
   async rename(ownerId: string, siteId: string, name: string): Promise<boolean> {

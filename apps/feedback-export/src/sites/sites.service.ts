@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppException, ErrorCode, uniqueViolationConstraint } from '#libs/common';
 import { CreatedSiteDto, SiteDto, toSiteDto, type CreateSiteDto } from './dto/site.dto.js';
 import { generateFeedbackToken, generateSiteKey } from '../token-auth/feedback-token.format.js';
+import { QUOTA_CONFIG, type QuotaConfig } from './quota.config.js';
 import { SitesRepository, type SiteRow } from './sites.repository.js';
 
 /** Names Windows refuses as file names, whatever the extension: a slug must work as a directory name everywhere. */
@@ -23,7 +24,10 @@ export function slugFromName(name: string): string {
 
 @Injectable()
 export class SitesService {
-  constructor(private readonly sites: SitesRepository) {}
+  constructor(
+    private readonly sites: SitesRepository,
+    @Inject(QUOTA_CONFIG) private readonly quotas: QuotaConfig,
+  ) {}
 
   async list(ownerId: string): Promise<SiteDto[]> {
     return (await this.sites.listByOwner(ownerId)).map(toSiteDto);
@@ -44,14 +48,18 @@ export class SitesService {
     } else {
       slug = await this.freeSlug(ownerId, slugFromName(name));
     }
-    let siteId: string;
+    let siteId: string | undefined;
     try {
-      siteId = await this.sites.insert(ownerId, { name, slug, siteKey: generateSiteKey() });
+      siteId = await this.sites.insertWithinQuota(ownerId, { name, slug, siteKey: generateSiteKey() }, this.quotas.maxSitesPerAccount);
     } catch (error) {
       if (uniqueViolationConstraint(error) === 'sites_owner_id_slug_key') {
         throw new AppException(ErrorCode.CONFLICT, `The slug "${slug}" is already used by another of your sites`);
       }
       throw error;
+    }
+    if (siteId === undefined) {
+      const limit = this.quotas.maxSitesPerAccount;
+      throw new AppException(ErrorCode.QUOTA_EXCEEDED, `This account already has ${limit} sites, the most it may have; delete one first`, { quota: 'sitesPerAccount', limit });
     }
     const site = toSiteDto(await this.requireOwned(ownerId, siteId));
     return { site, siteKey: site.siteKey };

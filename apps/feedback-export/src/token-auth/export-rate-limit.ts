@@ -1,7 +1,8 @@
 import type { RateLimitOptions } from '#libs/common';
 
 /**
- * One budget per export token (sk_, wk_, ok_) shared by every token route — feedback export,
+ * One budget per site and token kind (sk_, wk_; the portfolio token ok_: per account), kept across
+ * rotations (exportTokenBudgetOf), shared by every token route — feedback export,
  * triage, question batches and MCP: 60 requests per minute, counted in the shared store so it
  * holds across replicas. Fails open: pollers keep working while Redis is down.
  * Use as `@RateLimit(EXPORT_TOKEN_RATE_LIMIT)`.

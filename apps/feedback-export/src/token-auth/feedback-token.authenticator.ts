@@ -2,14 +2,16 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
+import { exportTokenBudgetOf } from './export-token-budget.js';
 import { hashFeedbackToken, isWellFormedFeedbackToken, type FeedbackTokenKind } from './feedback-token.format.js';
 import { TokenAuthRepository } from './token-auth.repository.js';
 
 declare module '#libs/common' {
   /** feedback-export's callers: a site token (read or write scope) and the account portfolio token. */
   interface PrincipalKinds {
-    site: { siteId: string; ownerId: string; scope: 'read' | 'write'; tokenId: string };
-    portfolio: { ownerId: string; tokenId: string };
+    /** tokenBudget: the export budget the token spends (exportTokenBudgetOf), kept across rotations. */
+    site: { siteId: string; ownerId: string; scope: 'read' | 'write'; tokenBudget: string };
+    portfolio: { ownerId: string; tokenBudget: string };
   }
 }
 
@@ -69,7 +71,7 @@ export class FeedbackTokenAuthenticator {
       : undefined;
     if (!row) throw new AppException(ErrorCode.INVALID_TOKEN, 'The token is invalid or has been rotated');
     if (!accepted.includes(row.kind)) throw new AppException(ErrorCode.INVALID_TOKEN, WRONG_KIND_MESSAGE[wanted]);
-    if (row.kind === 'portfolio') return { kind: 'portfolio', ownerId: row.ownerId, tokenId: row.id };
-    return { kind: 'site', siteId: row.siteId!, ownerId: row.ownerId, scope: row.kind, tokenId: row.id };
+    if (row.kind === 'portfolio') return { kind: 'portfolio', ownerId: row.ownerId, tokenBudget: exportTokenBudgetOf(row) };
+    return { kind: 'site', siteId: row.siteId!, ownerId: row.ownerId, scope: row.kind, tokenBudget: exportTokenBudgetOf(row) };
   }
 }

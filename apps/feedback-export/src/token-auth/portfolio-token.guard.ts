@@ -3,7 +3,7 @@ import { FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
 
 /**
  * Scheme 'portfolio': only the account portfolio token (ok_). Sets the principal
- * `{kind: 'portfolio', ownerId, tokenId}`; a site token is 401 INVALID_TOKEN.
+ * `{kind: 'portfolio', ownerId, tokenBudget}`; a site token is 401 INVALID_TOKEN.
  */
 @Injectable()
 export class PortfolioTokenGuard implements CanActivate {

@@ -3,7 +3,7 @@ import { FeedbackTokenAuthenticator } from './feedback-token.authenticator.js';
 
 /**
  * Scheme 'site-read': a site read (sk_) or write (wk_) token. Sets the principal
- * `{kind: 'site', siteId, ownerId, scope, tokenId}`; anything else is 401 INVALID_TOKEN.
+ * `{kind: 'site', siteId, ownerId, scope, tokenBudget}`; anything else is 401 INVALID_TOKEN.
  */
 @Injectable()
 export class SiteReadTokenGuard implements CanActivate {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { counterKeySql, RateLimitStore, rateLimitCounterKey, tokenTrackerSql, type RateLimitHit, type RateLimitOptions } from '#libs/common';
 import { PreparedQueries } from '#libs/database';
+import { exportTokenBudgetSql } from './export-token-budget.js';
 import type { FeedbackTokenKind } from './feedback-token.format.js';
 
 const TOKEN_SQL = `SELECT id, owner_id AS "ownerId", site_id AS "siteId", kind FROM feedback_tokens WHERE token_hash = $1`;
@@ -9,12 +10,13 @@ const TOKEN_SQL = `SELECT id, owner_id AS "ownerId", site_id AS "siteId", kind F
  * TOKEN_SQL counting the request in the same statement when the token's kind is accepted (a
  * CountingLookup): $1 the token hash, $2 the counter key's bucket part, $3 the window in ms,
  * $4 the accepted kinds. The tracker is the principal kind the authenticator makes of the row
- * (site or portfolio) and the token id, as RateLimitGuard counts it.
+ * (site or portfolio) and the token's budget (exportTokenBudgetOf: site and kind, or account), as
+ * RateLimitGuard counts it.
  */
 const TOKEN_COUNTING_SQL = `WITH found AS (${TOKEN_SQL}),
   hit AS (
     SELECT counted.hits, counted.reset_ms
-    FROM found, LATERAL rate_limit_hit(${counterKeySql('$2', tokenTrackerSql(`CASE WHEN found.kind = 'portfolio' THEN 'portfolio' ELSE 'site' END`, 'found.id'))}, $3) AS counted
+    FROM found, LATERAL rate_limit_hit(${counterKeySql('$2', tokenTrackerSql(`CASE WHEN found.kind = 'portfolio' THEN 'portfolio' ELSE 'site' END`, exportTokenBudgetSql({ kind: 'found.kind', siteId: 'found."siteId"', ownerId: 'found."ownerId"' })))}, $3) AS counted
     WHERE found.kind = ANY($4::text[])
   )
   SELECT found.*, hit.hits AS rate_limit_hits, hit.reset_ms AS rate_limit_reset_ms FROM found LEFT JOIN hit ON true`;

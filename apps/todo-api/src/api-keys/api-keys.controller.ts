@@ -1,9 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, UseAuth, UUID_PARAM, type PrincipalOf } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type PrincipalOf, type RateLimitOptions } from '#libs/common';
 import { ActiveAccessGuard } from './active-access.guard.js';
 import { ApiKeysService, MAX_ACTIVE_API_KEYS } from './api-keys.service.js';
 import { ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto } from './dto/api-key.dto.js';
+
+/** Issuing key secrets (create, rotate): a person's pace, per account. */
+const API_KEY_ISSUE_RATE_LIMIT: RateLimitOptions = { bucket: 'api-key-issue', limit: 30, windowSeconds: 3600, storeOutage: 'fail-closed' };
 
 const MANAGEMENT_ERRORS = [ErrorCode.AUTH_REQUIRED, ErrorCode.SUBSCRIPTION_REQUIRED] as const;
 
@@ -25,6 +28,7 @@ export class ApiKeysController {
   @Post()
   @UseAuth('jwt')
   @UseGuards(ActiveAccessGuard)
+  @RateLimit(API_KEY_ISSUE_RATE_LIMIT)
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Create an API key',
@@ -52,6 +56,8 @@ export class ApiKeysController {
   @Delete(':keyId')
   @UseAuth('jwt')
   @UseGuards(ActiveAccessGuard)
+  // Revoking a key must work while the counters' store is down.
+  @RateLimit({ bucket: 'api-key-revoke', limit: 60, windowSeconds: 60, storeOutage: 'fail-open' })
   @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke an API key; it stops working at once' })
   @ApiParam({ name: 'keyId', format: 'uuid' })
   @ApiEnvelope(ApiKeyRevokedDto)
@@ -64,6 +70,7 @@ export class ApiKeysController {
   @HttpCode(200)
   @UseAuth('jwt')
   @UseGuards(ActiveAccessGuard)
+  @RateLimit(API_KEY_ISSUE_RATE_LIMIT)
   @ApiOperation({
     operationId: 'rotateApiKey',
     summary: 'Give an API key a new secret',

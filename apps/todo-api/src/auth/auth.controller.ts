@@ -84,6 +84,8 @@ export class AuthController {
   @Post('logout')
   @UseAuth('jwt')
   @HttpCode(200)
+  // Signing out must work while the counters' store is down.
+  @RateLimit({ bucket: 'logout', limit: 30, windowSeconds: 60, storeOutage: 'fail-open', per: 'session' })
   @ApiOperation({
     operationId: 'logout',
     summary: 'Sign out',

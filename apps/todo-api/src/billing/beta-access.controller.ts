@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ApiEnvelope, ApiErrors, ErrorCode, UseAuth } from '#libs/common';
+import { ApiEnvelope, ApiErrors, ErrorCode, RateLimit, UseAuth } from '#libs/common';
 import { ADMIN_KEY_FAILURES_PER_IP, ADMIN_KEY_WINDOW_SECONDS } from './admin-key.guard.js';
 import { BetaAccessService } from './beta-access.service.js';
 import { BetaAccessByEmailDto, BetaAccessByUserIdDto, BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-access.dto.js';
@@ -27,6 +27,8 @@ function requestIdOf(request: Request): string | undefined {
 @ApiTags('Billing administration')
 @Controller('api/v1/billing/beta')
 @UseAuth('admin-key')
+// An operator's pace, per client IP (wrong keys are counted apart, by the admin-key guard).
+@RateLimit({ bucket: 'beta-admin', limit: 60, windowSeconds: 60, storeOutage: 'fail-open' })
 @ApiExtraModels(BetaAccessByUserIdDto, BetaAccessByEmailDto)
 export class BetaAccessController {
   constructor(private readonly betaAccess: BetaAccessService) {}

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, UseAuth } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth } from '#libs/common';
 import { ConnectedAppsService } from './connected-apps.service.js';
 import { ConnectedAppListDto, ConnectedAppRevokedDto } from './dto/connected-app.dto.js';
 
@@ -22,6 +22,8 @@ export class ConnectedAppsController {
   }
 
   @Delete(':clientId')
+  // Disconnecting an app must work while the counters' store is down.
+  @RateLimit({ bucket: 'connected-app-revoke', limit: 60, windowSeconds: 60, storeOutage: 'fail-open' })
   @ApiOperation({
     operationId: 'revokeConnectedApp',
     summary: 'Disconnect an app',

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, UseAuth, UUID_PARAM } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM } from '#libs/common';
 import { SessionListDto, SessionRevokedDto } from './dto/session.dto.js';
 import { SessionsService } from './sessions.service.js';
 
@@ -19,6 +19,8 @@ export class SessionsController {
   }
 
   @Delete(':sessionId')
+  // Revoking a session must work while the counters' store is down.
+  @RateLimit({ bucket: 'session-revoke', limit: 60, windowSeconds: 60, storeOutage: 'fail-open' })
   @ApiOperation({
     operationId: 'revokeSession',
     summary: 'Revoke one of your sessions',

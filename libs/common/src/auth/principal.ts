@@ -4,7 +4,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
  * The kinds of caller, by kind. The account kinds every app shares are declared here; an app
  * adds its own by augmenting this interface (`declare module '#libs/common'`), as both apps do for
  * their own credentials. What the shared machinery needs to know of an app's kind, the kind says
- * with the fields below (ActsAsAccountUser, OwnCredential, a `tokenId`), never by its name.
+ * with the fields below (ActsAsAccountUser, OwnCredential, a `tokenBudget`), never by its name.
  */
 export interface PrincipalKinds {
   user: { userId: string; sessionId: string };
@@ -23,8 +23,9 @@ export interface ActsAsAccountUser {
 
 /**
  * An app's kind that is a credential with a rate-limit budget of its own (an API key): counted
- * per credential, `<kind>:<credentialId>` (credentialTrackerOf). A kind with a `tokenId` instead
- * is a token credential, counted `<kind>-token:<tokenId>` (tokenTrackerOf).
+ * per credential, `<kind>:<credentialId>` (credentialTrackerOf). A kind with a `tokenBudget` instead
+ * is a token credential, counted `<kind>-token:<tokenBudget>` (tokenTrackerOf): the app names the
+ * budget so that it outlives the token (rotating a token must not start a fresh budget).
  */
 export interface OwnCredential {
   credentialId: string;

@@ -19,6 +19,8 @@ export enum ErrorCode {
   INVALID_API_KEY = 'INVALID_API_KEY',
   SUBSCRIPTION_REQUIRED = 'SUBSCRIPTION_REQUIRED',
   FORBIDDEN = 'FORBIDDEN',
+  /** An account quota (sites per account, batches or stored bytes per site) would be exceeded. */
+  QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
   NOT_FOUND = 'NOT_FOUND',
   USER_NOT_FOUND = 'USER_NOT_FOUND',
   CUSTOMER_NOT_FOUND = 'CUSTOMER_NOT_FOUND',
@@ -69,6 +71,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.INVALID_API_KEY]: { status: 401, example: 'The API key is invalid, revoked or expired' },
   [ErrorCode.SUBSCRIPTION_REQUIRED]: { status: 402 },
   [ErrorCode.FORBIDDEN]: { status: 403 },
+  [ErrorCode.QUOTA_EXCEEDED]: { status: 403, example: 'This account already has 20 sites, the most it may have' },
   [ErrorCode.NOT_FOUND]: { status: 404, example: 'Not found' },
   [ErrorCode.USER_NOT_FOUND]: { status: 404 },
   [ErrorCode.CUSTOMER_NOT_FOUND]: { status: 404 },

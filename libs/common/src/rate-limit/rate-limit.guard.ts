@@ -64,8 +64,8 @@ export async function lookUpCounting<T>(
 export function rateLimitTracker(request: Request, options?: RateLimitOptions): string {
   const principal = getPrincipal(request);
   if (options?.per === 'session' && principal?.kind === 'user') return rateLimitTrackerOf('session', principal.sessionId);
-  // An app's token credentials (their principals carry a tokenId) are counted per token.
-  if (principal && 'tokenId' in principal && typeof principal.tokenId === 'string') return tokenTrackerOf(principal.kind, principal.tokenId);
+  // An app's token credentials (their principals carry a tokenBudget) are counted per budget the app names, not per token.
+  if (principal && 'tokenBudget' in principal && typeof principal.tokenBudget === 'string') return tokenTrackerOf(principal.kind, principal.tokenBudget);
   // An app's own credentials (OwnCredential, such as an API key) are counted per credential.
   const credentialId = (principal as Partial<OwnCredential> | undefined)?.credentialId;
   if (principal && typeof credentialId === 'string') return credentialTrackerOf(principal.kind, credentialId);

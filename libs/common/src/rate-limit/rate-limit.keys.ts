@@ -6,7 +6,7 @@ import { clientNetworkOf } from './client-network.js';
  * address, an IPv6 /64: clientNetworkOf), `email:<digest
  * of the canonical address>`, a client and an e-mail together, `ip:<address>:<digest>`, or an
  * app's own credential: `<principal kind>:<credential id>` (credentialTrackerOf) or
- * `<principal kind>-token:<token id>` (tokenTrackerOf)). Both stores keep it as is (Redis behind
+ * `<principal kind>-token:<token budget>` (tokenTrackerOf)). Both stores keep it as is (Redis behind
  * REDIS_KEY_PREFIX); the credential repositories' counting statements (see CountingLookup) build
  * the same tracker with trackerSql / credentialTrackerSql / tokenTrackerSql, rendered from the same definitions.
  */
@@ -50,9 +50,12 @@ export function credentialTrackerOf(principalKind: string, credentialId: string)
   return `${principalKind}:${credentialId}`;
 }
 
-/** A token credential (a principal with a `tokenId`), counted per token: `<kind>-token:<tokenId>`. */
-export function tokenTrackerOf(principalKind: string, tokenId: string): string {
-  return `${principalKind}-token:${tokenId}`;
+/**
+ * A token credential (a principal with a `tokenBudget`), counted per budget: `<kind>-token:<tokenBudget>`.
+ * The app names the budget (e.g. a site and the token's kind), so a rotated token keeps spending it.
+ */
+export function tokenTrackerOf(principalKind: string, tokenBudget: string): string {
+  return `${principalKind}-token:${tokenBudget}`;
 }
 
 /** rateLimitTrackerOf as an SQL expression: `kindSql` yields a TrackerKind, `idSql` the id (over the looked-up row). */
@@ -69,8 +72,8 @@ export function credentialTrackerSql(principalKindSql: string, credentialIdSql: 
 }
 
 /** tokenTrackerOf as an SQL expression. */
-export function tokenTrackerSql(principalKindSql: string, tokenIdSql: string): string {
-  return `(${principalKindSql}) || '-token:' || (${tokenIdSql})::text`;
+export function tokenTrackerSql(principalKindSql: string, tokenBudgetSql: string): string {
+  return `(${principalKindSql}) || '-token:' || (${tokenBudgetSql})::text`;
 }
 
 /** The counter key as an SQL expression: `bucketParameter` holds rateLimitCounterKey(bucket, ''). */
