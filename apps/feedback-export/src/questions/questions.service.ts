@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppException, ErrorCode, validationException } from '#libs/common';
+import { AppException, ErrorCode, trimTrailingSlashes, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { SitesService } from '../sites/sites.service.js';
@@ -208,6 +208,6 @@ export class QuestionsService {
   }
 
   private shareUrl(token: string): string {
-    return `${this.config.feedbackPublicBaseUrl.replace(/\/+$/, '')}/q/${token}`;
+    return `${trimTrailingSlashes(this.config.feedbackPublicBaseUrl)}/q/${token}`;
   }
 }
