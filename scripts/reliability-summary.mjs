@@ -49,6 +49,11 @@ for (const s of suites) {
       const k = f.secretScan;
       rows.push([tag, `secrets used or created by fuzzing: ${k.dumpMethod} (${n(k.dumpRows)} rows) and ${n(k.logLines)} log lines`, `${n(k.secretsChecked)} secrets, ${n(k.secretsInDump + k.secretsInLogs)} found`, zero(k.secretsInDump + k.secretsInLogs)]);
     }
+    if (t.pathological !== undefined) {
+      const slowest = Math.max(t.slowestPathologicalMs, b.slowestPathologicalMs);
+      rows.push([tag, 'patterns audited: pattern-validated fields (from the code) / pathological strings of the largest body sent', `${n(f.patternsAudited)} / ${n(t.pathological + b.pathological)}`, f.patternsAudited > 0 ? 'ok' : (bad++, 'FAIL (none found)')]);
+      rows.push([tag, 'slowest pathological answer (limit 1 s) / answers over 1 s', `${n(slowest)} ms / ${n(t.pathologicalOver1s + b.pathologicalOver1s)}`, zero(t.pathologicalOver1s + b.pathologicalOver1s)]);
+    }
     if (f.openDefects) rows.push([tag, 'open defects: past 5xx in feature code, replayed by it.failing', n(f.openDefects), 'reported']);
     rows.push([tag, 'answers 2xx / 4xx / 429', `${n(t.status2xx + b.status2xx)} / ${n(t.status4xx + b.status4xx)} / ${n(t.status429 + b.status429)}`, '']);
   } else if (s.suite === 'authorization') {
@@ -68,6 +73,12 @@ for (const s of suites) {
     const refused = f['OAuth abuse cases refused'];
     rows.push([tag, 'OAuth abuse cases refused (redirector, registration, stored size, private fetches, budget)', `${n(refused)} of ${n(sent)}`, zero(sent - refused)]);
     rows.push([tag, 'largest interaction row an unauthenticated authorize stores', `${n(f['largest interaction row an unauthenticated request stores (bytes)'])} bytes`, '']);
+  } else if (s.suite === 'patterns') {
+    rows.push([tag, 'patterns audited: DTO fields + MCP tool arguments with a pattern or format', `${n(f.restPatternFields)} + ${n(f.mcpPatternFields)} = ${n(f.patternsAudited)}`, '']);
+    rows.push([tag, 'pathological strings refused in process / over HTTP', `${n(f.pathologicalChecksInProcess)} / ${n(f.pathologicalChecksHttp)}`, '']);
+    const slowest = Math.max(f.slowestPathologicalMsInProcess, f.slowestPathologicalMsHttp);
+    rows.push([tag, `slowest pathological answer (limit 100 ms)${f.slowestPathologicalCase ? `: ${f.slowestPathologicalCase}` : ''}`, `${n(slowest)} ms`, slowest < 100 ? 'ok' : (bad++, 'FAIL')]);
+    if (f.widgetPageUrl78KiBMs >= 0) rows.push([tag, 'widget pageUrl "http://" + "a"×80,000 + " " refused in (issue 27: 10.9 s)', `${n(f.widgetPageUrl78KiBMs)} ms`, '']);
   } else {
     // Suites of other areas (races, faults, replicas, gateway): every number they report; a figure
     // whose name counts failures (5xx, missing, mismatches, violations, leaks, lost, errors) must be 0.

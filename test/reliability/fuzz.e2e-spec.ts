@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { createTestDatabase, insertSession, insertUser, SmtpTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 import { inParallel, isEnvelope, isJsonRpcMessage, sendRaw, type RawResponse } from './support/http-client.js';
-import { hostileAuthHeaders, operationsOf, requestArbitrary, type FuzzCase, type FuzzHints, type FuzzOperation } from './support/openapi-fuzz.js';
+import { encode, hostileAuthHeaders, operationsOf, requestArbitrary, type FuzzCase, type FuzzHints, type FuzzOperation } from './support/openapi-fuzz.js';
 import { ResponseSchemas } from './support/response-schemas.js';
+import { bodyWith, patternFields, routesOf, samplesOf, schemaOf, type PatternField, type Route } from './support/pattern-fields.js';
+import { MAX_BODY_BYTES, pathologicalStrings } from './support/pathological-strings.js';
 import { dumpDatabase, secretsIn } from './support/secret-scan.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
@@ -33,9 +35,13 @@ const CHUNK = 48;
 const ADMIN_KEY = `admin-${randomBytes(12).toString('hex')}`;
 /** Operations that end the caller's own session (or try to): each request gets a freshly minted access token. */
 const SESSION_ENDING = new Set(['logout', 'revokeSession', 'changePassword', 'deleteAccount']);
+/** No answer to a pathological string may take longer (issue 27: one pageUrl took 10.9 s). */
+const PATHOLOGICAL_LIMIT_MS = 1000;
+/** A pathological field fills the largest body; the rest of the JSON gets this much room. */
+const PATHOLOGICAL_FIELD_LENGTH = MAX_BODY_BYTES - 2048;
 
 interface Failure {
-  kind: '5xx' | 'envelope' | 'schema' | 'transport';
+  kind: '5xx' | 'envelope' | 'schema' | 'transport' | 'slow';
   status: number;
   method: string;
   path: string;
@@ -59,9 +65,13 @@ interface ServiceTally {
   schemaChecked2xx: number;
   /** Deep nesting (to 100,000 levels, plain and gzip), gzip bombs and out-of-range numbers sent. */
   hostileBodies: number;
+  /** Pathological strings of the largest body sent to pattern-validated fields, the slowest answer, answers over 1 s. */
+  pathological: number;
+  slowestPathologicalMs: number;
+  pathologicalOver1s: number;
 }
 
-const emptyTally = (): ServiceTally => ({ requests: 0, operations: 0, status2xx: 0, status4xx: 0, status429: 0, status5xx: 0, envelopeViolations: 0, schemaViolations: 0, transportErrors: 0, schemaChecked2xx: 0, hostileBodies: 0 });
+const emptyTally = (): ServiceTally => ({ requests: 0, operations: 0, status2xx: 0, status4xx: 0, status429: 0, status5xx: 0, envelopeViolations: 0, schemaViolations: 0, transportErrors: 0, schemaChecked2xx: 0, hostileBodies: 0, pathological: 0, slowestPathologicalMs: 0, pathologicalOver1s: 0 });
 
 describe('fuzzing both services from their OpenAPI documents', () => {
   const stripe = new StripeTestServer();
@@ -73,6 +83,9 @@ describe('fuzzing both services from their OpenAPI documents', () => {
   const tallies: Record<string, ServiceTally> = { 'todo-api': emptyTally(), 'feedback-export': emptyTally() };
   const secrets: string[] = [];
   let secretScan: Record<string, unknown> = {};
+  /** Every pattern-validated field of both services (from the code) and the routes whose body holds it. */
+  let patternTargets: { field: PatternField; route: Route; schema: Record<string, any> }[] = [];
+  let patternsAudited = 0;
 
   // todo-api world
   let user: TestUser;
@@ -168,6 +181,13 @@ describe('fuzzing both services from their OpenAPI documents', () => {
       victimSiteIds.push(victim.body.data.site.id);
     }
     await issueSiteTokens();
+    const documents = {
+      'todo-api': (await todo.http.get('/api/v1/openapi.json').expect(200)).body,
+      'feedback-export': (await feedback.http.get('/api/v1/openapi.json').expect(200)).body,
+    };
+    const fields = patternFields();
+    patternsAudited = fields.length;
+    patternTargets = fields.flatMap((field) => routesOf(documents, field).map((route) => ({ field, route, schema: schemaOf(documents, field) })));
     for (let i = 0; i < 4; i++) {
       const res = await feedback.http.post('/api/v1/widget/feedback').send({ siteKey: site.siteKey, type: 'bug', message: `fuzz feedback ${i}`, pageUrl: 'https://example.com/' }).expect(201);
       feedbackIds.push(res.body.data.id);
@@ -267,9 +287,33 @@ describe('fuzzing both services from their OpenAPI documents', () => {
     }
   }
 
-  function judge(kind: string, operation: FuzzOperation, schemas: ResponseSchemas, request: FuzzCase, response: RawResponse): void {
+  /**
+   * The pathological-string generator: for each pattern-validated field this operation takes, strings
+   * of the largest body cut from the field's own samples (prefix, one run, a refused ending).
+   */
+  function pathologicalCases(kind: 'todo-api' | 'feedback-export', operation: FuzzOperation, hints: FuzzHints): FuzzCase[] {
+    const cases: FuzzCase[] = [];
+    for (const { field, route, schema } of patternTargets.filter((target) => target.route.service === kind && target.route.operationId === operation.operationId)) {
+      let path = operation.path;
+      for (const parameter of operation.pathParams) path = path.replace(`{${parameter.name}}`, encode(hints.pathIds(operation.operationId, parameter.name)[0] ?? (parameter.schema?.type === 'integer' ? '1' : randomUUID())));
+      for (const candidate of pathologicalStrings(PATHOLOGICAL_FIELD_LENGTH, { samples: samplesOf(schema), format: schema.format, pumps: 2, generic: false })) {
+        cases.push({ operationId: operation.operationId, method: operation.method, path, auth: 'valid', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(bodyWith(route.bodyPath, candidate.value)), bodyKind: `pathological:${field.property}` });
+      }
+    }
+    return cases;
+  }
+
+  function judge(kind: string, operation: FuzzOperation, schemas: ResponseSchemas, request: FuzzCase, response: RawResponse, ms = 0): void {
     const tally = tallies[kind];
     tally.requests++;
+    if (request.bodyKind.startsWith('pathological:')) {
+      tally.pathological++;
+      tally.slowestPathologicalMs = Math.max(tally.slowestPathologicalMs, Math.round(ms));
+      if (ms > PATHOLOGICAL_LIMIT_MS) {
+        tally.pathologicalOver1s++;
+        failures.push({ kind: 'slow', status: response.status, method: request.method, path: request.path.slice(0, 300), auth: request.auth, bodyKind: request.bodyKind, body: typeof request.body === 'string' ? request.body.slice(0, 300) : undefined, detail: `answered in ${Math.round(ms)} ms` });
+      }
+    }
     if (/^(deep-|gzip-bomb|huge-number)/.test(request.bodyKind)) tally.hostileBodies++;
     const record = (failureKind: Failure['kind'], detail: string) =>
       failures.push({ kind: failureKind, status: response.status, method: request.method, path: request.path.slice(0, 300), auth: request.auth, bodyKind: request.bodyKind, body: typeof request.body === 'string' ? request.body.slice(0, 300) : request.body && `<${request.body.length} gzip bytes>`, contentType: request.headers['Content-Type'], detail: detail.slice(0, 500) });
@@ -321,16 +365,21 @@ describe('fuzzing both services from their OpenAPI documents', () => {
     const hints = hintsFor();
     for (const [index, operation] of operations.entries()) {
       const cases = fc.sample(requestArbitrary(document, operation, hints), { numRuns: RUNS_PER_OPERATION, seed: SEED + index + (kind === 'todo-api' ? 0 : 1000) });
+      // Pathological strings go one at a time, last: their time is the server's work on them, not a queue.
+      const pathological = pathologicalCases(kind, operation, hints);
       const cached: { jwt?: string } = {};
-      for (let start = 0; start < cases.length; start += CHUNK) {
+      const batches = [...Array.from({ length: Math.ceil(cases.length / CHUNK) }, (_, i) => ({ batch: cases.slice(i * CHUNK, (i + 1) * CHUNK), concurrency: CONCURRENCY })), { batch: pathological, concurrency: 1 }];
+      for (const [number, { batch, concurrency }] of batches.entries()) {
+        const start = number * CHUNK;
         await resetRateLimits();
         cached.jwt = undefined;
-        await inParallel(cases.slice(start, start + CHUNK), CONCURRENCY, async (request, offset) => {
+        await inParallel(batch, concurrency, async (request, offset) => {
           const valid = await validHeadersFor(kind, operation, cached, start + offset);
           const headers = { ...request.headers, ...hostileAuthHeaders(request.auth, valid) };
           try {
+            const started = performance.now();
             const response = await sendRaw(app.baseUrl, { method: request.method, path: request.path, headers, body: request.body });
-            judge(kind, operation, schemas, request, response);
+            judge(kind, operation, schemas, request, response, performance.now() - started);
           } catch (error) {
             tallies[kind].requests++;
             tallies[kind].transportErrors++;
@@ -411,6 +460,7 @@ describe('fuzzing both services from their OpenAPI documents', () => {
       runsPerOperation: RUNS_PER_OPERATION,
       requestsTotal: total,
       services: tallies,
+      patternsAudited,
       failures: failures.length,
       secretScan,
       reproducers: failures.slice(0, 50),

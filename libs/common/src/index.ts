@@ -17,6 +17,7 @@ export * from './http/envelope.js';
 export * from './http/html-page.js';
 export * from './http/json-body.js';
 export * from './http/validation.js';
+export * from './http/trim-slashes.js';
 export * from './ids/uuid.js';
 export * from './cursors/signed-cursor.js';
 export * from './lifecycle/graceful-shutdown.js';

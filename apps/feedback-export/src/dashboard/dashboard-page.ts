@@ -1,3 +1,4 @@
+import { trimTrailingSlashes } from '#libs/common';
 import { PAGE_CSP, PAGE_HEADERS, renderPage } from '../pages/page-layout.js';
 
 /**
@@ -92,5 +93,5 @@ export function renderDashboardPage(authBaseUrl: string): string {
   </section>
 </section>
 </main>`;
-  return renderPage('Feedback dashboard', body, '/assets/dashboard.js', { 'data-auth-base': authBaseUrl.replace(/\/+$/, '') });
+  return renderPage('Feedback dashboard', body, '/assets/dashboard.js', { 'data-auth-base': trimTrailingSlashes(authBaseUrl) });
 }

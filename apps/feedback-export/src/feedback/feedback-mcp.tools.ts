@@ -58,7 +58,7 @@ export class FeedbackMcpTools implements OnModuleInit {
       name: 'update_feedback_status',
       title: 'Triage feedback',
       description: 'Set the status of one of the site’s feedback items to triaged or resolved; answers {feedback}.',
-      input: z.object({ id: z.string().regex(UUID_PATTERN, 'must be a UUID').describe('feedback id (uuid)'), status: z.enum(['triaged', 'resolved']) }),
+      input: z.object({ id: z.string().max(36, { abort: true, error: 'must be a UUID' }).regex(UUID_PATTERN, 'must be a UUID').describe('feedback id (uuid)'), status: z.enum(['triaged', 'resolved']) }),
       output: z.object({ feedback: feedbackItem }),
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

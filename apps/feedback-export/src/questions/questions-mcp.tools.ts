@@ -6,8 +6,9 @@ import { BATCH_STATUSES, MAX_HTML_LENGTH, MAX_QUESTION_NUMBER, MAX_QUESTIONS, MA
 import { MAX_BATCH_HTML_ELEMENTS, MAX_BATCH_HTML_LENGTH, MAX_HTML_NESTING } from './html-policy.js';
 import { QuestionsService } from './questions.service.js';
 
-const batchId = z.string().regex(UUID_PATTERN, 'must be a UUID').describe('question batch id (uuid)');
-const title = z.string().min(1).max(MAX_TITLE_LENGTH).regex(/\S/, 'must not be blank');
+// A size check that aborts comes before every pattern: a long string is refused before any pattern runs on it.
+const batchId = z.string().max(36, { abort: true, error: 'must be a UUID' }).regex(UUID_PATTERN, 'must be a UUID').describe('question batch id (uuid)');
+const title = z.string().min(1).max(MAX_TITLE_LENGTH, { abort: true }).regex(/\S/, 'must not be blank');
 const timestamp = z.string().describe('ISO 8601 date-time');
 
 const batchSummary = z.object({
@@ -75,7 +76,7 @@ export class QuestionsMcpTools implements OnModuleInit {
       input: z.object({
         title,
         introHtml: z.string().max(MAX_HTML_LENGTH).optional(),
-        notifyEmail: z.email().max(254).optional(),
+        notifyEmail: z.string().max(254, { abort: true }).email().optional(),
         sendNow: z.boolean().optional(),
         questions: z
           .array(z.strictObject({ n: z.number().int().min(1).max(MAX_QUESTION_NUMBER), title, html: z.string().max(MAX_HTML_LENGTH) }))

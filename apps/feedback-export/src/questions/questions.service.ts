@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppException, ErrorCode, validationException } from '#libs/common';
+import { AppException, ErrorCode, trimTrailingSlashes, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
 import { QUOTA_CONFIG, type QuotaConfig } from '../sites/quota.config.js';
@@ -271,6 +271,6 @@ export class QuestionsService {
   }
 
   private shareUrl(token: string): string {
-    return `${this.config.feedbackPublicBaseUrl.replace(/\/+$/, '')}/q/${token}`;
+    return `${trimTrailingSlashes(this.config.feedbackPublicBaseUrl)}/q/${token}`;
   }
 }

@@ -17,7 +17,8 @@ export function slugFromName(name: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .slice(0, DERIVED_SLUG_MAX)
-    .replace(/^-+|-+$/g, '');
+    // Runs of anything else are one hyphen by now: trim one at each end (`-+$` would rescan every run).
+    .replace(/^-|-$/g, '');
   if (!base) return 'site';
   return RESERVED_SLUGS.has(base) ? `${base}-site` : base;
 }

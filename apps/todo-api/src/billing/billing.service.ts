@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { AppException, ErrorCode } from '#libs/common';
+import { AppException, ErrorCode, trimTrailingSlashes } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 import { BillingRepository } from './billing.repository.js';
@@ -27,7 +27,7 @@ export class BillingService {
     @Inject(BILLING_CONFIG) private readonly billingConfig: BillingConfig,
     private readonly repository: BillingRepository,
   ) {
-    this.publicBaseUrl = config.publicBaseUrl.replace(/\/+$/, '');
+    this.publicBaseUrl = trimTrailingSlashes(config.publicBaseUrl);
   }
 
   get checkoutEnabled(): boolean {

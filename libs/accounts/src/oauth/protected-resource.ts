@@ -1,4 +1,4 @@
-import { AppException } from '#libs/common';
+import { AppException, trimTrailingSlashes } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 
 /** Path of both services' MCP endpoint. */
@@ -24,7 +24,7 @@ export interface ProtectedResource {
   name: string;
 }
 
-const trimSlash = (url: string) => url.replace(/\/+$/, '');
+const trimSlash = trimTrailingSlashes;
 
 /** The authorization server's issuer: the todo service's public base URL. */
 export function oauthIssuer(config: AppConfig): string {

@@ -4,6 +4,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { isRawResponse } from '../http/envelope.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from '../rate-limit/rate-limit.constants.js';
 import { AUTH_SCHEME, AuthScheme } from './auth-scheme.decorator.js';
+import { trimSlashes } from '../http/trim-slashes.js';
 
 export interface RouteEntry {
   method: string;
@@ -18,7 +19,7 @@ export interface RouteEntry {
 
 function joinPath(...parts: string[]): string {
   const joined = parts
-    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .map(trimSlashes)
     .filter(Boolean)
     .join('/');
   return `/${joined}`;

@@ -2,6 +2,7 @@ import { Controller, DynamicModule, Get, Inject, Injectable, Module } from '@nes
 import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth-scheme.decorator.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/envelope.schemas.js';
+import { trimTrailingSlashes } from './trim-slashes.js';
 
 /** What an app says about itself at `GET /` and in its start block. */
 export interface ServiceIndexOptions {
@@ -54,7 +55,7 @@ export class ServiceIndex {
 
   /** Every link under a base URL (the public one for `GET /`, the listening address for the start block). */
   links(baseUrl = this.options.publicBaseUrl): ServiceLinkDto[] {
-    const base = baseUrl.replace(/\/+$/, '');
+    const base = trimTrailingSlashes(baseUrl);
     return Object.entries({ ...COMMON_PAGES, ...this.options.pages }).map(([name, path]) => ({ name, href: `${base}${path}` }));
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { AppException } from '../errors/app.exception.js';
 import { createValidationPipe, IsOptionalNotNull } from './validation.js';
 
@@ -95,5 +95,36 @@ describe('validation of an empty object', () => {
     for (let i = 0; i < 2; i++) {
       await expect(pipe.transform({}, { type: 'body', metatype: TodoBody })).rejects.toThrow('The request is invalid: category, priority');
     }
+  });
+});
+
+let patternRuns = 0;
+/** A pattern rule that counts its runs. */
+const CountedPattern = () => ValidateBy({ name: 'countedPattern', validator: { validate: (value: unknown) => (patternRuns++, typeof value === 'string' && /^[a-z]+$/.test(value)), defaultMessage: () => '$property must be lowercase letters' } });
+
+/** Rules written pattern-first: class-validator registers the decorator nearest the property first. */
+class PatternFirst {
+  @IsString()
+  @MaxLength(20)
+  @Matches(/^[a-z]+$/, { message: 'word must be lowercase letters' })
+  @CountedPattern()
+  word: string;
+}
+
+describe('rules run type, size, then patterns, and stop at the first failure', () => {
+  it('a string past its length never reaches a pattern, whatever the decorator order', async () => {
+    patternRuns = 0;
+    expect(await fieldsOf(PatternFirst, 'body', { word: 'A'.repeat(1_000_000) })).toEqual({
+      message: 'word must be shorter than or equal to 20 characters',
+      fields: [{ field: 'word', messages: ['word must be shorter than or equal to 20 characters'] }],
+    });
+    expect(patternRuns).toBe(0);
+  });
+
+  it('a wrong type says the type only; within the length the pattern speaks with its own words', async () => {
+    expect((await fieldsOf(PatternFirst, 'body', { word: 7 })).message).toBe('word must be text (a JSON string)');
+    patternRuns = 0;
+    expect((await fieldsOf(PatternFirst, 'body', { word: 'Abc' })).message).toBe('word must be lowercase letters');
+    expect(patternRuns).toBe(1);
   });
 });

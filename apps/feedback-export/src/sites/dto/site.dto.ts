@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import type { SiteRow } from '../sites.repository.js';
 
 export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
@@ -21,6 +21,7 @@ export class CreateSiteDto {
   })
   @IsOptional()
   @IsString()
+  @MaxLength(64, { message: 'slug must be 1..64 lowercase letters, digits or inner hyphens' })
   @Matches(SLUG_PATTERN, { message: 'slug must be 1..64 lowercase letters, digits or inner hyphens' })
   slug?: string;
 }

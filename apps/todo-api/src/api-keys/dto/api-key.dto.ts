@@ -1,9 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsISO8601, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ApiKeyRow } from '../../api-access/api-access.rows.js';
 
 /** RFC 3339 date-time with seconds and an offset, e.g. 2027-01-31T12:00:00Z. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+/** The longest DATE_TIME: nine fraction digits and an offset. */
+const DATE_TIME_MAX_LENGTH = '2027-01-31T12:00:00.123456789+01:00'.length;
 export const MAX_EXPIRES_IN_DAYS = 3650;
 
 export class CreateApiKeyDto {
@@ -16,6 +18,7 @@ export class CreateApiKeyDto {
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'When the key stops working; must be in the future. Not together with expiresInDays.' })
   @IsOptional()
   @IsString()
+  @MaxLength(DATE_TIME_MAX_LENGTH, { message: 'expiresAt must be a date-time such as 2027-01-31T12:00:00Z' })
   @Matches(DATE_TIME, { message: 'expiresAt must be a date-time such as 2027-01-31T12:00:00Z' })
   @IsISO8601({ strict: true })
   expiresAt?: string | null;
@@ -32,6 +35,7 @@ export class RotateApiKeyDto {
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'New expiry (future); null removes it. Without any expiry option the current one is kept.' })
   @IsOptional()
   @IsString()
+  @MaxLength(DATE_TIME_MAX_LENGTH, { message: 'expiresAt must be a date-time such as 2027-01-31T12:00:00Z' })
   @Matches(DATE_TIME, { message: 'expiresAt must be a date-time such as 2027-01-31T12:00:00Z' })
   @IsISO8601({ strict: true })
   expiresAt?: string | null;

@@ -24,6 +24,7 @@ export class SignupDto {
   })
   @IsOptional()
   @IsString()
+  @MaxLength(32, { message: 'username must be 3 to 32 letters, digits, _ . or -' })
   @Matches(/^[A-Za-z0-9_.-]{3,32}$/, { message: 'username must be 3 to 32 letters, digits, _ . or -' })
   username?: string;
 

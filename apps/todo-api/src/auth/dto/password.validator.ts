@@ -1,4 +1,4 @@
-import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { MaxLength, ValidateBy, type ValidationOptions } from 'class-validator';
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
@@ -8,7 +8,9 @@ export const PASSWORD_MAX_LENGTH = 128;
  * Every byte counts: the hasher pre-hashes, so bcrypt's 72-byte limit never truncates.
  */
 export function IsPassword(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
+  // A size rule first (two UTF-16 units per code point at most), so a megabyte is refused before it is counted.
+  const bounded = MaxLength(PASSWORD_MAX_LENGTH * 2, { ...options, message: `$property must be a string of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` });
+  const counted = ValidateBy(
     {
       name: 'isPassword',
       validator: {
@@ -22,6 +24,10 @@ export function IsPassword(options?: ValidationOptions): PropertyDecorator {
     },
     options,
   );
+  return (target, property) => {
+    bounded(target, property);
+    counted(target, property);
+  };
 }
 
 /** The OpenAPI description of a password property. */

@@ -5,6 +5,7 @@ import { IsEmail, IsOptional, IsUUID, MaxLength } from 'class-validator';
 export class BetaAccessRequestDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'The user; give exactly one of userId or email' })
   @IsOptional()
+  @MaxLength(36, { message: 'userId must be a UUID' })
   @IsUUID()
   userId?: string;
 
