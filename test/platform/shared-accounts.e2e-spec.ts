@@ -17,7 +17,6 @@ const SHARED_BUT_WRITTEN_BY_TODO_API: Record<string, string> = {
   PasswordHasher: 'the password format of the shared users table',
   prehashPassword: 'the password format of the shared users table (test factories insert users)',
   canonicalEmail: 'what identifies a user row (its unique email_canonical)',
-  canonicalEmailDigest: 'canonicalEmail, as rate limiters key it',
   AccessTokenService: 'signs the access tokens JwtStrategy verifies in both services (same secret and claims)',
   presentAccessToken: 'the one JWT check, for a token found outside the bearer header',
   VerifiedAccessToken: 'the one JWT check, for a caller outside a route\'s guards',

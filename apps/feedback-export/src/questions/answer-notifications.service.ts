@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { canonicalEmailDigest } from '#libs/accounts';
-import { rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
+import { rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf, trimTrailingSlashes } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { renderAnswerMail } from './answer-mail.js';
@@ -83,7 +83,7 @@ export class AnswerNotificationsService {
   }
 
   private async render(batch: BatchRow, recipientDigest: string) {
-    const base = this.config.feedbackPublicBaseUrl.replace(/\/+$/, '');
+    const base = trimTrailingSlashes(this.config.feedbackPublicBaseUrl);
     const questions = await this.questions.questionsWithAnswers(batch.id);
     const unsubscribeUrl = `${base}${UNSUBSCRIBE_PATH}${this.unsubscribeTokens.seal({ siteId: batch.siteId, recipientDigest })}`;
     const content = renderAnswerMail({
