@@ -14,7 +14,7 @@ class SummaryReporter {
   }
 
   onRunComplete(_contexts, results) {
-    let skips = [];
+    let skips;
     try {
       skips = readdirSync(SKIPS_DIR)
         .sort()
