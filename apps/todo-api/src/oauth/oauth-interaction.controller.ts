@@ -17,8 +17,8 @@ export const OAUTH_INTERACTION_PATH_PREFIXES = ['/oauth/interaction/', '/oauth/a
 @ApiExcludeController()
 @Controller('oauth')
 @Public()
-// The sign-in page's plain HTML form.
-@AcceptsBody('application/x-www-form-urlencoded')
+// The sign-in page's plain HTML form; JSON as before (the same fields, validated alike).
+@AcceptsBody('application/x-www-form-urlencoded', 'application/json')
 @RawResponse()
 export class OAuthInteractionController {
   constructor(private readonly interactions: OAuthInteractionService) {}
