@@ -265,6 +265,19 @@ describe('todos (API key)', () => {
       expect(await countTodos(userA)).toBe(before + 1);
     });
 
+    it('lets a browser on another origin read Idempotent-Replayed (Access-Control-Expose-Headers)', async () => {
+      const origin = 'https://dashboard.example';
+      const body = { text: 'Cross-origin replay', priority: 1, category: 'cors' };
+      await t.http.post('/api/v1/todos').set(asA()).set('Origin', origin).set('Idempotency-Key', 'cors-replay').send(body).expect(201);
+      const replay = await t.http.post('/api/v1/todos').set(asA()).set('Origin', origin).set('Idempotency-Key', 'cors-replay').send(body).expect(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.headers['access-control-allow-origin']).toBe(origin);
+      const exposed = String(replay.headers['access-control-expose-headers'] ?? '')
+        .split(',')
+        .map((name) => name.trim().toLowerCase());
+      expect(exposed).toContain('idempotent-replayed');
+    });
+
     it('refuses the same key with a different body: 422 IDEMPOTENCY_KEY_REUSED', async () => {
       await t.http.post('/api/v1/todos').set(asA()).set('Idempotency-Key', 'k-diff').send({ text: 'A', priority: 1, category: 'x' }).expect(201);
       const res = await t.http.post('/api/v1/todos').set(asA()).set('Idempotency-Key', 'k-diff').send({ text: 'B', priority: 1, category: 'x' }).expect(422);

@@ -6,6 +6,7 @@ import { DatabaseModule } from '#libs/database';
 import { AUTH_SCHEME_GUARDS, AuthSchemeGuard, type AuthSchemeGuards } from './auth/auth-scheme.guard.js';
 import { HealthModule } from './health/health.module.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
+import { BodyMediaTypeGuard } from './http/body-media-types.js';
 import { createValidationPipe } from './http/validation.js';
 import { createRequestLogging, REQUEST_LOGGING, type RequestLoggingOptions } from './logging/request-logging.js';
 import { MetricsTokenGuard } from './metrics/metrics-token.guard.js';
@@ -48,6 +49,8 @@ export class CoreModule {
         { provide: APP_PIPE, useFactory: createValidationPipe },
         // Every app serves GET /metrics to the operators' scraper.
         { provide: AUTH_SCHEME_GUARDS, useValue: { ...options.authSchemes, 'metrics-token': MetricsTokenGuard } },
+        // First: a body of a type the route does not take is 415 whoever sends it (like 413).
+        { provide: APP_GUARD, useClass: BodyMediaTypeGuard },
         { provide: APP_GUARD, useClass: AuthSchemeGuard },
       ],
     };

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
+import { AcceptsBody, ANY_MEDIA_TYPE, CurrentPrincipal, RateLimit, RawResponse, UseAuth } from '#libs/common';
 import { TODO_RATE_LIMIT } from '../todos/todo-rate-limit.js';
 import { ApiMcpEndpoint, McpErrorFilter } from '#libs/mcp';
 import type { TodoMcpPrincipal } from './todo-mcp-tool.registry.js';
@@ -14,6 +14,8 @@ export class McpController {
   constructor(private readonly mcp: TodoMcpEndpoint) {}
 
   @Post()
+  // The MCP transport answers a non-JSON body itself, with its JSON-RPC 415.
+  @AcceptsBody(ANY_MEDIA_TYPE)
   @HttpCode(200)
   @UseAuth('todo-mcp')
   @RateLimit(TODO_RATE_LIMIT)

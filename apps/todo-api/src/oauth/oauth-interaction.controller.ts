@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public, RateLimit, RawResponse } from '#libs/common';
+import { AcceptsBody, Public, RateLimit, RawResponse } from '#libs/common';
 import { OAUTH_ENDPOINTS_RATE_LIMIT } from './oauth-rate-limits.js';
 import { Client } from '../auth/client-info.decorator.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
@@ -17,6 +17,8 @@ export const OAUTH_INTERACTION_PATH_PREFIXES = ['/oauth/interaction/', '/oauth/a
 @ApiExcludeController()
 @Controller('oauth')
 @Public()
+// The sign-in page's plain HTML form; JSON as before (the same fields, validated alike).
+@AcceptsBody('application/x-www-form-urlencoded', 'application/json')
 @RawResponse()
 export class OAuthInteractionController {
   constructor(private readonly interactions: OAuthInteractionService) {}

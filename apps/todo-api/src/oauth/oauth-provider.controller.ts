@@ -1,7 +1,7 @@
 import { All, Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public, RateLimit, RawResponse } from '#libs/common';
+import { AcceptsBody, ANY_MEDIA_TYPE, Public, RateLimit, RawResponse } from '#libs/common';
 import { OAUTH_ENDPOINTS_RATE_LIMIT, OAUTH_REGISTRATION_RATE_LIMIT } from './oauth-rate-limits.js';
 import { OAuthProvider } from './oauth-provider.js';
 
@@ -12,6 +12,8 @@ import { OAuthProvider } from './oauth-provider.js';
 @ApiExcludeController()
 @Controller()
 @Public()
+// oidc-provider reads and checks its endpoints' bodies (form-encoded token/revoke, JSON registration).
+@AcceptsBody(ANY_MEDIA_TYPE)
 @RawResponse()
 export class OAuthProviderController {
   constructor(private readonly oauth: OAuthProvider) {}

@@ -67,7 +67,8 @@ class AppExpressAdapter extends ExpressAdapter {
   }
 }
 
-const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'];
+/** Response headers a browser on another origin may read (Access-Control-Expose-Headers). */
+const EXPOSED_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id', 'Idempotent-Replayed'];
 
 /**
  * helmet's headers (CSP and the cross-origin policies are left to the pages that need them) do
@@ -121,7 +122,7 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
   app.use(securityHeaders());
   const corsOptions = {
     origin: config.corsOrigins === '*' ? true : config.corsOrigins,
-    exposedHeaders: RATE_LIMIT_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   };
   // An app's embeddable routes (openCorsPaths) run on any site: open to every origin.

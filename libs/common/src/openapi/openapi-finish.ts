@@ -15,12 +15,13 @@ import { getSchemaPath } from '@nestjs/swagger';
 import type { AuthScheme } from '../auth/auth-scheme.decorator.js';
 import type { RouteEntry } from '../auth/route-table.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
+import { JSON_MEDIA_TYPES, refusesOtherBodies } from '../http/body-media-types.js';
 import { ErrorEnvelopeDto, errorExample } from './envelope.schemas.js';
 
 /**
  * Everything the document says that follows from the route table rather than from one
  * route's decorators: security (from @UseAuth), 429 answers and RateLimit headers (from
- * @RateLimit), the headers every answer carries, examples built from the schemas, and the
+ * @RateLimit), 415 on every route that refuses bodies of other types (@AcceptsBody), the headers every answer carries, examples built from the schemas, and the
  * contract route itself (served by SwaggerModule, not a Nest route).
  */
 
@@ -88,6 +89,14 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
     if (!security) throw new Error(`Auth scheme '${route.scheme}' of ${route.method} ${route.path} has no OpenAPI security: pass it in openApi.security`);
     operation.security = security;
     if (route.rateLimit) rateLimited.set(operation, route.rateLimit);
+    const mediaTypes = route.bodyMediaTypes ?? JSON_MEDIA_TYPES;
+    if (refusesOtherBodies(route.method, mediaTypes) && !operation.responses['415']) {
+      const takes = mediaTypes.filter((type) => type !== 'application/*+json').join(' or ');
+      operation.responses['415'] = {
+        description: `Error: UNSUPPORTED_MEDIA_TYPE (a body that is not ${takes})`,
+        content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeDto) }, example: errorExample(ErrorCode.UNSUPPORTED_MEDIA_TYPE) } },
+      };
+    }
   }
   addContractRoute(document);
 

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiConsumes, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
+import { AcceptsBody, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
 import { PAGE_HEADERS } from '../../pages/page-layout.js';
 import { AnswerNotificationsService, UNSUBSCRIBE_PATH } from '../answer-notifications.service.js';
 import { renderUnsubscribedPage, renderUnsubscribeNotFoundPage, renderUnsubscribePage } from './share-page.js';
@@ -46,7 +46,8 @@ export class UnsubscribeController {
     description: 'The body (`List-Unsubscribe=One-Click`, form-encoded) is not needed; the token is the credential.',
   })
   @ApiParam(TOKEN_PARAM)
-  @ApiConsumes('application/x-www-form-urlencoded')
+  // RFC 8058: mail providers post `List-Unsubscribe=One-Click` form-encoded or as multipart/form-data.
+  @AcceptsBody('application/x-www-form-urlencoded', 'multipart/form-data')
   @ApiProduces('text/html')
   @ApiResponse({ status: 200, description: 'HTML page: unsubscribed', content: html('<!doctype html><html lang="en"><head><title>Unsubscribed</title>…</html>') })
   @ApiResponse({ status: 404, description: 'HTML page: the token is not valid or its site is gone', content: html('<!doctype html><html lang="en"><head><title>Not found</title>…</html>') })
