@@ -66,6 +66,11 @@ export class FeedbackRepository {
     private readonly prepared: PreparedQueries,
   ) {}
 
+  /** `work` in one transaction (the widget's keyed submission: the Idempotency-Key row and the insert commit together). */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.sql.transaction(work);
+  }
+
   /**
    * Inserts one owner's rows with a commit-ordered created_at, so that a poller that has passed a
    * position never later finds a row before it.
