@@ -85,7 +85,9 @@ export class FeedbackRepository {
    * every earlier row of the same owner, and keyset paging on (created_at, id) is exactly-once
    * for every poller, all of which read within one owner (a site, or one owner's portfolio).
    * Writers of one owner serialise only for the insert and commit; other owners' writers do not
-   * wait at all. Call it as the last statement of `tx` (or alone, in autocommit, with `undefined`).
+   * wait at all. Call it as the last statement of `tx` (or alone, in autocommit, with `undefined`); the one
+   * exception is the widget's keyed submission, which then stores its answer on its Idempotency-Key row (one
+   * primary-key UPDATE) before the commit.
    */
   async insertMany(tx: Transaction | undefined, ownerId: string, rows: NewFeedback[]): Promise<string[]> {
     if (rows.length === 0) return [];
