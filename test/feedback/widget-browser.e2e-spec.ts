@@ -69,6 +69,44 @@ describe('widget in a browser', () => {
     expect(exported).toEqual([expect.objectContaining({ type: 'bug', message, rating: 2, pageUrl, status: 'new', siteId: site.id })]);
   }, 60_000);
 
+  it('sends one Idempotency-Key per submission and reuses it on a resend: a write whose answer was lost is stored once', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const sent: Array<{ key: string | undefined; replayed: string | undefined }> = [];
+    await page.route(`${t.baseUrl}/api/v1/widget/feedback`, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      // The write reaches the service and commits; the first answer is lost on the way back (a gateway's 502).
+      const response = await route.fetch();
+      sent.push({ key: route.request().headers()['idempotency-key'], replayed: response.headers()['idempotent-replayed'] });
+      if (sent.length === 1) return route.fulfill({ status: 502, headers: { 'Access-Control-Allow-Origin': '*' }, body: 'Bad Gateway' });
+      return route.fulfill({ response });
+    });
+    await page.goto(`${pageOrigin}/checkout?step=retry`);
+    await page.click('[data-fw=open]');
+    const message = 'Sent twice after a lost answer';
+    await page.fill('[data-fw=message]', message);
+    await page.click('[data-fw=send]');
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelector('[data-feedback-widget]')?.shadowRoot?.querySelector('[data-fw=status]')?.className === 'status err',
+      undefined,
+      { timeout: 10_000 },
+    );
+    await page.click('[data-fw=send]');
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelector('[data-feedback-widget]')?.shadowRoot?.querySelector('[data-fw=status]')?.textContent === 'Thank you for your feedback!',
+      undefined,
+      { timeout: 10_000 },
+    );
+    expect(errors).toEqual([]);
+    expect(sent).toHaveLength(2);
+    expect(sent[0].key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent[1]).toEqual({ key: sent[0].key, replayed: 'true' });
+    await page.close();
+    const stored = await t.dataSource.query('SELECT count(*)::int AS n FROM feedback WHERE message = $1', [message]);
+    expect(stored[0].n).toBe(1);
+  }, 60_000);
+
   /** Runs in the page: a property of the widget's shadow root (this file is compiled without the DOM types). */
   const inWidget = <T>(page: Page, read: (root: any) => T) =>
     page.evaluate(`(${read.toString()})(document.querySelector('[data-feedback-widget]').shadowRoot)`) as Promise<T>;

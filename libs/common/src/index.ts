@@ -45,3 +45,4 @@ export * from './http/service-index.js';
 export * from './logging/service-log-scope.js';
 export * from './bootstrap/start-block.js';
 export * from './outbound/outbound-fetch.js';
+export * from './idempotency/idempotent-write.js';

@@ -9,3 +9,4 @@ export * from './prepared-queries.js';
 export * from './sql-executor.js';
 export * from './transaction.js';
 export * from './fail-fast-client.js';
+export * from './idempotency-keys.js';

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { AppMetrics, DependencyOutages, unavailableDependencyOf } from '#libs/common';
+import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, isLockTimeout, unavailableDependencyOf } from '#libs/common';
 
 /**
  * Counts MCP tool calls by tool and outcome (`ok` or the error code of the isError result), and
- * reports a call refused because the database is down to the outage log like any refused request.
+ * reports a call refused because the database is down to the outage log like any refused request
+ * (a lock wait is counted as a lock timeout instead, as for HTTP requests).
  * Each app's MCP module provides one.
  */
 @Injectable()
@@ -28,6 +29,7 @@ export class McpToolMetrics {
       this.calls.inc({ tool, outcome });
       const dependency = error === undefined ? undefined : unavailableDependencyOf(error);
       if (dependency) this.outages.refused(dependency, error);
+      else if (error !== undefined && isLockTimeout(error)) this.outages.lockTimedOut(DATABASE_DEPENDENCY);
     };
   }
 }

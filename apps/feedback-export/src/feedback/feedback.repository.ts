@@ -66,6 +66,11 @@ export class FeedbackRepository {
     private readonly prepared: PreparedQueries,
   ) {}
 
+  /** `work` in one transaction (the widget's keyed submission: the Idempotency-Key row and the insert commit together). */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.sql.transaction(work);
+  }
+
   /**
    * Inserts one owner's rows with a commit-ordered created_at, so that a poller that has passed a
    * position never later finds a row before it.
@@ -80,7 +85,9 @@ export class FeedbackRepository {
    * every earlier row of the same owner, and keyset paging on (created_at, id) is exactly-once
    * for every poller, all of which read within one owner (a site, or one owner's portfolio).
    * Writers of one owner serialise only for the insert and commit; other owners' writers do not
-   * wait at all. Call it as the last statement of `tx` (or alone, in autocommit, with `undefined`).
+   * wait at all. Call it as the last statement of `tx` (or alone, in autocommit, with `undefined`); the one
+   * exception is the widget's keyed submission, which then stores its answer on its Idempotency-Key row (one
+   * primary-key UPDATE) before the commit.
    */
   async insertMany(tx: Transaction | undefined, ownerId: string, rows: NewFeedback[]): Promise<string[]> {
     if (rows.length === 0) return [];

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Body, Controller, Get, Header, Post } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, ErrorCode, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
+import { Body, Controller, Get, Header, Headers, Post, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiEnvelope, ApiErrors, ErrorCode, IDEMPOTENT_REPLAYED_HEADER, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
 import { SubmitFeedbackDto, SubmittedFeedbackDto } from './dto/widget.dto.js';
 import { WidgetService } from './widget.service.js';
 
@@ -48,10 +49,24 @@ export class WidgetController {
 
   @Post('api/v1/widget/feedback')
   @RateLimit(WIDGET_RATE_LIMIT)
-  @ApiOperation({ operationId: 'submitWidgetFeedback', summary: 'Submit feedback from the widget (public, any origin, rate limited per IP)' })
+  @ApiOperation({
+    operationId: 'submitWidgetFeedback',
+    summary: 'Submit feedback from the widget (public, any origin, rate limited per IP)',
+    description:
+      'With an `Idempotency-Key` header, a repeat of the same submission with the same key (per site, within 24 hours) ' +
+      'answers the first response again (201, same body, header `Idempotent-Replayed: true`) and stores nothing. ' +
+      'The same key with a different body is 422 IDEMPOTENCY_KEY_REUSED. Concurrent requests with one key store one item.',
+  })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1..255 visible ASCII characters, e.g. a UUID (the widget sends one per submission)' })
   @ApiEnvelope(SubmittedFeedbackDto, { status: 201 })
-  @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
-  submit(@Body() body: SubmitFeedbackDto): Promise<SubmittedFeedbackDto> {
-    return this.widget.submit(body);
+  @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED, ErrorCode.IDEMPOTENCY_KEY_REUSED)
+  async submit(
+    @Body() body: SubmitFeedbackDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<SubmittedFeedbackDto> {
+    const outcome = await this.widget.submit(body, idempotencyKey);
+    if (outcome.replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return outcome.data;
   }
 }

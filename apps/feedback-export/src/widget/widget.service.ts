@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AppException, ErrorCode } from '#libs/common';
+import { AppException, assertIdempotencyKey, ErrorCode, idempotencyRequestHash, idempotentWrite } from '#libs/common';
 import { FeedbackRepository } from '../feedback/feedback.repository.js';
 import { SitesService } from '../sites/sites.service.js';
 import type { SubmitFeedbackDto, SubmittedFeedbackDto } from './dto/widget.dto.js';
+
+export interface SubmitOutcome {
+  data: SubmittedFeedbackDto;
+  /** True when an earlier submission with the same Idempotency-Key is answered again. */
+  replayed: boolean;
+}
 
 @Injectable()
 export class WidgetService {
@@ -11,12 +17,32 @@ export class WidgetService {
     private readonly feedback: FeedbackRepository,
   ) {}
 
-  async submit(input: SubmitFeedbackDto): Promise<SubmittedFeedbackDto> {
+  /**
+   * Stores one submission. With an Idempotency-Key (the todos' mechanism, keys scoped per site:
+   * caller `site:<site id>`), a repeat with the same key and body answers the first id again and
+   * stores nothing; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.
+   */
+  async submit(input: SubmitFeedbackDto, idempotencyKey?: string): Promise<SubmitOutcome> {
+    assertIdempotencyKey(idempotencyKey);
     const site = await this.sites.findBySiteKey(input.siteKey);
     if (!site) throw new AppException(ErrorCode.NOT_FOUND, 'No site has this siteKey');
-    const [id] = await this.feedback.insertMany(undefined, site.ownerId, [
-      { siteId: site.id, type: input.type, message: input.message, rating: input.rating ?? null, pageUrl: input.pageUrl },
-    ]);
-    return { id };
+    const row = { siteId: site.id, type: input.type, message: input.message, rating: input.rating ?? null, pageUrl: input.pageUrl };
+    if (idempotencyKey === undefined) {
+      // Without a key, as before: one prepared statement in autocommit.
+      const [id] = await this.feedback.insertMany(undefined, site.ownerId, [row]);
+      return { data: { id }, replayed: false };
+    }
+    const keyed = {
+      caller: `site:${site.id}`,
+      key: idempotencyKey,
+      userId: site.ownerId,
+      requestHash: idempotencyRequestHash([row.type, row.message, row.rating, row.pageUrl]),
+    };
+    return this.feedback.transaction((tx) =>
+      idempotentWrite(tx, keyed, 201, async (): Promise<SubmittedFeedbackDto> => {
+        const [id] = await this.feedback.insertMany(tx, site.ownerId, [row]);
+        return { id };
+      }),
+    );
   }
 }

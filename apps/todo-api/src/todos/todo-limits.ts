@@ -14,7 +14,7 @@ export type TodoSort = (typeof TODO_SORTS)[number];
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 
-/** How long an Idempotency-Key replays its first answer. */
-export const IDEMPOTENCY_WINDOW_HOURS = 24;
+/** How long an Idempotency-Key replays its first answer: the shared mechanism's window (libs/common idempotency). */
+export { IDEMPOTENCY_WINDOW_HOURS } from '#libs/common';
 /** How long todo events stay available for Last-Event-ID resume. */
 export const EVENT_RETENTION_HOURS = 24;

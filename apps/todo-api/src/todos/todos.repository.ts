@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import pg from 'pg';
-import { Database, PreparedQueries, type Transaction } from '#libs/database';
+import { Database, IdempotencyKeys, PreparedQueries, type Transaction } from '#libs/database';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { SortOrder, TodoSort } from './todo-limits.js';
 
@@ -36,13 +36,6 @@ export interface TodoEventRow {
 
 /** The NOTIFY channel on which replicas tell each other about todo events. */
 export const TODO_EVENTS_CHANNEL = 'todo_events';
-
-/** Whose Idempotency-Keys: an API key's, or an OAuth grant's (one app, one account). */
-export type IdempotencyCaller = { apiKeyId: string } | { grantId: string };
-
-function callerKey(caller: IdempotencyCaller): string {
-  return 'apiKeyId' in caller ? `key:${caller.apiKeyId}` : `grant:${caller.grantId}`;
-}
 
 const TODO_COLUMNS = `id, text, priority, category, estimated_duration_minutes AS "estimatedDurationMinutes",
   floor(extract(epoch FROM created_at))::bigint AS "createdAt", created_at::text AS "createdAtKey"`;
@@ -142,40 +135,6 @@ export class TodosRepository {
     return rows.length > 0;
   }
 
-  // --- Idempotency-Key store (per caller: an API key, or an OAuth grant) ---
-
-  /** Claims the key for this request; false when an unexpired earlier request holds it. */
-  async claimIdempotencyKey(tx: Transaction, caller: IdempotencyCaller, key: string, userId: string, requestHash: string, windowHours: number): Promise<boolean> {
-    await tx.query(`DELETE FROM todo_idempotency_keys WHERE caller = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`, [
-      callerKey(caller),
-      key,
-      windowHours,
-    ]);
-    const rows = await tx.query(
-      `INSERT INTO todo_idempotency_keys (caller, api_key_id, idempotency_key, user_id, request_hash) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (caller, idempotency_key) DO NOTHING RETURNING 1 AS claimed`,
-      [callerKey(caller), 'apiKeyId' in caller ? caller.apiKeyId : null, key, userId, requestHash],
-    );
-    return rows.length > 0;
-  }
-
-  async findIdempotentAnswer(tx: Transaction, caller: IdempotencyCaller, key: string): Promise<{ requestHash: string; statusCode: number | null; response: unknown } | undefined> {
-    const rows = await tx.query<{ requestHash: string; statusCode: number | null; response: unknown }>(
-      `SELECT request_hash AS "requestHash", status_code AS "statusCode", response FROM todo_idempotency_keys WHERE caller = $1 AND idempotency_key = $2`,
-      [callerKey(caller), key],
-    );
-    return rows[0];
-  }
-
-  async storeIdempotentAnswer(tx: Transaction, caller: IdempotencyCaller, key: string, statusCode: number, response: unknown): Promise<void> {
-    await tx.query(`UPDATE todo_idempotency_keys SET status_code = $3, response = $4 WHERE caller = $1 AND idempotency_key = $2`, [
-      callerKey(caller),
-      key,
-      statusCode,
-      JSON.stringify(response),
-    ]);
-  }
-
   // --- Event log of the realtime stream ---
 
   async appendEvent(tx: Transaction, userId: string, type: string, payload: unknown): Promise<string> {
@@ -211,7 +170,7 @@ export class TodosRepository {
   }
 
   async sweepExpired(idempotencyHours: number, eventHours: number): Promise<void> {
-    await this.sql.query(`DELETE FROM todo_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [idempotencyHours]);
+    await IdempotencyKeys.sweep(this.sql, idempotencyHours);
     await this.sql.query(`DELETE FROM todo_events WHERE created_at < now() - make_interval(hours => $1)`, [eventHours]);
   }
 }

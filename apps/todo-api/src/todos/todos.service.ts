@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Transaction } from '#libs/database';
-import { AppException, ErrorCode, PeriodicTask, SignedCursorCodec, validationException } from '#libs/common';
+import { AppException, assertIdempotencyKey, ErrorCode, IDEMPOTENCY_WINDOW_HOURS, idempotencyRequestHash, idempotentWrite, PeriodicTask, SignedCursorCodec, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { ListTodosQuery } from './dto/list-todos.query.js';
 import { toTodoDto, type DeletedTodoDto, type TodoDataDto, type TodoDto, type TodoListDto } from './dto/todo.dto.js';
 import { TodoEventsService, type TodoEventType } from './todo-events.service.js';
-import { EVENT_RETENTION_HOURS, IDEMPOTENCY_WINDOW_HOURS, TODO_LIMITS, type SortOrder, type TodoSort } from './todo-limits.js';
-import { TodosRepository, type IdempotencyCaller, type TodoKeyset, type TodoListFilter } from './todos.repository.js';
+import { EVENT_RETENTION_HOURS, TODO_LIMITS, type SortOrder, type TodoSort } from './todo-limits.js';
+import { TodosRepository, type TodoKeyset, type TodoListFilter } from './todos.repository.js';
 
 /** Who acts on todos: the owner, and the API key or OAuth grant (Idempotency-Keys are stored per key, or per grant). */
 export interface TodoActor {
@@ -32,7 +32,6 @@ interface CursorPayload {
   k: TodoKeyset;
 }
 
-const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 function filterFingerprint(filter: TodoListFilter): string {
   return createHash('sha256')
@@ -115,40 +114,29 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
   }
 
   async create(actor: TodoActor, input: CreateTodoDto, idempotencyKey?: string): Promise<CreateTodoOutcome> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-      throw validationException(
-        [{ field: 'Idempotency-Key', messages: [`must be 1..${TODO_LIMITS.idempotencyKeyMaxLength} visible ASCII characters`] }],
-        'The Idempotency-Key header is invalid',
-      );
-    }
-    const caller: IdempotencyCaller | undefined = actor.apiKeyId !== undefined ? { apiKeyId: actor.apiKeyId } : actor.grantId !== undefined ? { grantId: actor.grantId } : undefined;
-    const keyed = idempotencyKey !== undefined && caller ? { caller, key: idempotencyKey } : undefined;
-    const requestHash = createHash('sha256')
-      .update(JSON.stringify([input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null]))
-      .digest('hex');
+    assertIdempotencyKey(idempotencyKey);
+    const caller = actor.apiKeyId !== undefined ? `key:${actor.apiKeyId}` : actor.grantId !== undefined ? `grant:${actor.grantId}` : undefined;
+    const keyed =
+      idempotencyKey !== undefined && caller
+        ? {
+            caller,
+            key: idempotencyKey,
+            userId: actor.userId,
+            apiKeyId: actor.apiKeyId ?? null,
+            requestHash: idempotencyRequestHash([input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null]),
+          }
+        : undefined;
 
+    let eventId: string | undefined;
     const outcome = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, actor.userId);
-      if (keyed) {
-        const claimed = await this.repository.claimIdempotencyKey(tx, keyed.caller, keyed.key, actor.userId, requestHash, IDEMPOTENCY_WINDOW_HOURS);
-        if (!claimed) {
-          const earlier = await this.repository.findIdempotentAnswer(tx, keyed.caller, keyed.key);
-          if (!earlier || earlier.requestHash !== requestHash || earlier.response === null) {
-            throw new AppException(
-              ErrorCode.IDEMPOTENCY_KEY_REUSED,
-              'This Idempotency-Key was already used for a different request within the last 24 hours',
-            );
-          }
-          return { data: earlier.response as TodoDataDto, replayed: true, eventId: undefined };
-        }
-      }
-      const todo = toTodoDto(await this.repository.insert(tx, actor.userId, input));
-      const eventId = await this.recordEvent(tx, actor.userId, 'todo.created', todo);
-      const data: TodoDataDto = { todo };
-      if (keyed) await this.repository.storeIdempotentAnswer(tx, keyed.caller, keyed.key, 201, data);
-      return { data, replayed: false, eventId };
+      return idempotentWrite(tx, keyed, 201, async (): Promise<TodoDataDto> => {
+        const todo = toTodoDto(await this.repository.insert(tx, actor.userId, input));
+        eventId = await this.recordEvent(tx, actor.userId, 'todo.created', todo);
+        return { todo };
+      });
     });
-    if (outcome.eventId) this.events.committed(actor.userId, outcome.eventId);
+    if (eventId) this.events.committed(actor.userId, eventId);
     return { data: outcome.data, replayed: outcome.replayed };
   }
 

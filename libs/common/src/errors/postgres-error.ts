@@ -1,7 +1,28 @@
 import { ErrorCode } from './error-code.enum.js';
 
+/** What a database error is answered with. */
+export interface DatabaseErrorClass {
+  code: ErrorCode;
+  message: string;
+  /**
+   * The server cancelled the statement after it waited too long (statement_timeout 57014,
+   * lock_timeout 55P03), almost always for a row another transaction holds: PostgreSQL is
+   * answering, so this is its own outcome (503, counted as a lock timeout), not an outage.
+   */
+  lockTimeout?: true;
+}
+
+/** Retry-After of a lock or statement timeout: the holder of the lock is a request, not a restart. */
+export const LOCK_TIMEOUT_RETRY_AFTER_SECONDS = '2';
+
+const LOCK_TIMEOUT: DatabaseErrorClass = {
+  code: ErrorCode.SERVICE_UNAVAILABLE,
+  message: 'The request waited too long for a record a concurrent request is changing; retry it',
+  lockTimeout: true,
+};
+
 /** SQLSTATE classes we answer with a 4xx or 503 instead of a 500. */
-const SQLSTATE_TO_CODE: Record<string, { code: ErrorCode; message: string }> = {
+const SQLSTATE_TO_CODE: Record<string, DatabaseErrorClass> = {
   '23505': { code: ErrorCode.CONFLICT, message: 'A record with these values already exists' },
   '23503': { code: ErrorCode.CONFLICT, message: 'The record is referenced by or refers to a missing record' },
   '40001': { code: ErrorCode.CONFLICT, message: 'The request conflicted with a concurrent change; retry it' },
@@ -14,7 +35,8 @@ const SQLSTATE_TO_CODE: Record<string, { code: ErrorCode; message: string }> = {
   '22021': { code: ErrorCode.VALIDATION_ERROR, message: 'A value contains bytes that are not valid text' },
   '23502': { code: ErrorCode.VALIDATION_ERROR, message: 'A required value is missing' },
   '23514': { code: ErrorCode.VALIDATION_ERROR, message: 'A value breaks a rule of the record' },
-  '57014': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database did not answer in time' },
+  '57014': LOCK_TIMEOUT,
+  '55P03': LOCK_TIMEOUT,
   '57P01': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' },
   '57P02': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' },
   '57P03': { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' },
@@ -42,7 +64,7 @@ function sqlStateOf(error: any): string | undefined {
 }
 
 /** Maps a database or driver error to a public error, or undefined when it is not one. */
-export function classifyDatabaseError(error: unknown): { code: ErrorCode; message: string } | undefined {
+export function classifyDatabaseError(error: unknown): DatabaseErrorClass | undefined {
   if (!error || typeof error !== 'object') return undefined;
   const sqlState = sqlStateOf(error);
   if (sqlState) {
@@ -60,6 +82,11 @@ export function classifyDatabaseError(error: unknown): { code: ErrorCode; messag
     return { code: ErrorCode.SERVICE_UNAVAILABLE, message: 'The database is unavailable' };
   }
   return undefined;
+}
+
+/** Whether the database cancelled the statement after a wait (a lock wait): answered 503, not an outage. */
+export function isLockTimeout(error: unknown): boolean {
+  return classifyDatabaseError(error)?.lockTimeout === true;
 }
 
 /** The unique constraint a Postgres unique violation names, for services that map it to their own code. */

@@ -29,6 +29,7 @@ export class DependencyOutages implements OnModuleDestroy {
   private readonly outages = new Map<string, Outage>();
   private readonly confirming = new Set<string>();
   private readonly refusedRequests: Counter<'dependency'>;
+  private readonly lockTimeouts: Counter<'dependency'>;
   private stopped = false;
 
   constructor(
@@ -38,6 +39,11 @@ export class DependencyOutages implements OnModuleDestroy {
     this.refusedRequests = metrics.counter({
       name: 'dependency_refused_requests_total',
       help: 'Requests answered 503 because a dependency did not answer, by dependency',
+      labelNames: ['dependency'],
+    });
+    this.lockTimeouts = metrics.counter({
+      name: 'dependency_lock_timeouts_total',
+      help: 'Requests answered 503 because the dependency cancelled a statement that waited too long (a lock wait: statement or lock timeout), by dependency; not an outage',
       labelNames: ['dependency'],
     });
     const outages = this.outages;
@@ -60,6 +66,15 @@ export class DependencyOutages implements OnModuleDestroy {
     this.refusedRequests.inc({ dependency });
     const outage = this.outages.get(dependency) ?? this.begin(dependency, error);
     outage.refused++;
+  }
+
+  /**
+   * A request was refused (503) because `dependency` cancelled its statement after a wait
+   * (a lock held by another transaction): counted, but the dependency answered, so no outage
+   * begins (no warning, dependency_up unchanged).
+   */
+  lockTimedOut(dependency: string): void {
+    this.lockTimeouts.inc({ dependency });
   }
 
   /**

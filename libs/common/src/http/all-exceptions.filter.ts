@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { AppException } from '../errors/app.exception.js';
 import { ERROR_CATALOGUE, ErrorCode, isRetryableUnavailability, publicCodeOf } from '../errors/error-code.enum.js';
-import { classifyDatabaseError } from '../errors/postgres-error.js';
+import { classifyDatabaseError, LOCK_TIMEOUT_RETRY_AFTER_SECONDS } from '../errors/postgres-error.js';
 import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
 import { DependencyOutages } from '../health/dependency-outages.js';
 import { allowedMethodsFor } from './route-methods.js';
@@ -21,6 +21,8 @@ export interface ResolvedError {
   unexpected?: boolean;
   /** The dependency that did not answer, when that is why the request is refused (503): an outage, not an error. */
   dependency?: string;
+  /** The database cancelled a statement that waited too long (a lock wait): 503, counted, not an outage. */
+  lockTimeout?: boolean;
 }
 
 /** `Retry-After` of a 503 that names none: long enough for a restarted database or a replica swap. */
@@ -79,7 +81,8 @@ function resolveBodyParserError(error: any): ResolvedError | undefined {
 
 /** The dependency whose unavailability `error` reports, if that is what it reports. */
 export function unavailableDependencyOf(error: unknown): string | undefined {
-  return classifyDatabaseError(error)?.code === ErrorCode.SERVICE_UNAVAILABLE ? DATABASE_DEPENDENCY : undefined;
+  const database = classifyDatabaseError(error);
+  return database?.code === ErrorCode.SERVICE_UNAVAILABLE && !database.lockTimeout ? DATABASE_DEPENDENCY : undefined;
 }
 
 /** What to answer for an exception; every retryable 503 carries `Retry-After`. */
@@ -114,6 +117,9 @@ function resolveWithoutRetryAfter(exception: unknown, request: Request): Resolve
   }
 
   const database = classifyDatabaseError(exception);
+  if (database?.lockTimeout) {
+    return { code: database.code, message: database.message, lockTimeout: true, headers: { 'Retry-After': LOCK_TIMEOUT_RETRY_AFTER_SECONDS } };
+  }
   if (database) return database.code === ErrorCode.SERVICE_UNAVAILABLE ? { ...database, dependency: DATABASE_DEPENDENCY } : database;
 
   return { code: ErrorCode.INTERNAL_ERROR, message: GENERIC_MESSAGES.INTERNAL_ERROR!, unexpected: true };
@@ -136,7 +142,7 @@ interface ErrorResponseContext {
 /**
  * What every error filter (this one, the MCP endpoints') does before writing its body: a
  * dependency outage is reported to DependencyOutages (one quiet log line per outage, not one
- * per request); any other unexpected failure is logged with its stack; the resolved error's
+ * per request); a lock wait is counted there as a lock timeout, not an outage; any other unexpected failure is logged with its stack; the resolved error's
  * headers are set. Returns false when the response has already started (a stream): it is
  * ended, since no error body can follow any more.
  */
@@ -144,6 +150,8 @@ export function startErrorResponse(resolved: ResolvedError, exception: unknown, 
   const { request, response } = context;
   if (resolved.dependency) {
     context.outages.refused(resolved.dependency, exception);
+  } else if (resolved.lockTimeout) {
+    context.outages.lockTimedOut(DATABASE_DEPENDENCY);
   } else if (resolved.unexpected) {
     const err = exception as Error;
     context.logger.error(

@@ -146,6 +146,8 @@
 
   function say(text, isError) { status.textContent = text; status.className = 'status' + (isError ? ' err' : ''); }
 
+  // A key per submission; a resend after a failure reuses it
+  var pending = null;
   form.addEventListener('submit', function (event) {
     event.preventDefault();
     var text = message.value;
@@ -159,10 +161,14 @@
       rating: rating || null,
       pageUrl: String(location.href).slice(0, 2048)
     };
-    fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), credentials: 'omit' })
+    var json = JSON.stringify(body), c = window.crypto, headers = { 'Content-Type': 'application/json' };
+    if (!pending || pending.json !== json) pending = { json: json, key: c && c.randomUUID ? c.randomUUID() : '' };
+    if (pending.key) headers['Idempotency-Key'] = pending.key;
+    fetch(endpoint, { method: 'POST', headers: headers, body: json, credentials: 'omit' })
       .then(function (response) {
         return response.json().catch(function () { return null; }).then(function (payload) {
           if (response.ok && payload && payload.success) {
+            pending = null;
             say('Thank you for your feedback!');
             form.reset();
             rating = 0;
