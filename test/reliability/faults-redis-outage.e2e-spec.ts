@@ -31,8 +31,15 @@ const OUTAGE_MS = 2_000;
 const UNREACHABLE = 'Rate-limit store (Redis) unreachable';
 const REACHABLE_AGAIN = 'Rate-limit store (Redis) reachable again';
 const METRICS_TOKEN = 'metrics-token-for-redis-faults';
-/** How long the stall lasts: longer than the probe's patience with a silent connection (~2 s after detection). */
-const STALL_MS = 4_000;
+/**
+ * Two stalls: a short one, over before the probe gives up on the silent connection (~2 s after
+ * detection), so Redis answers again on the connection it had; a long one, where the probe has
+ * replaced it meanwhile.
+ */
+const STALLS = [
+  { label: 'short', stallMs: 1_500, replaced: false },
+  { label: 'long', stallMs: 4_000, replaced: true },
+] as const;
 /** While the store is known down a rate-limited request must not wait for Redis. */
 const FAST_MS = 50;
 /** From SIGCONT until dependency_up{redis} is 1 everywhere and limits count again at normal latency. */
@@ -204,7 +211,12 @@ describe('rate-limit store (Redis) stopped under load', () => {
     expect(during.length).toBeGreaterThan(15);
   }, 60_000);
 
-  it('a stalled Redis (SIGSTOP) is known down after one command timeout, then refused or skipped at once; after SIGCONT it is up again within 2 s', async () => {
+  const stallFigures: Record<string, number> = {};
+  afterAll(() => {
+    if (Object.keys(stallFigures).length > 0) writeFigures('redis-stall', stallFigures);
+  });
+
+  it.each(STALLS)('a $label stalled Redis (SIGSTOP, $stallMs ms) is known down after one command timeout, then refused or skipped at once; after SIGCONT it is up again within 2 s', async ({ label, stallMs, replaced }) => {
     const apps = { todoA, todoB, feedback };
     const redisUp = async (app: TestApp) => (await scrape(app.baseUrl, METRICS_TOKEN)).value('dependency_up', { dependency: 'redis' });
     const allUp = async () => (await Promise.all(Object.values(apps).map(redisUp))).every((v) => v === 1);
@@ -273,7 +285,7 @@ describe('rate-limit store (Redis) stopped under load', () => {
     // Lines the apps write from the freeze on (a capture may still receive the previous test's last lines).
     const newLines = (text: string) => allLines().filter((line) => line.includes(text) && loggedAt(line) >= frozenAt);
     redis.freeze();
-    await sleep(STALL_MS);
+    await sleep(stallMs);
     const thawedAt = Date.now();
     redis.thaw();
     running = false;
@@ -303,7 +315,7 @@ describe('rate-limit store (Redis) stopped under load', () => {
     expect(median(downMs)).toBeLessThan(FAST_MS);
     // A shared 2-core CI box has its hiccups; a request that waited for Redis would take the whole 1 s command timeout.
     expect(afterDetection.filter((o) => o.ms > 5 * FAST_MS)).toEqual([]);
-    expect(afterDetection.length).toBeGreaterThan(30);
+    expect(afterDetection.length).toBeGreaterThan(10);
 
     // Resumed: dependency_up{redis} 1 on every app, and each limit counts again at its usual latency.
     let metricsUpMs = -1;
@@ -324,8 +336,8 @@ describe('rate-limit store (Redis) stopped under load', () => {
     await sleep(300);
     const reachableAgain = newLines(REACHABLE_AGAIN).length;
     const unreachable = newLines(UNREACHABLE).length;
-    writeFigures('redis-stall', {
-      stallMs: STALL_MS,
+    const figures = {
+      stallMs,
       timeToDetectMs: Math.max(...Object.values(detectedAt)) - frozenAt,
       requestsWhileKnownDown: afterDetection.length,
       latencyWhileDownP50Ms: median(downMs),
@@ -336,11 +348,14 @@ describe('rate-limit store (Redis) stopped under load', () => {
       connectionsReplaced: newLines('connection silent').length,
       status500: timed.filter((o) => o.status >= 500 && o.status !== 503).length,
       reachableAgainLinesMissing: 3 - reachableAgain,
-    });
+    };
+    for (const [key, value] of Object.entries(figures)) stallFigures[`${label} stall: ${key}`] = value;
     expect(metricsUpMs).toBeGreaterThanOrEqual(0);
     expect(metricsUpMs).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
     expect(latencyBackMs).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
     expect(timed.filter((o) => o.status >= 500 && o.status !== 503)).toEqual([]);
     expect([unreachable, reachableAgain]).toEqual([3, 3]);
+    // A short stall resumes on the connection each app had; a long one on the probe's replacement.
+    expect(figures.connectionsReplaced > 0).toBe(replaced);
   }, 60_000);
 });
