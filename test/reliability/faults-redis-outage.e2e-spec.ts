@@ -8,8 +8,14 @@
  *  - nothing answers 500 or takes longer than MAX_LATENCY_MS;
  *  - /readyz shows `redis: error` and stays 200 (every replica shares Redis; none is taken out);
  *  - when Redis is back the limits count again, with no restart, and the apps say so in the log.
+ * Then the same Redis stalled (SIGSTOP, not a crash: connections stay open, nothing answers) and
+ * resumed (SIGCONT):
+ *  - after the first command timeout each app knows, and every rate-limited request answers within
+ *    ~50 ms without touching Redis (fail-open served unlimited, fail-closed 503 with Retry-After);
+ *  - within 2 s of the resume `dependency_up{redis}` is 1 on every app, limits count again at
+ *    normal latency, and each app writes one "reachable again" line.
  * Runs on whichever database the run uses; the counters never touch it. Figures go to
- * test-results/reliability/redis-outage.*.json.
+ * test-results/reliability/redis-outage.*.json and redis-stall.*.json.
  * Needs Debian's /usr/bin/redis-server (or REDIS_SERVER_BIN): without it the suite is skipped with
  * one line (fails under CI=true). `.ci/run` and the GitHub workflow install redis-server.
  */
@@ -20,11 +26,26 @@ import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.
 import { bearer, createOwner, createSite, type TestSite } from '../feedback/feedback-fixtures.js';
 import { writeFigures } from './support/figures.js';
 import { grantBetaAccess } from '../support/api-access.js';
+import { scrape } from '../support/metrics-scrape.js';
 
 const MAX_LATENCY_MS = 2_500;
 const OUTAGE_MS = 2_000;
 const UNREACHABLE = 'Rate-limit store (Redis) unreachable';
 const REACHABLE_AGAIN = 'Rate-limit store (Redis) reachable again';
+const METRICS_TOKEN = 'metrics-token-for-redis-faults';
+/**
+ * Two stalls: a short one, over before the probe gives up on the silent connection (~2 s after
+ * detection), so Redis answers again on the connection it had; a long one, where the probe has
+ * replaced it meanwhile.
+ */
+const STALLS = [
+  { label: 'short', stallMs: 1_500, replaced: false },
+  { label: 'long', stallMs: 4_000, replaced: true },
+] as const;
+/** While the store is known down a rate-limited request must not wait for Redis. */
+const FAST_MS = 50;
+/** From SIGCONT until dependency_up{redis} is 1 everywhere and limits count again at normal latency. */
+const RECOVERY_LIMIT_MS = 2_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -51,7 +72,7 @@ const HAS_REDIS_SERVER = outsideProgramInstalled('faults-redis-outage', REDIS_SE
 
   beforeAll(async () => {
     redis = await RedisTestServer.start();
-    const env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'outage:' };
+    const env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'outage:', METRICS_TOKEN };
     todoA = await startWithDatabase('todo-api', env);
     todoB = await startApp('todo-api', todoA.database.url, env);
     feedback = await startApp('feedback-export', todoA.database.url, env);
@@ -75,6 +96,7 @@ const HAS_REDIS_SERVER = outsideProgramInstalled('faults-redis-outage', REDIS_SE
     await feedback?.close();
     await todoB?.close();
     await todoA?.close();
+    redis?.thaw();
     await redis?.kill();
   }, 30_000);
 
@@ -191,5 +213,153 @@ const HAS_REDIS_SERVER = outsideProgramInstalled('faults-redis-outage', REDIS_SE
     expect(storeLines(UNREACHABLE)).toHaveLength(3);
     expect(storeLines(REACHABLE_AGAIN)).toHaveLength(3);
     expect(during.length).toBeGreaterThan(15);
+  }, 60_000);
+
+  const stallFigures: Record<string, number> = {};
+  afterAll(() => {
+    if (Object.keys(stallFigures).length > 0) writeFigures('redis-stall', stallFigures);
+  });
+
+  it.each(STALLS)('a $label stalled Redis (SIGSTOP, $stallMs ms) is known down after one command timeout, then refused or skipped at once; after SIGCONT it is up again within 2 s', async ({ label, stallMs, replaced }) => {
+    const apps = { todoA, todoB, feedback };
+    const redisUp = async (app: TestApp) => (await scrape(app.baseUrl, METRICS_TOKEN)).value('dependency_up', { dependency: 'redis' });
+    const allUp = async () => (await Promise.all(Object.values(apps).map(redisUp))).every((v) => v === 1);
+    // The first test's outage is over on every app before this one starts.
+    for (const deadline = Date.now() + 10_000; !(await allUp()) && Date.now() < deadline; ) await sleep(50);
+    expect(await allUp()).toBe(true);
+    const allLines = () => [todoA, todoB, feedback].flatMap((app) => app.logs.lines);
+    const loggedAt = (line: string) => {
+      try {
+        return Number(JSON.parse(line).time);
+      } catch {
+        return 0;
+      }
+    };
+
+    interface Timed {
+      route: string;
+      app: keyof typeof apps;
+      startedAt: number;
+      endedAt: number;
+      ms: number;
+      status: number;
+      code?: string;
+      retryAfter: string | null;
+      limited: boolean;
+    }
+    const timed: Timed[] = [];
+    let loginSeq = 0;
+    async function call(route: string, app: keyof typeof apps, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Timed> {
+      const startedAt = Date.now();
+      const res = await fetch(apps[app].baseUrl + path, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+      const text = await res.text();
+      const endedAt = Date.now();
+      let code: string | undefined;
+      try {
+        code = JSON.parse(text)?.error?.code;
+      } catch {
+        code = undefined;
+      }
+      const outcome = { route, app, startedAt, endedAt, ms: endedAt - startedAt, status: res.status, code, retryAfter: res.headers.get('retry-after'), limited: res.headers.has('ratelimit-limit') };
+      timed.push(outcome);
+      return outcome;
+    }
+    const stallLoads: Record<string, () => Promise<Timed>> = {
+      todosA: () => call('todos', 'todoA', 'GET', '/api/v1/todos', { 'X-API-Key': apiKeys[0] }),
+      todosB: () => call('todos', 'todoB', 'GET', '/api/v1/todos', { 'X-API-Key': apiKeys[1] }),
+      export: () => call('export', 'feedback', 'GET', '/api/v1/export/feedback', bearer(site.readToken)),
+      loginA: () => call('login', 'todoA', 'POST', '/api/v1/auth/login', {}, { email: `stall-${loginSeq++}@example.test`, password: 'wrong-password-1' }),
+      loginB: () => call('login', 'todoB', 'POST', '/api/v1/auth/login', {}, { email: `stall-${loginSeq++}@example.test`, password: 'wrong-password-1' }),
+    };
+    let running = true;
+    const worker = async (name: string, paceMs: number) => {
+      while (running) {
+        await stallLoads[name]();
+        await sleep(paceMs);
+      }
+    };
+    const workers = [worker('todosA', 20), worker('todosB', 20), worker('export', 30), worker('loginA', 150), worker('loginB', 150)];
+    await sleep(600);
+    const frozenAt = Date.now();
+    // Lines the apps write from the freeze on (a capture may still receive the previous test's last lines).
+    const newLines = (text: string) => allLines().filter((line) => line.includes(text) && loggedAt(line) >= frozenAt);
+    redis.freeze();
+    await sleep(stallMs);
+    const thawedAt = Date.now();
+    redis.thaw();
+    running = false;
+    await Promise.all(workers);
+
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    const baseline = timed.filter((o) => o.endedAt < frozenAt);
+    const baselineMedian: Record<string, number> = Object.fromEntries(['todos', 'export', 'login'].map((route) => [route, median(baseline.filter((o) => o.route === route).map((o) => o.ms))]));
+    expect(baseline.every((o) => o.limited && o.status < 500)).toBe(true);
+
+    // Detection, per app: the first answer that shows the store down (fail-open unlimited, fail-closed 503).
+    const stalled = timed.filter((o) => o.startedAt >= frozenAt && o.endedAt <= thawedAt);
+    const detectedAt: Record<string, number> = {};
+    for (const app of Object.keys(apps)) {
+      const first = stalled.find((o) => o.app === app && (o.status === 503 || !o.limited));
+      expect([app, first !== undefined]).toEqual([app, true]);
+      detectedAt[app] = first!.endedAt;
+    }
+    // From then on nothing waits for Redis.
+    const afterDetection = stalled.filter((o) => o.startedAt > detectedAt[o.app]);
+    const failOpen = afterDetection.filter((o) => o.route !== 'login');
+    const failClosed = afterDetection.filter((o) => o.route === 'login');
+    expect(failOpen.map((o) => [o.route, o.status, o.limited])).toEqual(failOpen.map((o) => [o.route, 200, false]));
+    expect(failClosed.map((o) => [o.status, o.code, o.retryAfter])).toEqual(failClosed.map(() => [503, 'SERVICE_UNAVAILABLE', '5']));
+    const downMs = afterDetection.map((o) => o.ms);
+    expect(afterDetection.length).toBeGreaterThan(0);
+    expect(median(downMs)).toBeLessThan(FAST_MS);
+    // A shared 2-core CI box has its hiccups; a request that waited for Redis would take the whole 1 s command timeout.
+    expect(afterDetection.filter((o) => o.ms > 5 * FAST_MS)).toEqual([]);
+    expect(afterDetection.length).toBeGreaterThan(10);
+
+    // Resumed: dependency_up{redis} 1 on every app, and each limit counts again at its usual latency.
+    let metricsUpMs = -1;
+    const recovered = new Set<string>();
+    const normal = (o: Timed) => o.limited && o.status < 500 && o.ms <= 2 * baselineMedian[o.route] + FAST_MS;
+    for (const deadline = thawedAt + 5_000; Date.now() < deadline && (metricsUpMs < 0 || recovered.size < 3); ) {
+      if (metricsUpMs < 0 && (await allUp())) metricsUpMs = Date.now() - thawedAt;
+      for (const [name, load] of [['todos', stallLoads.todosA], ['export', stallLoads.export], ['login', stallLoads.loginB]] as const) {
+        if (!recovered.has(name) && normal(await load())) recovered.add(name);
+      }
+      await sleep(20);
+    }
+    const latencyBackMs = Math.max(...['todos', 'export', 'login'].map((route) => {
+      const back = timed.find((o) => o.route === route && o.startedAt >= thawedAt && normal(o) && timed.filter((x) => x.route === route && x.startedAt > o.startedAt).every(normal));
+      return back ? back.endedAt - thawedAt : Number.POSITIVE_INFINITY;
+    }));
+    // One "reachable again" per app (and one "unreachable"), however many probes and requests the stall saw.
+    await sleep(300);
+    const reachableAgain = newLines(REACHABLE_AGAIN).length;
+    const unreachable = newLines(UNREACHABLE).length;
+    const figures = {
+      stallMs,
+      timeToDetectMs: Math.max(...Object.values(detectedAt)) - frozenAt,
+      requestsWhileKnownDown: afterDetection.length,
+      latencyWhileDownP50Ms: median(downMs),
+      latencyWhileDownMaxMs: Math.max(...downMs),
+      latencyBeforeP50Ms: median(baseline.map((o) => o.ms)),
+      redisUpAfterResumeMs: metricsUpMs,
+      latencyNormalAfterResumeMs: Number.isFinite(latencyBackMs) ? latencyBackMs : -1,
+      connectionsReplaced: newLines('connection silent').length,
+      status500: timed.filter((o) => o.status >= 500 && o.status !== 503).length,
+      reachableAgainLinesMissing: 3 - reachableAgain,
+    };
+    for (const [key, value] of Object.entries(figures)) stallFigures[`${label} stall: ${key}`] = value;
+    expect(metricsUpMs).toBeGreaterThanOrEqual(0);
+    expect(metricsUpMs).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
+    expect(latencyBackMs).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
+    expect(timed.filter((o) => o.status >= 500 && o.status !== 503)).toEqual([]);
+    expect([unreachable, reachableAgain]).toEqual([3, 3]);
+    // A short stall resumes on the connection each app had; a long one on the probe's replacement.
+    expect(figures.connectionsReplaced > 0).toBe(replaced);
   }, 60_000);
 });

@@ -9,6 +9,7 @@ export * from './errors/error-code.enum.js';
 export * from './errors/postgres-error.js';
 export * from './health/dependency-checks.js';
 export * from './health/dependency-outages.js';
+export * from './health/dependency-health.js';
 export * from './health/health.dto.js';
 export * from './health/health.service.js';
 export * from './http/all-exceptions.filter.js';

@@ -48,6 +48,16 @@ export class RedisTestServer {
     }
   }
 
+  /** SIGSTOP: a stall, not a crash. Connections stay open and the kernel still accepts new ones; nothing answers. */
+  freeze(): void {
+    this.process?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT: the stalled server answers again, on the connections it had. */
+  thaw(): void {
+    this.process?.kill('SIGCONT');
+  }
+
   /** SIGKILL: connections drop at once, nothing is saved. */
   async kill(): Promise<void> {
     const child = this.process;

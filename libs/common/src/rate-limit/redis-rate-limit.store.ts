@@ -1,6 +1,7 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import type { AppConfig } from '#libs/config';
+import { DependencyHealth } from '../health/dependency-health.js';
 import { RateLimitStore, RateLimitStoreUnavailableError, type RateLimitHit } from './rate-limit.store.js';
 
 /**
@@ -37,6 +38,15 @@ interface RateLimitScripts {
 const COMMAND_TIMEOUT_MS = 1000;
 /** How long start-up waits for the first connection before serving anyway. */
 const STARTUP_WAIT_MS = 3000;
+/** While Redis is down: one PING this often, each given this long to answer. */
+export const REDIS_PROBE_INTERVAL_MS = 250;
+export const REDIS_PROBE_TIMEOUT_MS = 250;
+/**
+ * Failed probes on a connection that looks open (a stalled server, a silent network) before it
+ * is replaced: about 2 s. A resumed server answers on the old connection anyway; a new one also
+ * covers a peer that is gone for good behind a connection nobody closed.
+ */
+const STALLED_PROBES_BEFORE_RECONNECT = 4;
 
 const UNAVAILABLE_REPLY = /^(OOM|LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
 
@@ -49,9 +59,13 @@ function globLiteral(value: string): string {
  * script (INCR and the window's expiry together), so concurrent hits on any replica are counted
  * exactly. Keys are `REDIS_KEY_PREFIX` + the counter key and expire with their window.
  *
- * Unreachable Redis fails fast (no offline queue, a 1 s command timeout): every call then
- * throws RateLimitStoreUnavailableError (503), which RateLimitGuard lets through on routes
- * that fail open. The outage is logged once when it starts and once when it ends.
+ * Its health is a DependencyHealth (up / down / probing). A failure that means Redis is out of
+ * reach (refused, reset, connect or 1 s command timeout, a stalled server) marks it down; from
+ * then on every call throws RateLimitStoreUnavailableError (503) at once, without touching Redis,
+ * and RateLimitGuard lets it through on routes that fail open. A PING every 250 ms marks it up on
+ * its first answer (not ioredis's `ready` event: a stalled-then-resumed server never reconnects),
+ * replacing a connection that stays silent for ~2 s. The outage is logged once when it starts
+ * and once when it ends.
  */
 export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit, OnModuleDestroy {
   readonly storage = 'redis';
@@ -59,7 +73,8 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
   private readonly redis: Redis;
   private readonly scripts: RateLimitScripts;
   private readonly keyPrefix: string;
-  private down = false;
+  private readonly health: DependencyHealth;
+  private stalledProbes = 0;
 
   constructor(config: Pick<AppConfig, 'redisUrl' | 'redisKeyPrefix'>) {
     super();
@@ -77,56 +92,93 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
     this.redis.defineCommand('rateLimitPeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
     this.redis.defineCommand('rateLimitRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     this.scripts = this.redis as unknown as RateLimitScripts;
-    this.redis.on('error', (error: Error) => this.markDown(error));
-    this.redis.on('ready', () => this.markUp());
+    this.health = new DependencyHealth({
+      name: 'redis',
+      probe: () => this.probe(),
+      probeIntervalMs: REDIS_PROBE_INTERVAL_MS,
+      probeTimeoutMs: REDIS_PROBE_TIMEOUT_MS,
+      onDown: (error) =>
+        this.logger.warn({ err: (error as Error)?.message }, 'Rate-limit store (Redis) unreachable: fail-open routes run unlimited, fail-closed routes answer 503 until it is back'),
+      onUp: ({ downForMs, probes }) => this.logger.log({ downForMs, probes }, 'Rate-limit store (Redis) reachable again'),
+    });
+    // Connection errors (refused, reset) mean unreachable; only a probe says it is back.
+    this.redis.on('error', (error: Error) => this.health.markDown(error));
   }
 
   async onModuleInit(): Promise<void> {
     // Nest may call this once per module that sees the provider: connect once.
     if (this.redis.status !== 'wait') return;
-    const connected = this.redis.connect().catch((error: Error) => this.markDown(error));
+    this.health.start();
+    const connected = this.redis.connect().catch((error: Error) => this.health.markDown(error));
     const waited = new Promise<void>((resolve) => setTimeout(resolve, STARTUP_WAIT_MS).unref());
     await Promise.race([connected, waited]);
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.health.stop();
     this.redis.disconnect();
   }
 
-  private markDown(error: Error): void {
-    if (this.down) return;
-    this.down = true;
-    this.logger.warn({ err: error.message }, 'Rate-limit store (Redis) unreachable: fail-open routes run unlimited, fail-closed routes answer 503 until it is back');
-  }
-
-  private markUp(): void {
-    if (!this.down) return;
-    this.down = false;
-    this.logger.log('Rate-limit store (Redis) reachable again');
+  /**
+   * The probe while down: a PING on a connection ioredis has ready (its own reconnect loop runs
+   * otherwise). A connection that looks open but stays silent for STALLED_PROBES_BEFORE_RECONNECT
+   * probes is replaced (disconnect, reconnect through retryStrategy).
+   */
+  private async probe(): Promise<void> {
+    const status = this.redis.status;
+    if (status !== 'ready' && status !== 'connect') {
+      this.stalledProbes = 0;
+      throw new Error(`Redis connection is ${status}`);
+    }
+    try {
+      if (status !== 'ready') throw new Error('Redis connection is not ready yet');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.redis.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('Redis PING timed out')), REDIS_PROBE_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      this.stalledProbes = 0;
+    } catch (error) {
+      if (++this.stalledProbes >= STALLED_PROBES_BEFORE_RECONNECT) {
+        this.stalledProbes = 0;
+        this.logger.warn({ status }, 'Rate-limit store (Redis) connection silent: replacing it');
+        this.redis.disconnect(true);
+      }
+      throw error;
+    }
   }
 
   /**
-   * Redis out of reach, or up but refusing work (full, loading, a read-only replica): unavailable.
-   * Any other reply error is a bug of ours (500).
+   * Down: unavailable at once, without touching Redis. Out of reach (no connection, a command
+   * timeout): marks it down. Up but refusing work (full, loading, a read-only replica):
+   * unavailable for this call only (Redis answered, so it is not an outage). Any other reply
+   * error is a bug of ours (500).
    */
   private async call<T>(command: () => Promise<T>): Promise<T> {
+    if (!this.health.isUp) throw new RateLimitStoreUnavailableError(new Error(`Redis is ${this.health.state}`));
     try {
       return await command();
     } catch (error) {
-      if ((error as Error).name === 'ReplyError' && !UNAVAILABLE_REPLY.test((error as Error).message)) throw error;
-      this.markDown(error as Error);
+      if ((error as Error).name === 'ReplyError') {
+        if (UNAVAILABLE_REPLY.test((error as Error).message)) throw new RateLimitStoreUnavailableError(error);
+        throw error;
+      }
+      this.health.markDown(error);
       throw new RateLimitStoreUnavailableError(error);
     }
   }
 
-  /** Answers when Redis does (the readiness check). */
+  /** Answers when Redis does (the readiness check); fails at once while it is down. */
   ping(): Promise<unknown> {
+    if (!this.health.isUp) return Promise.reject(new Error(`Redis is ${this.health.state}`));
     return this.redis.ping();
   }
 
-  /** Whether the client last saw Redis as unreachable. */
+  /** Down or probing: calls fail fast until a probe passes (dependency_up{redis} 0). */
   get isDown(): boolean {
-    return this.down;
+    return !this.health.isUp;
   }
 
   async hit(key: string, windowMs: number): Promise<RateLimitHit> {

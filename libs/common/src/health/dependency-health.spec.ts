@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { DependencyHealth } from './dependency-health.js';
+
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('DependencyHealth', () => {
+  const started: DependencyHealth[] = [];
+  afterEach(() => started.splice(0).forEach((health) => health.stop()));
+
+  function health(probe: () => Promise<unknown>, events: string[]): DependencyHealth {
+    const h = new DependencyHealth({
+      name: 'thing',
+      probe,
+      probeIntervalMs: 10,
+      probeTimeoutMs: 20,
+      onDown: (error) => events.push(`down:${(error as Error).message}`),
+      onUp: ({ probes }) => events.push(`up after ${probes}`),
+    });
+    started.push(h);
+    h.start();
+    return h;
+  }
+
+  it('goes down once, probes in the background, and comes up on the first passing probe only', async () => {
+    const events: string[] = [];
+    let answers = false;
+    let probes = 0;
+    const h = health(async () => {
+      probes++;
+      if (!answers) throw new Error('refused');
+    }, events);
+    expect([h.state, h.isUp, probes]).toEqual(['up', true, 0]);
+    h.markDown(new Error('timed out'));
+    h.markDown(new Error('again'));
+    expect(h.isUp).toBe(false);
+    await tick(80);
+    expect(probes).toBeGreaterThanOrEqual(2);
+    expect(h.isUp).toBe(false);
+    answers = true;
+    await tick(40);
+    expect([h.state, h.isUp]).toEqual(['up', true]);
+    expect(events).toEqual(['down:timed out', `up after ${probes}`]);
+    const probesWhenUp = probes;
+    await tick(40);
+    expect(probes).toBe(probesWhenUp);
+  });
+
+  it('counts a probe that never answers as failed, within its timeout', async () => {
+    const events: string[] = [];
+    let hang = true;
+    const h = health(() => (hang ? new Promise(() => undefined) : Promise.resolve()), events);
+    h.markDown(new Error('stalled'));
+    await tick(100);
+    expect(h.isUp).toBe(false);
+    hang = false;
+    await tick(60);
+    expect(h.isUp).toBe(true);
+    expect(events).toHaveLength(2);
+  });
+
+  it('does not probe once stopped', async () => {
+    let probes = 0;
+    const h = health(async () => {
+      probes++;
+      throw new Error('refused');
+    }, []);
+    h.markDown(new Error('refused'));
+    await tick(30);
+    h.stop();
+    const seen = probes;
+    await tick(50);
+    expect(probes).toBe(seen);
+    expect(h.isUp).toBe(false);
+  });
+});
