@@ -16,6 +16,8 @@ const DRAIN_HOOK_MAX_MS = 1000;
 const CLOSE_STEP_MAX_MS = 2000;
 /** ...except for this much, so a step that comes after a grace period used up still gets a chance to close cleanly. */
 const CLOSE_STEP_MIN_MS = 50;
+/** A step inside an app's close (closeStep) ends this much before the grace period, when the whole close is abandoned. */
+const INNER_STEP_MARGIN_MS = 150;
 
 /** The part of SHUTDOWN_GRACE_MS kept for closing connections and pools after the requests in flight. */
 export function closeReserveMs(graceMs: number): number {
@@ -97,7 +99,8 @@ export class GracefulShutdown {
    * is abandoned with one warning and `onAbandon` destroys what it waited on.
    */
   closeStep(step: string, run: () => unknown, onAbandon?: () => void): Promise<StepOutcome> {
-    const closeBy = this.closeBy ?? Date.now() + CLOSE_STEP_MAX_MS;
+    // A step inside the app's close ends a moment before the close itself is abandoned, so it still logs and destroys its socket.
+    const closeBy = this.closeBy === undefined ? Date.now() + CLOSE_STEP_MAX_MS : this.closeBy - INNER_STEP_MARGIN_MS;
     return runBoundedStep(run, { step, deadline: closeStepDeadline(closeBy), onAbandon, warn: (fields, msg) => this.logger.warn(fields, msg) });
   }
 
