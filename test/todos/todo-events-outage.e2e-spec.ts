@@ -13,6 +13,7 @@ import { createTestDatabase, insertUser, ToggleProxy, type TestDatabase } from '
 import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
+import { writeFigures } from '../reliability/support/figures.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -59,6 +60,7 @@ describe('realtime stream opened during a database outage', () => {
   let proxy: ToggleProxy;
   let t: TestApp;
   let key: string;
+  const figures = { streamOpensDuringOutage: 0, outageStreamOpensAnswered5xxOr4xx: 0, retryAnswerCutMs: 0, retryAnswerFrozenMs: 0, eventSourceBackAfterDatabaseMs: 0 };
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -71,6 +73,7 @@ describe('realtime stream opened during a database outage', () => {
   }, 60_000);
 
   afterAll(async () => {
+    writeFigures('stream-outage', figures);
     proxy?.restore();
     await t?.close();
     await proxy?.stop();
@@ -83,6 +86,8 @@ describe('realtime stream opened during a database outage', () => {
   }
 
   function expectRetryAndEnd(answer: RawAnswer): void {
+    figures.streamOpensDuringOutage++;
+    if (answer.status !== 200) figures.outageStreamOpensAnswered5xxOr4xx++;
     expect({ status: answer.status, contentType: answer.contentType, ended: answer.ended }).toEqual({
       status: 200,
       contentType: expect.stringMatching(/^text\/event-stream/),
@@ -98,6 +103,7 @@ describe('realtime stream opened during a database outage', () => {
   it('answers 200 with a retry hint and ends at once while the database refuses connections; opens normally once it is back', async () => {
     proxy.cut();
     const refused = await readStream(t.baseUrl, key, 10_000);
+    figures.retryAnswerCutMs = refused.ms;
     expectRetryAndEnd(refused);
 
     await backUp();
@@ -110,6 +116,7 @@ describe('realtime stream opened during a database outage', () => {
   it('answers the same when the database is frozen (after the query gives up, not a 503)', async () => {
     proxy.freeze();
     const refused = await readStream(t.baseUrl, key, 15_000);
+    figures.retryAnswerFrozenMs = refused.ms;
     expectRetryAndEnd(refused);
     await backUp();
   }, 40_000);
@@ -127,9 +134,11 @@ describe('realtime stream opened during a database outage', () => {
       await sleep(300);
       expect(source.readyState).not.toBe(EventSource.CLOSED);
       await backUp();
+      const backAt = Date.now();
       // Reconnects after its retry hint (5–7 s) and stays open.
       const before = opened;
       await until(() => opened > before, 15_000, 'the reconnection after the outage');
+      figures.eventSourceBackAfterDatabaseMs = Date.now() - backAt;
       await sleep(300);
       expect(source.readyState).toBe(EventSource.OPEN);
       const created = await fetch(`${t.baseUrl}/api/v1/todos`, {
