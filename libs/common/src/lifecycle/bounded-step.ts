@@ -53,8 +53,3 @@ export function destroyPgClientSocket(client: unknown): void {
   const stream = (client as { connection?: { stream?: { destroy?: () => void } } } | undefined)?.connection?.stream;
   stream?.destroy?.();
 }
-
-/** Destroys the sockets of every client of a node-postgres pool (idle or checked out), so `pool.end()` can finish. */
-export function destroyPgPoolSockets(pool: unknown): void {
-  for (const client of (pool as { _clients?: unknown[] } | undefined)?._clients ?? []) destroyPgClientSocket(client);
-}
