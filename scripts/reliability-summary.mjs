@@ -79,6 +79,11 @@ for (const s of suites) {
     const slowest = Math.max(f.slowestPathologicalMsInProcess, f.slowestPathologicalMsHttp);
     rows.push([tag, `slowest pathological answer (limit 100 ms)${f.slowestPathologicalCase ? `: ${f.slowestPathologicalCase}` : ''}`, `${n(slowest)} ms`, slowest < 100 ? 'ok' : (bad++, 'FAIL')]);
     if (f.widgetPageUrl78KiBMs >= 0) rows.push([tag, 'widget pageUrl "http://" + "a"×80,000 + " " refused in (issue 27: 10.9 s)', `${n(f.widgetPageUrl78KiBMs)} ms`, '']);
+  } else if (s.suite === 'shutdown-freeze') {
+    const within = f.shutdownUnderFreezeMs <= f.shutdownBoundMs;
+    if (!within) bad++;
+    rows.push([tag, `SIGTERM to exit, database frozen (limit grace ${n(f.graceMs)} ms + 2 s; issue 33: 30.5 s)`, `${n(f.shutdownUnderFreezeMs)} ms`, within ? 'ok' : 'FAIL']);
+    rows.push([tag, 'close steps abandoned at their deadline (one warning each)', n(f.abandonedCloseSteps), '']);
   } else {
     // Suites of other areas (races, faults, replicas, gateway): every number they report; a figure
     // whose name counts failures (5xx, missing, mismatches, violations, leaks, lost, errors) must be 0.

@@ -22,6 +22,7 @@ export * from './http/validation.js';
 export * from './http/trim-slashes.js';
 export * from './ids/uuid.js';
 export * from './cursors/signed-cursor.js';
+export * from './lifecycle/bounded-step.js';
 export * from './lifecycle/graceful-shutdown.js';
 export * from './lifecycle/periodic-task.js';
 export * from './logging/nest-pino-logger.js';

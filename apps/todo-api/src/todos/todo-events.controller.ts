@@ -1,7 +1,8 @@
-import { Controller, Get, Req, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiErrors, CurrentUserId, ErrorCode, RateLimit, RawResponse, UseAuth } from '#libs/common';
+import { TodoEventsOutageFilter } from './todo-events-outage.filter.js';
 import { TodoEventsService } from './todo-events.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from './todo-stream-leases.service.js';
 
@@ -15,6 +16,8 @@ export class TodoEventsController {
   // Opening streams, not events: generous for reconnects, a brake on reconnect storms.
   @RateLimit({ bucket: 'todo-events', limit: 120, windowSeconds: 60, storeOutage: 'fail-open' })
   @RawResponse()
+  // A database outage answers 200 with a `retry:` hint and ends (EventSource gives up on a 503).
+  @UseFilters(TodoEventsOutageFilter)
   @ApiOperation({
     operationId: 'streamTodoEvents',
     summary: 'Realtime stream of your todo changes (server-sent events)',
@@ -27,7 +30,10 @@ export class TodoEventsController {
       'The stream lives as long as its credential: within seconds of the API key being revoked, rotated or expiring, the ' +
       'session being signed out (logout, password change or reset), API access lapsing, the account being deleted, or the ' +
       "access token's own expiry, the response ends (EventSource then reconnects and gets 401 or 402; use a fresh token). " +
-      `At most ${TODO_STREAMS_PER_ACCOUNT} streams per account may be open at once, over all replicas: one more is 429 \`RATE_LIMITED\`.`,
+      `At most ${TODO_STREAMS_PER_ACCOUNT} streams per account may be open at once, over all replicas: one more is 429 \`RATE_LIMITED\`. ` +
+      'While the service cannot reach its database (to verify the credential or hold the stream) the answer is still 200 ' +
+      '`text/event-stream`, with only a `retry:` field (milliseconds: the outage\'s Retry-After, spread) and the stream ended at once, ' +
+      'so EventSource reconnects later on its own instead of giving up as it does on a 503.',
   })
   @ApiQuery({
     name: 'access_token',

@@ -3,7 +3,7 @@ import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
 import { CredentialRevocations } from '#libs/accounts';
-import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
+import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, destroyPgClientSocket, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
 import { DatabaseFlavour, type Transaction } from '#libs/database';
 import { credentialExpiryOf, JwtOrApiKeyGuard } from '../api-access/jwt-or-api-key.guard.js';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
@@ -109,7 +109,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
         this.set(openStreams());
       },
     });
-    this.shutdown.onDrain(() => this.endStreamsForShutdown());
+    this.shutdown.onDrain(() => this.endStreamsForShutdown(), 'end the realtime streams and give their leases back');
     this.revocations.listen((userId) => this.announceCredentialChange(userId));
     this.mode = (await this.databaseFlavour.isEmbedded()) ? 'in-process' : 'notify';
     if (this.mode === 'notify') await this.connectListener();
@@ -127,7 +127,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     this.subscribers.clear();
     const listener = this.listener;
     this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    // `end()` waits for the server to close the socket, which a frozen database never does: bounded, then destroyed.
+    if (listener) await this.shutdown.closeStep('close the LISTEN connection for todo events', () => listener.end(), () => destroyPgClientSocket(listener));
   }
 
   /** Shutdown: every stream gets a `retry` hint and ends, so its client reconnects to another replica. */

@@ -3,7 +3,8 @@ import type { INestApplication } from '@nestjs/common';
 import { loadConfig, makeDataDirPrivate, type AppConfig } from '#libs/config';
 import { EmbeddedPostgres } from '#libs/database';
 import { ServiceIndex } from '../http/service-index.js';
-import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
+import { runBoundedStep } from '../lifecycle/bounded-step.js';
+import { closeStepDeadline, GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
 import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
 import { announceStart, describeDatabase, localUrl } from './start-block.js';
 
@@ -20,6 +21,9 @@ export interface ServiceStarter {
   portVariable: 'TODO_API_PORT' | 'FEEDBACK_API_PORT';
   create: (config: AppConfig, databaseUrl: string) => Promise<INestApplication>;
 }
+
+/** Closing an app after a grace period used up still gets this long (a healthy close takes milliseconds). */
+const MIN_APP_CLOSE_MS = 250;
 
 /** Connections the embedded server must accept: per app, its pool, the rate-limit pool (4), the LISTEN connection and headroom. */
 function embeddedConnectionBudget(config: AppConfig, apps: number): number {
@@ -104,12 +108,21 @@ export async function runServices(starters: ServiceStarter[]): Promise<RunningSe
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    const started = Date.now();
     say({ level: 'info', msg: `Received ${signal}; draining`, graceMs: config.shutdownGraceMs });
     const reports = await Promise.all(running.map((service) => service.app.get(GracefulShutdown).drain(config.shutdownGraceMs)));
-    for (const service of running) await service.app.close().catch(() => undefined);
-    await embedded?.stop();
+    // Every close step ends inside the grace period whatever the dependencies do: one that has
+    // not finished by its deadline (a pool whose frozen database never closes its sockets) is
+    // abandoned with one warning, and the process exits anyway.
+    const closeBy = started + config.shutdownGraceMs;
+    const warn = (fields: Record<string, unknown>, msg: string) => say({ level: 'warn', msg, ...fields });
+    for (const service of running) {
+      // The app's own steps (the LISTEN connection) have shorter deadlines; the whole close gets what is left of the grace period.
+      await runBoundedStep(() => service.app.close(), { step: `close ${service.name}`, deadline: Math.max(closeBy, Date.now() + MIN_APP_CLOSE_MS), warn });
+    }
+    if (embedded) await runBoundedStep(() => embedded.stop(), { step: 'stop the embedded database', deadline: closeStepDeadline(closeBy), warn });
     const cutRequests = reports.reduce((sum, report) => sum + report.cutRequests, 0);
-    say({ level: 'info', msg: 'Shut down', cutRequests, elapsedMs: Math.max(0, ...reports.map((report) => report.elapsedMs)) });
+    say({ level: 'info', msg: 'Shut down', cutRequests, elapsedMs: Date.now() - started });
     process.exit(0);
   };
   if (madePrivate.length > 0) {

@@ -2,11 +2,32 @@ import type { Server, ServerResponse } from 'node:http';
 import net from 'node:net';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppMetrics } from '../metrics/app-metrics.js';
+import { runBoundedStep, type StepOutcome } from './bounded-step.js';
 
 /** How often the drain looks whether the in-flight requests are done. */
 const DRAIN_POLL_MS = 25;
 /** After the server stops accepting: time for connections accepted at the last moment to deliver their request. */
 const LAST_ARRIVALS_MS = 100;
+/** The end of the grace period kept for the close steps (a quarter of it, at most this): requests in flight are cut before. */
+const CLOSE_RESERVE_MAX_MS = 1000;
+/** A drain hook (ending the event streams, giving their leases back) waits at most this long for the database. */
+const DRAIN_HOOK_MAX_MS = 1000;
+/** One close step (a LISTEN connection, a pool) waits at most this long, and never past the grace period... */
+const CLOSE_STEP_MAX_MS = 2000;
+/** ...except for this much, so a step that comes after a grace period used up still gets a chance to close cleanly. */
+const CLOSE_STEP_MIN_MS = 50;
+/** A step inside an app's close (closeStep) ends this much before the grace period, when the whole close is abandoned. */
+const INNER_STEP_MARGIN_MS = 150;
+
+/** The part of SHUTDOWN_GRACE_MS kept for closing connections and pools after the requests in flight. */
+export function closeReserveMs(graceMs: number): number {
+  return Math.min(CLOSE_RESERVE_MAX_MS, Math.floor(graceMs / 4));
+}
+
+/** The deadline of a close step starting now, in a shutdown whose close steps must end by `closeBy`. */
+export function closeStepDeadline(closeBy: number, now = Date.now()): number {
+  return Math.max(now + CLOSE_STEP_MIN_MS, Math.min(closeBy, now + CLOSE_STEP_MAX_MS));
+}
 
 export interface DrainReport {
   /** Requests still unfinished when the grace period ended (their connections were closed). */
@@ -27,17 +48,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  *    request; it gets an answer with `Connection: close` instead.
  * 2. While requests still arrive or connections are still open, they are served, for at most
  *    half the grace period; then the server stops accepting and closes the idle connections.
- * 3. In-flight requests finish within the rest of SHUTDOWN_GRACE_MS; whatever is still open
- *    then is closed. The caller closes the app afterwards, which ends the database pools last.
+ * 3. In-flight requests finish within the rest of SHUTDOWN_GRACE_MS less the close reserve
+ *    (closeReserveMs); whatever is still open then is closed. The caller closes the app
+ *    afterwards, which ends the database pools last.
+ *
+ * Every step is bounded, whatever the dependencies do: a drain hook waits at most
+ * DRAIN_HOOK_MAX_MS, and each close step (closeStep: the LISTEN connection, the pools) has a
+ * deadline inside the grace period, after which it is abandoned with one warning and its socket
+ * destroyed. A frozen database cannot hold the process past SHUTDOWN_GRACE_MS.
  */
 @Injectable()
 export class GracefulShutdown {
   private readonly logger = new Logger('Shutdown');
   private readonly inFlight = new Set<ServerResponse>();
-  private readonly drainHooks: Array<() => void | Promise<void>> = [];
+  private readonly drainHooks: Array<{ step: string; hook: () => void | Promise<void> }> = [];
   private server?: Server;
   private draining = false;
   private drained?: Promise<DrainReport>;
+  /** Epoch ms by which every close step must be done: the end of the grace period, once a drain started. */
+  private closeBy?: number;
 
   constructor(metrics: AppMetrics) {
     const draining = () => this.draining;
@@ -60,8 +89,19 @@ export class GracefulShutdown {
   }
 
   /** A service that holds responses open (event streams) ends them here when the drain starts. */
-  onDrain(hook: () => void | Promise<void>): void {
-    this.drainHooks.push(hook);
+  onDrain(hook: () => void | Promise<void>, step = 'a drain hook'): void {
+    this.drainHooks.push({ step, hook });
+  }
+
+  /**
+   * One step of closing the app (a connection, a pool), bounded: it gets until the end of the
+   * grace period (at most CLOSE_STEP_MAX_MS; when no drain ran, CLOSE_STEP_MAX_MS); past that it
+   * is abandoned with one warning and `onAbandon` destroys what it waited on.
+   */
+  closeStep(step: string, run: () => unknown, onAbandon?: () => void): Promise<StepOutcome> {
+    // A step inside the app's close ends a moment before the close itself is abandoned, so it still logs and destroys its socket.
+    const closeBy = this.closeBy === undefined ? Date.now() + CLOSE_STEP_MAX_MS : this.closeBy - INNER_STEP_MARGIN_MS;
+    return runBoundedStep(run, { step, deadline: closeStepDeadline(closeBy), onAbandon, warn: (fields, msg) => this.logger.warn(fields, msg) });
   }
 
   /** A request has arrived (before any middleware sees it). */
@@ -84,13 +124,20 @@ export class GracefulShutdown {
   private async run(graceMs: number): Promise<DrainReport> {
     const started = Date.now();
     this.draining = true;
+    this.closeBy = started + graceMs;
     for (const response of this.inFlight) if (!response.headersSent) response.setHeader('Connection', 'close');
-    for (const hook of this.drainHooks) {
-      try {
-        await hook();
-      } catch (error) {
-        this.logger.warn({ err: (error as Error)?.message }, 'A drain step failed');
-      }
+    for (const { step, hook } of this.drainHooks) {
+      const deadline = Math.min(started + graceMs / 2, Date.now() + DRAIN_HOOK_MAX_MS);
+      await runBoundedStep(
+        async () => {
+          try {
+            await hook();
+          } catch (error) {
+            this.logger.warn({ err: (error as Error)?.message, step }, 'A drain step failed');
+          }
+        },
+        { step, deadline, warn: (fields, msg) => this.logger.warn(fields, msg) },
+      );
     }
     const server = this.server;
     if (!server) return { cutRequests: 0, elapsedMs: Date.now() - started };
@@ -103,7 +150,7 @@ export class GracefulShutdown {
     const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
     await sleep(LAST_ARRIVALS_MS);
     server.closeIdleConnections();
-    const deadline = started + graceMs;
+    const deadline = started + graceMs - closeReserveMs(graceMs);
     while (Date.now() < deadline && this.inFlight.size > 0) await sleep(DRAIN_POLL_MS);
     const cutRequests = this.inFlight.size;
     server.closeAllConnections();
