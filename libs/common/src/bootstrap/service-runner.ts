@@ -35,6 +35,26 @@ export function portProblem(starter: ServiceStarter, config: AppConfig, error: u
   return `${starter.name}: port ${port} on ${config.host} ${problem}; set ${starter.portVariable} to a free port (e.g. ${starter.portVariable}=${port + 100}).`;
 }
 
+const PUBLIC_URL_VARIABLE = { TODO_API_PORT: 'PUBLIC_BASE_URL', FEEDBACK_API_PORT: 'FEEDBACK_PUBLIC_BASE_URL' } as const;
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * The one line when a service's public URL names this machine (a loopback host) on another port than
+ * the one it listens on: every link, the OAuth issuer and the dashboard's sign-in would lead nowhere.
+ * A public URL on another host is a gateway's, whose port is its own business.
+ */
+export function publicUrlMismatch(starter: Pick<ServiceStarter, 'name' | 'portVariable'>, config: AppConfig, listenPort: number): string | undefined {
+  const variable = PUBLIC_URL_VARIABLE[starter.portVariable];
+  const url = new URL(variable === 'PUBLIC_BASE_URL' ? config.publicBaseUrl : config.feedbackPublicBaseUrl);
+  if (!isLoopback(url.hostname)) return undefined;
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (port === listenPort) return undefined;
+  return `${starter.name}: ${variable} (${url.origin}) names port ${port} of this machine but the service listens on ${listenPort}; links, the OAuth issuer and sign-in will point at the wrong port: unset ${variable} (it follows ${starter.portVariable} outside production) or correct it.`;
+}
+
 /** Resolves when the port can be bound now, rejects with the bind error (EADDRINUSE, EACCES) otherwise. */
 export function probePort(port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -136,6 +156,8 @@ export async function runServices(starters: ServiceStarter[]): Promise<RunningSe
         },
         config.logFormat,
       );
+      const mismatch = publicUrlMismatch(starter, config, address.port);
+      if (mismatch) app.get<RequestLogging>(REQUEST_LOGGING).logger.warn(mismatch);
     }
   } catch (error) {
     const portLine = current && portProblem(current, config, error);
