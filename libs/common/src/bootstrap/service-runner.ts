@@ -1,10 +1,13 @@
 import { createServer } from 'node:net';
+import { format } from 'node:util';
 import type { INestApplication } from '@nestjs/common';
+import type { Logger as PinoLogger } from 'pino';
 import { loadConfig, makeDataDirPrivate, type AppConfig } from '#libs/config';
 import { EmbeddedPostgres } from '#libs/database';
 import { ServiceIndex } from '../http/service-index.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
-import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
+import { createServiceLogger, REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
+import { ServiceLogScope } from '../logging/service-log-scope.js';
 import { announceStart, describeDatabase, localUrl } from './start-block.js';
 
 export interface RunningService {
@@ -65,16 +68,44 @@ export function probePort(port: number, host: string): Promise<void> {
 }
 
 /**
- * Reads settings at start, before anything else happens: a wrong variable (ConfigError) ends the
- * process with its one-line message and no stack. runServices reads the shared ones (loadConfig); an
- * app reads its own with this before calling runServices.
+ * The launcher's own logger (start, drain, a failed start), of the same shape as the apps' lines;
+ * `service` names the process's services. Before the settings are read (a wrong one is what is
+ * being said) the format and level are the defaults the environment implies.
  */
-export function loadSettingsOrExit<T>(load: () => T): T {
+export function launcherLogger(service: string, config?: Pick<AppConfig, 'logLevel' | 'logFormat'>): PinoLogger {
+  if (config) return createServiceLogger(config, service);
+  const format = process.env.LOG_FORMAT === 'json' || process.env.LOG_FORMAT === 'pretty' ? process.env.LOG_FORMAT : (process.env.NODE_ENV ?? 'development') === 'development' ? 'pretty' : 'json';
+  return createServiceLogger({ logLevel: 'info', logFormat: format }, service);
+}
+
+/**
+ * Reads settings at start, before anything else happens: a wrong variable (ConfigError) ends the
+ * process with its one-line message (one JSON line in JSON format) and no stack. runServices reads
+ * the shared ones (loadConfig); an app reads its own with this before calling runServices.
+ */
+export function loadSettingsOrExit<T>(load: () => T, service: string): T {
   try {
     return load();
   } catch (error) {
-    console.error((error as Error).message);
+    launcherLogger(service).fatal((error as Error).message);
     process.exit(1);
+  }
+}
+
+const CONSOLE_LEVELS = { log: 'info', info: 'info', warn: 'warn', error: 'error', debug: 'debug' } as const;
+
+/**
+ * In JSON format, what libraries print with console.* (oidc-provider's notices and warnings) becomes
+ * a line of the one shape: the app's logger when it runs in an app's scope (a request), else the launcher's.
+ */
+function routeConsoleTo(logger: PinoLogger): void {
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS) as Array<[keyof typeof CONSOLE_LEVELS, (typeof CONSOLE_LEVELS)[keyof typeof CONSOLE_LEVELS]]>) {
+    console[method] = (...args: unknown[]) => {
+      const text = format(...args);
+      const scoped = ServiceLogScope.active();
+      if (scoped) scoped[level === 'info' ? 'log' : level]?.(text, 'console');
+      else logger[level]({ context: 'console' }, text);
+    };
   }
 }
 
@@ -86,13 +117,16 @@ export function loadSettingsOrExit<T>(load: () => T): T {
  * pools last), then the embedded server. A second signal during the drain ends the process at once.
  */
 export async function runServices(starters: ServiceStarter[]): Promise<RunningService[]> {
-  const config = loadSettingsOrExit(() => loadConfig());
+  const names = starters.map((starter) => starter.name).join(',');
+  const config = loadSettingsOrExit(() => loadConfig(), names);
+  const launcher = launcherLogger(names, config);
+  if (config.logFormat === 'json') routeConsoleTo(launcher);
   for (const starter of starters) {
     if (starter.port(config) === 0) continue;
     try {
       await probePort(starter.port(config), config.host);
     } catch (error) {
-      console.error(portProblem(starter, config, error) ?? error);
+      launcher.fatal(portProblem(starter, config, error) ?? { err: error }, 'failed to start');
       process.exit(1);
     }
   }
@@ -108,32 +142,26 @@ export async function runServices(starters: ServiceStarter[]): Promise<RunningSe
       embedded = await EmbeddedPostgres.start({ dataDir: embeddedDataDir, maxConnections: embeddedConnectionBudget(config, starters.length) });
     } catch (error) {
       // Its messages say what to do (another process owns the directory): no stack.
-      console.error((error as Error).message);
+      launcher.fatal((error as Error).message);
       process.exit(1);
     }
     databaseUrl = embedded.url;
   }
   const running: RunningService[] = [];
-  /** A lifecycle line in the configured log format (JSON for machines, plain text for a person). */
-  const say = (line: Record<string, unknown> & { msg: string }) => {
-    const { level: _level, msg, ...fields } = line;
-    const extra = Object.entries(fields).map(([key, value]) => `${key}=${String(value)}`).join(' ');
-    console.log(config.logFormat === 'json' ? JSON.stringify(line) : extra ? `${msg} (${extra})` : msg);
-  };
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    say({ level: 'info', msg: `Received ${signal}; draining`, graceMs: config.shutdownGraceMs });
+    launcher.info({ graceMs: config.shutdownGraceMs }, `Received ${signal}; draining`);
     const reports = await Promise.all(running.map((service) => service.app.get(GracefulShutdown).drain(config.shutdownGraceMs)));
     for (const service of running) await service.app.close().catch(() => undefined);
     await embedded?.stop();
     const cutRequests = reports.reduce((sum, report) => sum + report.cutRequests, 0);
-    say({ level: 'info', msg: 'Shut down', cutRequests, elapsedMs: Math.max(0, ...reports.map((report) => report.elapsedMs)) });
+    launcher.info({ cutRequests, elapsedMs: Math.max(0, ...reports.map((report) => report.elapsedMs)) }, 'Shut down');
     process.exit(0);
   };
   if (madePrivate.length > 0) {
-    say({ level: 'warn', msg: `DATA_DIR was readable or writable by other users; made ${madePrivate.length} file(s) and directories under it private (0600/0700)`, dataDir: config.dataDir });
+    launcher.warn({ dataDir: config.dataDir }, `DATA_DIR was readable or writable by other users; made ${madePrivate.length} file(s) and directories under it private (0600/0700)`);
   }
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -161,7 +189,8 @@ export async function runServices(starters: ServiceStarter[]): Promise<RunningSe
     }
   } catch (error) {
     const portLine = current && portProblem(current, config, error);
-    console.error(portLine ?? error);
+    if (portLine) launcher.fatal(portLine);
+    else launcher.fatal({ err: error }, `${current?.name ?? names} failed to start: ${(error as Error)?.message ?? String(error)}`);
     for (const service of running) await service.app.close().catch(() => undefined);
     await embedded?.stop();
     process.exit(1);

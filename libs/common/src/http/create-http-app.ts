@@ -11,7 +11,7 @@ import { assertEveryRouteHasScheme, listRoutes, rawResponsePaths } from '../auth
 import { successBody } from './envelope.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
 import { NestPinoLogger } from '../logging/nest-pino-logger.js';
-import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
+import { createServiceLogger, REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
 import { SERVICE_SCOPED_LOGGER, ServiceLogScope } from '../logging/service-log-scope.js';
 import { AppMetrics } from '../metrics/app-metrics.js';
 import { checkJsonBody, jsonBodyParser } from './json-body.js';
@@ -26,6 +26,12 @@ export interface HttpAppOptions {
   index: Pick<ServiceIndexOptions, 'service' | 'pages' | 'unsetFeatures'>;
   /** Paths whose raw body is kept (signature checks need the exact bytes). */
   rawBodyPaths?: readonly string[];
+  /**
+   * Path prefixes whose handler reads the request body itself (oidc-provider's endpoints): no body
+   * parser runs there, so the handler finds the stream unread (a parsed body makes oidc-provider
+   * warn on standard error and fall back to it).
+   */
+  ownBodyPaths?: readonly string[];
   /** Public routes any web page may call (an embeddable widget): `Access-Control-Allow-Origin: *` whatever CORS_ORIGINS says. */
   openCorsPaths?: readonly string[];
 }
@@ -89,6 +95,15 @@ function securityHeaders(): (request: Request, response: Response, next: NextFun
   };
 }
 
+/** One boot logger per service and setting (tests build many apps: each its own would open standard output again). */
+const bootLoggers = new Map<string, ReturnType<typeof createServiceLogger>>();
+function bootLogger(config: AppConfig, service: string): ReturnType<typeof createServiceLogger> {
+  const key = `${service}|${config.logLevel}|${config.logFormat}`;
+  let logger = bootLoggers.get(key);
+  if (!logger) bootLoggers.set(key, (logger = createServiceLogger(config, service)));
+  return logger;
+}
+
 /**
  * Builds an app with everything both services share around their root module, runs
  * pending migrations, and initialises it (not yet listening).
@@ -101,10 +116,13 @@ export function createHttpApp(rootModule: DynamicModule, config: AppConfig, opti
 async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions, logScope: ServiceLogScope): Promise<NestExpressApplication> {
   const adapter = new AppExpressAdapter(logScope);
   const index = ServiceIndexModule.forRoot({ ...options.index, title: options.openApi.title, publicBaseUrl: options.publicBaseUrl });
+  // Until the app's own logger exists, Nest's lines (a database retry, a failed start) go to one of
+  // the same shape: never buffered and flushed to Nest's coloured console logger.
+  logScope.logger = new NestPinoLogger(bootLogger(config, options.index.service));
   const app = await NestFactory.create<NestExpressApplication>(
     { ...rootModule, imports: [...(rootModule.imports ?? []), index] },
     adapter,
-    { bufferLogs: true, bodyParser: false, abortOnError: false },
+    { logger: SERVICE_SCOPED_LOGGER, bufferLogs: false, bodyParser: false, abortOnError: false },
   );
   const requestLogging = app.get<RequestLogging>(REQUEST_LOGGING);
   logScope.logger = new NestPinoLogger(requestLogging.logger);
@@ -132,8 +150,12 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
     callback(null, openCorsPaths.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
   );
   // Size (also after inflating), depth and prototype keys are refused here, before any validation.
-  app.use(jsonBodyParser(keepsRawBody));
-  app.use(checkJsonBody(keepsRawBody));
+  const ownBodyPaths = options.ownBodyPaths ?? [];
+  const ownsBody = (request: Request) => ownBodyPaths.some((prefix) => request.path === prefix || request.path.startsWith(`${prefix}/`));
+  const parseJson = jsonBodyParser(keepsRawBody);
+  const checkJson = checkJsonBody(keepsRawBody);
+  app.use((request: Request, response: Response, next: NextFunction) => (ownsBody(request) ? next() : parseJson(request, response, next)));
+  app.use((request: Request, response: Response, next: NextFunction) => (ownsBody(request) ? next() : checkJson(request, response, next)));
 
   await runMigrations(app.get(DataSource));
 
