@@ -91,10 +91,11 @@ describe('public URLs follow the listeners', () => {
   it('production without the public URLs refuses to start with one line and exit 1', async () => {
     const production = startChild(built.entries.todoApi, { NODE_ENV: 'production', DATABASE_URL: database.url, DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, HOST: '127.0.0.1', TODO_API_PORT: String(await freePort()) });
     expect(await production.exited).toEqual({ code: 1, signal: null });
-    expect(production.stdout()).toBe('');
-    const lines = production.stderr().trim().split('\n');
+    // Production logs JSON lines: the refusal is one fatal line naming the variable.
+    expect(production.stderr()).toBe('');
+    const lines = production.stdout().trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('PUBLIC_BASE_URL is required when NODE_ENV=production');
+    expect(JSON.parse(lines[0])).toEqual(expect.objectContaining({ level: 60, service: 'todo-api', msg: expect.stringContaining('PUBLIC_BASE_URL is required when NODE_ENV=production') }));
   }, 60_000);
 
   it('a public URL on this machine with another port than the listener is warned once at start', async () => {
