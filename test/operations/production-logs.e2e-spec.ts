@@ -2,7 +2,7 @@
  * One log shape in production (issue 32): the built services, started as their containers start
  * them (NODE_ENV=production), write nothing but pino JSON lines of one shape (numeric level, epoch
  * time, service (the launcher's lines name the process's services), message) on standard output and standard error: the start, requests (a 4xx carries
- * its error code, every access line its request id), the authorization server (oidc-provider), the
+ * its error code, every access line its request id), the authorization server (oidc-provider's console output), the
  * drain after SIGTERM. A failed start (a bad variable, an unreachable database) is one JSON error
  * line with the cause and exit 1.
  */
@@ -75,7 +75,8 @@ describe('production logs: one JSON shape', () => {
   it('start, requests (a 4xx with its error code), the authorization server and the drain: every line one JSON shape', async () => {
     const [todoPort, feedbackPort] = [await freePort(), await freePort()];
     let code: string | undefined;
-    const service = startChild(built.entries.both, productionEnv({ TODO_API_PORT: String(todoPort), FEEDBACK_API_PORT: String(feedbackPort) }));
+    // At debug, so Nest's start-up lines and library notices are in the output too.
+    const service = startChild(built.entries.both, productionEnv({ TODO_API_PORT: String(todoPort), FEEDBACK_API_PORT: String(feedbackPort), LOG_LEVEL: 'debug' }));
     try {
       await service.ready([todoPort, feedbackPort]);
       const todo = `http://127.0.0.1:${todoPort}`;
@@ -104,6 +105,9 @@ describe('production logs: one JSON shape', () => {
     // Successes carry no error code.
     expect(access.filter((line) => line.res!.statusCode < 400 && 'errorCode' in line)).toEqual([]);
     expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^Received SIGTERM; draining/), expect.stringMatching(/^Shut down/)]));
+    // oidc-provider's console notice that our parser read the registration body: a debug line of todo-api.
+    expect(lines.filter((line) => line.msg.includes('already parsed request body'))).toEqual([expect.objectContaining({ level: 20, service: 'todo-api', context: 'console' })]);
+    expect(lines.filter((line) => line.context === 'RouterExplorer').length).toBeGreaterThan(10);
   }, 120_000);
 
   it('a bad variable: one JSON error line naming it, exit 1', async () => {

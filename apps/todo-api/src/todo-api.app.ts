@@ -5,7 +5,6 @@ import { API_ACCESS_SECURITY } from './api-access/api-access.schemes.js';
 import { ADMIN_KEY_SECURITY } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
 import { loadBillingConfig } from './billing/billing.config.js';
-import { OAUTH_ROUTES } from './oauth/oauth-provider.js';
 import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 
@@ -46,8 +45,6 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
     },
     index: { service: 'todo-api', unsetFeatures: unsetFeatures(options) },
     rawBodyPaths: [BILLING_WEBHOOK_PATH],
-    // The authorization server's endpoints read their bodies themselves (oidc-provider).
-    ownBodyPaths: Object.values(OAUTH_ROUTES),
   });
 }
 

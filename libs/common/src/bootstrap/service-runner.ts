@@ -95,6 +95,15 @@ export function loadSettingsOrExit<T>(load: () => T, service: string): T {
 const CONSOLE_LEVELS = { log: 'info', info: 'info', warn: 'warn', error: 'error', debug: 'debug' } as const;
 
 /**
+ * Library notices that say nothing an operator can act on, logged at debug. oidc-provider warns once
+ * that an upstream parser read the body of its registration endpoint (RFC 7591, JSON): that parser is
+ * ours on purpose, with the limits of every route (1 MiB, depth, prototype keys), and it keeps the
+ * answer to an oversized registration `invalid_client_metadata` (oidc-provider's own reader stops at
+ * 56 KiB with `invalid_request`; test/reliability/oauth-abuse pins the former).
+ */
+const DEBUG_NOTICES = [/^oidc-provider WARNING: already parsed request body detected/];
+
+/**
  * In JSON format, what libraries print with console.* (oidc-provider's notices and warnings) becomes
  * a line of the one shape: the app's logger when it runs in an app's scope (a request), else the launcher's.
  */
@@ -102,9 +111,10 @@ function routeConsoleTo(logger: PinoLogger): void {
   for (const [method, level] of Object.entries(CONSOLE_LEVELS) as Array<[keyof typeof CONSOLE_LEVELS, (typeof CONSOLE_LEVELS)[keyof typeof CONSOLE_LEVELS]]>) {
     console[method] = (...args: unknown[]) => {
       const text = format(...args);
+      const lineLevel = DEBUG_NOTICES.some((notice) => notice.test(text)) ? 'debug' : level;
       const scoped = ServiceLogScope.active();
-      if (scoped) scoped[level === 'info' ? 'log' : level]?.(text, 'console');
-      else logger[level]({ context: 'console' }, text);
+      if (scoped) scoped[lineLevel === 'info' ? 'log' : lineLevel]?.(text, 'console');
+      else logger[lineLevel]({ context: 'console' }, text);
     };
   }
 }

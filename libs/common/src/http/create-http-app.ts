@@ -26,12 +26,6 @@ export interface HttpAppOptions {
   index: Pick<ServiceIndexOptions, 'service' | 'pages' | 'unsetFeatures'>;
   /** Paths whose raw body is kept (signature checks need the exact bytes). */
   rawBodyPaths?: readonly string[];
-  /**
-   * Path prefixes whose handler reads the request body itself (oidc-provider's endpoints): no body
-   * parser runs there, so the handler finds the stream unread (a parsed body makes oidc-provider
-   * warn on standard error and fall back to it).
-   */
-  ownBodyPaths?: readonly string[];
   /** Public routes any web page may call (an embeddable widget): `Access-Control-Allow-Origin: *` whatever CORS_ORIGINS says. */
   openCorsPaths?: readonly string[];
 }
@@ -150,12 +144,8 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
     callback(null, openCorsPaths.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
   );
   // Size (also after inflating), depth and prototype keys are refused here, before any validation.
-  const ownBodyPaths = options.ownBodyPaths ?? [];
-  const ownsBody = (request: Request) => ownBodyPaths.some((prefix) => request.path === prefix || request.path.startsWith(`${prefix}/`));
-  const parseJson = jsonBodyParser(keepsRawBody);
-  const checkJson = checkJsonBody(keepsRawBody);
-  app.use((request: Request, response: Response, next: NextFunction) => (ownsBody(request) ? next() : parseJson(request, response, next)));
-  app.use((request: Request, response: Response, next: NextFunction) => (ownsBody(request) ? next() : checkJson(request, response, next)));
+  app.use(jsonBodyParser(keepsRawBody));
+  app.use(checkJsonBody(keepsRawBody));
 
   await runMigrations(app.get(DataSource));
 
