@@ -55,7 +55,7 @@ export function publicUrlMismatch(starter: Pick<ServiceStarter, 'name' | 'portVa
   if (!isLoopback(url.hostname)) return undefined;
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   if (port === listenPort) return undefined;
-  return `${starter.name}: ${variable} (${url.origin}) names port ${port} of this machine but the service listens on ${listenPort}; links, the OAuth issuer and sign-in will point at the wrong port: unset ${variable} (it follows ${starter.portVariable} outside production) or correct it.`;
+  return `${variable} (${url.origin}) names port ${port} of this machine but the service listens on ${listenPort}; links, the OAuth issuer and sign-in will point at the wrong port: unset ${variable} (it follows ${starter.portVariable} outside production) or correct it.`;
 }
 
 /** Resolves when the port can be bound now, rejects with the bind error (EADDRINUSE, EACCES) otherwise. */

@@ -31,7 +31,7 @@ describe('start block', () => {
     const feedback = { name: 'feedback-export', portVariable: 'FEEDBACK_API_PORT' as const };
     const config = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40), PUBLIC_BASE_URL: 'http://localhost:3000', FEEDBACK_PUBLIC_BASE_URL: 'http://127.0.0.1:4101' });
     expect(publicUrlMismatch(todo, config, 4100)).toBe(
-      'todo-api: PUBLIC_BASE_URL (http://localhost:3000) names port 3000 of this machine but the service listens on 4100; links, the OAuth issuer and sign-in will point at the wrong port: unset PUBLIC_BASE_URL (it follows TODO_API_PORT outside production) or correct it.',
+      'PUBLIC_BASE_URL (http://localhost:3000) names port 3000 of this machine but the service listens on 4100; links, the OAuth issuer and sign-in will point at the wrong port: unset PUBLIC_BASE_URL (it follows TODO_API_PORT outside production) or correct it.',
     );
     expect(publicUrlMismatch(feedback, config, 4101)).toBeUndefined();
     expect(publicUrlMismatch(feedback, { ...config, feedbackPublicBaseUrl: 'http://[::1]/' }, 4101)).toContain('names port 80');
