@@ -381,9 +381,10 @@ describe('question batches API (site tokens, owner send, share routes)', () => {
   it('serves the dashboard page with a strict CSP, and its owner feedback routes (JWT) for browsing and triage', async () => {
     const page = await t.http.get('/dashboard').expect(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
-    expect(page.headers['content-security-policy']).toMatch(/connect-src 'self' http:\/\/localhost:3000;/);
+    // PUBLIC_BASE_URL is unset: it follows the configured listener (HOST 127.0.0.1, TODO_API_PORT's default).
+    expect(page.headers['content-security-policy']).toMatch(/connect-src 'self' http:\/\/127\.0\.0\.1:3000;/);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
-    expect(page.text).toContain('data-auth-base="http://localhost:3000"');
+    expect(page.text).toContain('data-auth-base="http://127.0.0.1:3000"');
     expect((await t.http.get('/assets/dashboard.js').expect(200)).headers['content-type']).toMatch(/javascript/);
 
     const [id] = await t.app.get(FeedbackRepository).insertMany(undefined, owner.id, [{ siteId: site.id, type: 'bug', message: 'Broken link', rating: null, pageUrl: 'https://x.test/' }]);

@@ -38,7 +38,7 @@ export function createFeedbackExportApp(options: FeedbackExportOptions): Promise
 
 /** feedback-export as runServices starts it, alone (`npm run start:feedback`, its container) or beside todo-api (`npm start`). */
 export function feedbackExportService(): ServiceStarter {
-  const quotas = loadSettingsOrExit(() => loadQuotaConfig());
+  const quotas = loadSettingsOrExit(() => loadQuotaConfig(), 'feedback-export');
   return {
     name: 'feedback-export',
     port: (config) => config.feedbackApiPort,

@@ -53,6 +53,6 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
  * feedback-export (`npm start`). Its own settings are read here, at start, before any app is built.
  */
 export function todoApiService(): ServiceStarter {
-  const billing = loadSettingsOrExit(() => loadBillingConfig());
+  const billing = loadSettingsOrExit(() => loadBillingConfig(), 'todo-api');
   return { name: 'todo-api', port: (config) => config.todoApiPort, portVariable: 'TODO_API_PORT', create: (config, databaseUrl) => createTodoApiApp({ config, billing, databaseUrl }) };
 }

@@ -6,6 +6,7 @@ import { loadConfig } from './app-config.js';
 import { ConfigError } from './environment.js';
 
 const base = { NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40) };
+const PUBLIC_URLS = { PUBLIC_BASE_URL: 'https://todo.example.com', FEEDBACK_PUBLIC_BASE_URL: 'https://feedback.example.com' };
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -52,10 +53,26 @@ describe('loadConfig', () => {
   it('writes readable logs in development and JSON lines elsewhere unless LOG_FORMAT says otherwise', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cfg-'));
     expect(loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir }).logFormat).toBe('pretty');
-    expect(loadConfig({ ...base, NODE_ENV: 'production' }).logFormat).toBe('json');
+    expect(loadConfig({ ...base, ...PUBLIC_URLS, NODE_ENV: 'production' }).logFormat).toBe('json');
     expect(loadConfig(base).logFormat).toBe('json');
     expect(loadConfig({ NODE_ENV: 'development', DATA_DIR: dataDir, LOG_FORMAT: 'json' }).logFormat).toBe('json');
-    expect(loadConfig({ ...base, NODE_ENV: 'production', LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(loadConfig({ ...base, ...PUBLIC_URLS, NODE_ENV: 'production', LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+  });
+
+  it('derives the public URLs from the listeners when they are unset outside production', () => {
+    const ported = loadConfig({ ...base, TODO_API_PORT: '4100', FEEDBACK_API_PORT: '4101' });
+    expect([ported.publicBaseUrl, ported.feedbackPublicBaseUrl]).toEqual(['http://localhost:4100', 'http://localhost:4101']);
+    expect(loadConfig(base).publicBaseUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ ...base, HOST: '127.0.0.1', FEEDBACK_API_PORT: '4200' }).feedbackPublicBaseUrl).toBe('http://127.0.0.1:4200');
+    expect(loadConfig({ ...base, HOST: '::1', TODO_API_PORT: '4300' }).publicBaseUrl).toBe('http://[::1]:4300');
+    // One set, the other derived; a set one is kept as written.
+    const mixed = loadConfig({ ...base, PUBLIC_BASE_URL: 'https://todo.example.com', FEEDBACK_API_PORT: '4400' });
+    expect([mixed.publicBaseUrl, mixed.feedbackPublicBaseUrl]).toEqual(['https://todo.example.com', 'http://localhost:4400']);
+  });
+
+  it.each(['PUBLIC_BASE_URL', 'FEEDBACK_PUBLIC_BASE_URL'])('requires %s in production, with a one-line reason', (variable) => {
+    const env = { ...base, ...PUBLIC_URLS, NODE_ENV: 'production', [variable]: undefined };
+    expect(() => loadConfig(env)).toThrow(new ConfigError(variable, 'is required when NODE_ENV=production (the URL browsers reach the service at, e.g. https://todo.example.com)'));
   });
 
   it('requires JWT_SECRET in production', () => {
@@ -63,7 +80,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses a bcrypt cost below 12 in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), BCRYPT_COST: '4' })).toThrow('BCRYPT_COST');
+    expect(() => loadConfig({ ...PUBLIC_URLS, NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), BCRYPT_COST: '4' })).toThrow('BCRYPT_COST');
   });
 
   it('generates a JWT secret once under the data dir outside production and reuses it', () => {

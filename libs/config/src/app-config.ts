@@ -92,6 +92,25 @@ function readCorsOrigins(env: Env, nodeEnv: NodeEnv, ownOrigins: string[]): AppC
   return origins;
 }
 
+/** The address a browser on this machine uses for a listener: the wildcard addresses mean this machine. */
+export function listenerUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/**
+ * A service's public URL (links, OpenAPI `servers`, share links, the OAuth issuer, WWW-Authenticate,
+ * the dashboard's sign-in target). Unset outside production it follows the listener (HOST and the
+ * port variable), so changing only the port keeps every link working; in production there is no
+ * listener address a browser could use (a gateway is in front), so it must be set.
+ */
+function readPublicBaseUrl(env: Env, name: string, nodeEnv: NodeEnv, host: string, port: number): string {
+  const value = readUrlVariable(env, name, ['http:', 'https:']);
+  if (value !== undefined) return value;
+  if (nodeEnv === 'production') throw new ConfigError(name, 'is required when NODE_ENV=production (the URL browsers reach the service at, e.g. https://todo.example.com)');
+  return listenerUrl(host, port);
+}
+
 /** Outside production a missing JWT secret is generated once and kept in the data directory. */
 function readJwtSecret(env: Env, nodeEnv: NodeEnv, dataDir: string): string {
   const value = readVariable(env, 'JWT_SECRET');
@@ -135,8 +154,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const metricsToken = readVariable(env, 'METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
 
-  const publicBaseUrl = readUrlVariable(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3000';
-  const feedbackPublicBaseUrl = readUrlVariable(env, 'FEEDBACK_PUBLIC_BASE_URL', ['http:', 'https:']) ?? 'http://localhost:3001';
+  const jwtSecret = readJwtSecret(env, nodeEnv, dataDir);
+  const host = readVariable(env, 'HOST') ?? '0.0.0.0';
+  const todoApiPort = readIntVariable(env, 'TODO_API_PORT', 3000, 0, 65535);
+  const feedbackApiPort = readIntVariable(env, 'FEEDBACK_API_PORT', 3001, 0, 65535);
+  const publicBaseUrl = readPublicBaseUrl(env, 'PUBLIC_BASE_URL', nodeEnv, host, todoApiPort);
+  const feedbackPublicBaseUrl = readPublicBaseUrl(env, 'FEEDBACK_PUBLIC_BASE_URL', nodeEnv, host, feedbackApiPort);
   const corsOrigins = readCorsOrigins(env, nodeEnv, [new URL(publicBaseUrl).origin, new URL(feedbackPublicBaseUrl).origin]);
 
   return {
@@ -145,7 +168,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl,
     dbPoolSize: readIntVariable(env, 'DB_POOL_SIZE', 10, 1, 200),
     dbQueryTimeoutMs: readIntVariable(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 500, 600_000),
-    jwtSecret: readJwtSecret(env, nodeEnv, dataDir),
+    jwtSecret,
     smtpUrl: readUrlVariable(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: readVariable(env, 'MAIL_FROM') ?? 'no-reply@localhost',
     turnstileSecretKey: readVariable(env, 'TURNSTILE_SECRET_KEY'),
@@ -155,9 +178,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     feedbackPublicBaseUrl,
     redisUrl: readUrlVariable(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: readRedisKeyPrefix(env),
-    todoApiPort: readIntVariable(env, 'TODO_API_PORT', 3000, 0, 65535),
-    feedbackApiPort: readIntVariable(env, 'FEEDBACK_API_PORT', 3001, 0, 65535),
-    host: readVariable(env, 'HOST') ?? '0.0.0.0',
+    todoApiPort,
+    feedbackApiPort,
+    host,
     trustProxy: readTrustProxy(env),
     corsOrigins,
     logLevel,

@@ -1,11 +1,14 @@
 import { createServer } from 'node:net';
+import { format } from 'node:util';
 import type { INestApplication } from '@nestjs/common';
+import type { Logger as PinoLogger } from 'pino';
 import { loadConfig, makeDataDirPrivate, type AppConfig } from '#libs/config';
 import { EmbeddedPostgres } from '#libs/database';
 import { ServiceIndex } from '../http/service-index.js';
 import { runBoundedStep } from '../lifecycle/bounded-step.js';
 import { closeStepDeadline, GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
-import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
+import { createServiceLogger, REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
+import { ServiceLogScope } from '../logging/service-log-scope.js';
 import { announceStart, describeDatabase, localUrl } from './start-block.js';
 
 export interface RunningService {
@@ -39,6 +42,26 @@ export function portProblem(starter: ServiceStarter, config: AppConfig, error: u
   return `${starter.name}: port ${port} on ${config.host} ${problem}; set ${starter.portVariable} to a free port (e.g. ${starter.portVariable}=${port + 100}).`;
 }
 
+const PUBLIC_URL_VARIABLE = { TODO_API_PORT: 'PUBLIC_BASE_URL', FEEDBACK_API_PORT: 'FEEDBACK_PUBLIC_BASE_URL' } as const;
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * The one line when a service's public URL names this machine (a loopback host) on another port than
+ * the one it listens on: every link, the OAuth issuer and the dashboard's sign-in would lead nowhere.
+ * A public URL on another host is a gateway's, whose port is its own business.
+ */
+export function publicUrlMismatch(starter: Pick<ServiceStarter, 'name' | 'portVariable'>, config: AppConfig, listenPort: number): string | undefined {
+  const variable = PUBLIC_URL_VARIABLE[starter.portVariable];
+  const url = new URL(variable === 'PUBLIC_BASE_URL' ? config.publicBaseUrl : config.feedbackPublicBaseUrl);
+  if (!isLoopback(url.hostname)) return undefined;
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (port === listenPort) return undefined;
+  return `${variable} (${url.origin}) names port ${port} of this machine but the service listens on ${listenPort}; links, the OAuth issuer and sign-in will point at the wrong port: unset ${variable} (it follows ${starter.portVariable} outside production) or correct it.`;
+}
+
 /** Resolves when the port can be bound now, rejects with the bind error (EADDRINUSE, EACCES) otherwise. */
 export function probePort(port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -49,16 +72,54 @@ export function probePort(port: number, host: string): Promise<void> {
 }
 
 /**
- * Reads settings at start, before anything else happens: a wrong variable (ConfigError) ends the
- * process with its one-line message and no stack. runServices reads the shared ones (loadConfig); an
- * app reads its own with this before calling runServices.
+ * The launcher's own logger (start, drain, a failed start), of the same shape as the apps' lines;
+ * `service` names the process's services. Before the settings are read (a wrong one is what is
+ * being said) the format and level are the defaults the environment implies.
  */
-export function loadSettingsOrExit<T>(load: () => T): T {
+export function launcherLogger(service: string, config?: Pick<AppConfig, 'logLevel' | 'logFormat'>): PinoLogger {
+  if (config) return createServiceLogger(config, service);
+  const format = process.env.LOG_FORMAT === 'json' || process.env.LOG_FORMAT === 'pretty' ? process.env.LOG_FORMAT : (process.env.NODE_ENV ?? 'development') === 'development' ? 'pretty' : 'json';
+  return createServiceLogger({ logLevel: 'info', logFormat: format }, service);
+}
+
+/**
+ * Reads settings at start, before anything else happens: a wrong variable (ConfigError) ends the
+ * process with its one-line message (one JSON line in JSON format) and no stack. runServices reads
+ * the shared ones (loadConfig); an app reads its own with this before calling runServices.
+ */
+export function loadSettingsOrExit<T>(load: () => T, service: string): T {
   try {
     return load();
   } catch (error) {
-    console.error((error as Error).message);
+    launcherLogger(service).fatal((error as Error).message);
     process.exit(1);
+  }
+}
+
+const CONSOLE_LEVELS = { log: 'info', info: 'info', warn: 'warn', error: 'error', debug: 'debug' } as const;
+
+/**
+ * Library notices that say nothing an operator can act on, logged at debug. oidc-provider warns once
+ * that an upstream parser read the body of its registration endpoint (RFC 7591, JSON): that parser is
+ * ours on purpose, with the limits of every route (1 MiB, depth, prototype keys), and it keeps the
+ * answer to an oversized registration `invalid_client_metadata` (oidc-provider's own reader stops at
+ * 56 KiB with `invalid_request`; test/reliability/oauth-abuse pins the former).
+ */
+const DEBUG_NOTICES = [/^oidc-provider WARNING: already parsed request body detected/];
+
+/**
+ * In JSON format, what libraries print with console.* (oidc-provider's notices and warnings) becomes
+ * a line of the one shape: the app's logger when it runs in an app's scope (a request), else the launcher's.
+ */
+function routeConsoleTo(logger: PinoLogger): void {
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS) as Array<[keyof typeof CONSOLE_LEVELS, (typeof CONSOLE_LEVELS)[keyof typeof CONSOLE_LEVELS]]>) {
+    console[method] = (...args: unknown[]) => {
+      const text = format(...args);
+      const lineLevel = DEBUG_NOTICES.some((notice) => notice.test(text)) ? 'debug' : level;
+      const scoped = ServiceLogScope.active();
+      if (scoped) scoped[lineLevel === 'info' ? 'log' : lineLevel]?.(text, 'console');
+      else logger[lineLevel]({ context: 'console' }, text);
+    };
   }
 }
 
@@ -70,13 +131,16 @@ export function loadSettingsOrExit<T>(load: () => T): T {
  * pools last), then the embedded server. A second signal during the drain ends the process at once.
  */
 export async function runServices(starters: ServiceStarter[]): Promise<RunningService[]> {
-  const config = loadSettingsOrExit(() => loadConfig());
+  const names = starters.map((starter) => starter.name).join(',');
+  const config = loadSettingsOrExit(() => loadConfig(), names);
+  const launcher = launcherLogger(names, config);
+  if (config.logFormat === 'json') routeConsoleTo(launcher);
   for (const starter of starters) {
     if (starter.port(config) === 0) continue;
     try {
       await probePort(starter.port(config), config.host);
     } catch (error) {
-      console.error(portProblem(starter, config, error) ?? error);
+      launcher.fatal(portProblem(starter, config, error) ?? { err: error }, 'failed to start');
       process.exit(1);
     }
   }
@@ -92,41 +156,35 @@ export async function runServices(starters: ServiceStarter[]): Promise<RunningSe
       embedded = await EmbeddedPostgres.start({ dataDir: embeddedDataDir, maxConnections: embeddedConnectionBudget(config, starters.length) });
     } catch (error) {
       // Its messages say what to do (another process owns the directory): no stack.
-      console.error((error as Error).message);
+      launcher.fatal((error as Error).message);
       process.exit(1);
     }
     databaseUrl = embedded.url;
   }
   const running: RunningService[] = [];
-  /** A lifecycle line in the configured log format (JSON for machines, plain text for a person). */
-  const say = (line: Record<string, unknown> & { msg: string }) => {
-    const { level: _level, msg, ...fields } = line;
-    const extra = Object.entries(fields).map(([key, value]) => `${key}=${String(value)}`).join(' ');
-    console.log(config.logFormat === 'json' ? JSON.stringify(line) : extra ? `${msg} (${extra})` : msg);
-  };
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     const started = Date.now();
-    say({ level: 'info', msg: `Received ${signal}; draining`, graceMs: config.shutdownGraceMs });
+    launcher.info({ graceMs: config.shutdownGraceMs }, `Received ${signal}; draining`);
     const reports = await Promise.all(running.map((service) => service.app.get(GracefulShutdown).drain(config.shutdownGraceMs)));
     // Every close step ends inside the grace period whatever the dependencies do: one that has
     // not finished by its deadline (a pool whose frozen database never closes its sockets) is
     // abandoned with one warning, and the process exits anyway.
     const closeBy = started + config.shutdownGraceMs;
-    const warn = (fields: Record<string, unknown>, msg: string) => say({ level: 'warn', msg, ...fields });
+    const warn = (fields: Record<string, unknown>, msg: string) => launcher.warn(fields, msg);
     for (const service of running) {
       // The app's own steps (the LISTEN connection) have shorter deadlines; the whole close gets what is left of the grace period.
       await runBoundedStep(() => service.app.close(), { step: `close ${service.name}`, deadline: Math.max(closeBy, Date.now() + MIN_APP_CLOSE_MS), warn });
     }
     if (embedded) await runBoundedStep(() => embedded.stop(), { step: 'stop the embedded database', deadline: closeStepDeadline(closeBy), warn });
     const cutRequests = reports.reduce((sum, report) => sum + report.cutRequests, 0);
-    say({ level: 'info', msg: 'Shut down', cutRequests, elapsedMs: Date.now() - started });
+    launcher.info({ cutRequests, elapsedMs: Date.now() - started }, 'Shut down');
     process.exit(0);
   };
   if (madePrivate.length > 0) {
-    say({ level: 'warn', msg: `DATA_DIR was readable or writable by other users; made ${madePrivate.length} file(s) and directories under it private (0600/0700)`, dataDir: config.dataDir });
+    launcher.warn({ dataDir: config.dataDir }, `DATA_DIR was readable or writable by other users; made ${madePrivate.length} file(s) and directories under it private (0600/0700)`);
   }
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -149,10 +207,13 @@ export async function runServices(starters: ServiceStarter[]): Promise<RunningSe
         },
         config.logFormat,
       );
+      const mismatch = publicUrlMismatch(starter, config, address.port);
+      if (mismatch) app.get<RequestLogging>(REQUEST_LOGGING).logger.warn(mismatch);
     }
   } catch (error) {
     const portLine = current && portProblem(current, config, error);
-    console.error(portLine ?? error);
+    if (portLine) launcher.fatal(portLine);
+    else launcher.fatal({ err: error }, `${current?.name ?? names} failed to start: ${(error as Error)?.message ?? String(error)}`);
     for (const service of running) await service.app.close().catch(() => undefined);
     await embedded?.stop();
     process.exit(1);

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { loadConfig } from '#libs/config';
 import { LogCapture } from '#libs/testing';
 import { ServiceIndex } from '../http/service-index.js';
-import { portProblem, probePort } from './service-runner.js';
+import { portProblem, probePort, publicUrlMismatch } from './service-runner.js';
 import { announceStart, describeDatabase, localUrl, startBlock, type StartedService } from './start-block.js';
 
 function started(logs = new LogCapture()): StartedService & { logs: LogCapture } {
@@ -24,6 +24,18 @@ describe('start block', () => {
     expect(describeDatabase('postgresql://db.internal/app', '/srv/.data/pg')).toBe('PostgreSQL at db.internal:5432/app');
     expect(describeDatabase(undefined, `${process.cwd()}/.data/pg`)).toBe('embedded PostgreSQL (PGlite) in .data/pg');
     expect(describeDatabase(undefined, '/var/lib/app/pg')).toBe('embedded PostgreSQL (PGlite) in /var/lib/app/pg');
+  });
+
+  it('names a public URL on this machine whose port is not the listener\'s, and leaves a gateway\'s alone', () => {
+    const todo = { name: 'todo-api', portVariable: 'TODO_API_PORT' as const };
+    const feedback = { name: 'feedback-export', portVariable: 'FEEDBACK_API_PORT' as const };
+    const config = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40), PUBLIC_BASE_URL: 'http://localhost:3000', FEEDBACK_PUBLIC_BASE_URL: 'http://127.0.0.1:4101' });
+    expect(publicUrlMismatch(todo, config, 4100)).toBe(
+      'PUBLIC_BASE_URL (http://localhost:3000) names port 3000 of this machine but the service listens on 4100; links, the OAuth issuer and sign-in will point at the wrong port: unset PUBLIC_BASE_URL (it follows TODO_API_PORT outside production) or correct it.',
+    );
+    expect(publicUrlMismatch(feedback, config, 4101)).toBeUndefined();
+    expect(publicUrlMismatch(feedback, { ...config, feedbackPublicBaseUrl: 'http://[::1]/' }, 4101)).toContain('names port 80');
+    expect(publicUrlMismatch(todo, { ...config, publicBaseUrl: 'https://todo.example.com' }, 4100)).toBeUndefined();
   });
 
   it('shows a wildcard listening address as localhost', () => {

@@ -1,7 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { styleText } from 'node:util';
 import type { Logger } from 'pino';
-import type { LogFormat } from '#libs/config';
+import { listenerUrl, type LogFormat } from '#libs/config';
 import type { ServiceIndex } from '../http/service-index.js';
 
 /** One app that has started listening, as the launcher tells a person about it. */
@@ -34,8 +34,8 @@ export function describeDatabase(databaseUrl: string | undefined, embeddedDataDi
 
 /** The address a person opens: the wildcard addresses mean this machine. */
 export function localUrl(host: string, port: number): string {
-  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${name}:${port}`;
+  // The same address the public URLs follow when they are unset outside production.
+  return listenerUrl(host, port);
 }
 
 /** The block printed in pretty format: the app's links, its database, and what is not configured. */

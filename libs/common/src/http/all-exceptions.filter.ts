@@ -186,6 +186,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const status = ERROR_CATALOGUE[resolved.code].status;
 
     if (!startErrorResponse(resolved, exception, { request, response, outages: this.outages, logger: this.logger, status })) return;
+    // For the access-log line (request logging): the code a client switches on.
+    response.locals.errorCode = resolved.code;
     response.status(status).json(errorBody(resolved.code, resolved.message, resolved.details));
   }
 }

@@ -11,7 +11,7 @@ import { assertEveryRouteHasScheme, listRoutes, rawResponsePaths } from '../auth
 import { successBody } from './envelope.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
 import { NestPinoLogger } from '../logging/nest-pino-logger.js';
-import { REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
+import { createServiceLogger, REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
 import { SERVICE_SCOPED_LOGGER, ServiceLogScope } from '../logging/service-log-scope.js';
 import { AppMetrics } from '../metrics/app-metrics.js';
 import { checkJsonBody, jsonBodyParser } from './json-body.js';
@@ -90,6 +90,15 @@ function securityHeaders(): (request: Request, response: Response, next: NextFun
   };
 }
 
+/** One boot logger per service and setting (tests build many apps: each its own would open standard output again). */
+const bootLoggers = new Map<string, ReturnType<typeof createServiceLogger>>();
+function bootLogger(config: AppConfig, service: string): ReturnType<typeof createServiceLogger> {
+  const key = `${service}|${config.logLevel}|${config.logFormat}`;
+  let logger = bootLoggers.get(key);
+  if (!logger) bootLoggers.set(key, (logger = createServiceLogger(config, service)));
+  return logger;
+}
+
 /**
  * Builds an app with everything both services share around their root module, runs
  * pending migrations, and initialises it (not yet listening).
@@ -102,10 +111,13 @@ export function createHttpApp(rootModule: DynamicModule, config: AppConfig, opti
 async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions, logScope: ServiceLogScope): Promise<NestExpressApplication> {
   const adapter = new AppExpressAdapter(logScope);
   const index = ServiceIndexModule.forRoot({ ...options.index, title: options.openApi.title, publicBaseUrl: options.publicBaseUrl });
+  // Until the app's own logger exists, Nest's lines (a database retry, a failed start) go to one of
+  // the same shape: never buffered and flushed to Nest's coloured console logger.
+  logScope.logger = new NestPinoLogger(bootLogger(config, options.index.service));
   const app = await NestFactory.create<NestExpressApplication>(
     { ...rootModule, imports: [...(rootModule.imports ?? []), index] },
     adapter,
-    { bufferLogs: true, bodyParser: false, abortOnError: false },
+    { logger: SERVICE_SCOPED_LOGGER, bufferLogs: false, bodyParser: false, abortOnError: false },
   );
   const requestLogging = app.get<RequestLogging>(REQUEST_LOGGING);
   logScope.logger = new NestPinoLogger(requestLogging.logger);

@@ -50,6 +50,15 @@ export class NestPinoLogger implements LoggerService {
     const params = [...rest];
     const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
     if (context !== undefined && (level === 'info' || level === 'warn') && DEBUG_CONTEXTS.has(context)) level = 'debug';
+    // A failed start is logged once, with its cause, by the launcher (runServices): Nest's own line of it is debug.
+    if (context === 'ExceptionHandler') level = 'debug';
+    if (context === 'TypeOrmModule' && level === 'error' && typeof message === 'string' && message.includes('Retrying')) {
+      // Connection attempts at start (a database still booting): a warning each, the cause without the stack.
+      if (!this.logger.isLevelEnabled('warn')) return;
+      const cause = typeof params[0] === 'string' ? params[0].split('\n')[0] : undefined;
+      this.logger.warn({ context, cause }, message);
+      return;
+    }
     if (!this.logger.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = {};
     if (context !== undefined) fields.context = context;

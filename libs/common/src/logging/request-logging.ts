@@ -93,6 +93,18 @@ export function prettyLines(destination: DestinationStream | number = 1): Destin
 }
 
 /**
+ * A service's pino logger: the one line shape of every log line (numeric `level`, epoch `time`,
+ * `service`, `msg`), JSON on standard output unless LOG_FORMAT=pretty. The app's logger, the
+ * launcher's (start, drain, a failed start) and the logger an app boots with are all made here.
+ */
+export function createServiceLogger(config: Pick<AppConfig, 'logLevel' | 'logFormat'>, service: string, destination?: DestinationStream, secretHeaders: readonly string[] = []): Logger {
+  const redacted = [...REDACTED_PATHS, ...secretHeaders.map((name) => `req.headers[${JSON.stringify(name.toLowerCase())}]`)];
+  const options = { level: config.logLevel, base: { service }, redact: { paths: redacted, censor: '[redacted]' } };
+  const stream = destination ?? (config.logFormat === 'pretty' ? prettyLines() : undefined);
+  return stream ? pino(options, stream) : pino(options);
+}
+
+/**
  * One JSON access-log line per request (method, path, status, time, request id) and the
  * app's pino logger, owned by the app: two apps in one process keep their own `service`
  * field and destination.
@@ -105,10 +117,7 @@ export function prettyLines(destination: DestinationStream | number = 1): Destin
  */
 export function createRequestLogging(config: AppConfig, service: string, destination?: DestinationStream, routes: RequestLoggingOptions = {}): RequestLogging {
   const redactSecrets = secretSegmentRedactor(routes.secretPathPrefixes ?? []);
-  const redacted = [...REDACTED_PATHS, ...(routes.secretHeaders ?? []).map((name) => `req.headers[${JSON.stringify(name.toLowerCase())}]`)];
-  const options = { level: config.logLevel, base: { service }, redact: { paths: redacted, censor: '[redacted]' } };
-  const stream = destination ?? (config.logFormat === 'pretty' ? prettyLines() : undefined);
-  const logger = stream ? pino(options, stream) : pino(options);
+  const logger = createServiceLogger(config, service, destination, routes.secretHeaders);
   const middleware = ((request: IncomingMessage & { id?: string }, response: ServerResponse, next: () => void) => {
     const id = requestIdFor(request, response);
     request.id = id;
@@ -119,10 +128,13 @@ export function createRequestLogging(config: AppConfig, service: string, destina
         const failed = response.statusCode >= 500 && response.statusCode !== 503;
         const level = failed ? 'error' : 'info';
         if (!logger.isLevelEnabled(level)) return;
+        // The envelope's error.code, left by the one writer of error responses (AllExceptionsFilter).
+        const errorCode = (response as ServerResponse & { locals?: { errorCode?: string } }).locals?.errorCode;
         const line = {
           req: { id, method: request.method, url: safeUrl(request.url, redactSecrets), remoteAddress: request.socket?.remoteAddress },
           res: { statusCode: response.statusCode },
           responseTime: Date.now() - started,
+          ...(errorCode === undefined ? {} : { errorCode }),
         };
         const outcome = !response.writableFinished ? 'request aborted' : failed ? 'request failed' : response.statusCode === 503 ? 'request refused' : 'request completed';
         logger[level](line, outcome);
