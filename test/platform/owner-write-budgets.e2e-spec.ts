@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listRoutes } from '#libs/common';
-import { createTestDatabase, type TestDatabase } from '#libs/testing';
-import { startApp, type TestApp } from '../support/test-apps.js';
+import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'ALL']);
 
@@ -11,19 +10,16 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'ALL']);
  * brake. Read from the live route table, so a new route without a budget fails here.
  */
 describe('every credentialed write route has a rate limit', () => {
-  let database: TestDatabase;
+  let apps: Awaited<ReturnType<typeof startDashboardApps>>;
   let todo: TestApp;
   let feedback: TestApp;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    todo = await startApp('todo-api', database.url);
-    feedback = await startApp('feedback-export', database.url);
+    apps = await startDashboardApps();
+    ({ todo, feedback } = apps);
   });
   afterAll(async () => {
-    await todo?.close();
-    await feedback?.close();
-    await database?.drop();
+    await apps?.close();
   });
 
   it.each([

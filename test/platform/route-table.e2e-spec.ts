@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listRoutes, rawResponsePaths, type RouteEntry } from '#libs/common';
-import { createTestDatabase, type TestDatabase } from '#libs/testing';
-import { startApp, type TestApp } from '../support/test-apps.js';
+import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 
 /**
  * Every route of both services with its auth scheme. A change of who may call what
@@ -149,19 +148,16 @@ function expressRoutePaths(app: TestApp['app']): Set<string> {
 }
 
 describe('route auth table', () => {
-  let database: TestDatabase;
+  let apps: Awaited<ReturnType<typeof startDashboardApps>>;
   let todo: TestApp;
   let feedback: TestApp;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    todo = await startApp('todo-api', database.url);
-    feedback = await startApp('feedback-export', database.url);
+    apps = await startDashboardApps();
+    ({ todo, feedback } = apps);
   });
   afterAll(async () => {
-    await todo?.close();
-    await feedback?.close();
-    await database?.drop();
+    await apps?.close();
   });
 
   it('todo-api routes and schemes are exactly the reviewed table', () => {
