@@ -10,11 +10,10 @@ import { rmSync } from 'node:fs';
 import http from 'node:http';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
-import { createTestDatabase, insertUser, type TestDatabase } from '#libs/testing';
-import { insertApiKey } from '../support/api-keys.js';
+import { createTestDatabase, type TestDatabase } from '#libs/testing';
+import { insertApiCaller } from '../support/api-keys.js';
 import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
-import { grantBetaAccess } from '../support/api-access.js';
 
 const GRACE_MS = 6000;
 /** Cost of the password hashes in flight at SIGTERM: tens of milliseconds each, queued behind the hashing slots. */
@@ -59,9 +58,7 @@ describe('SIGTERM under load (a real child process)', () => {
 
   it('fails readiness at once, finishes every request in flight, cuts no answer and exits 0 within the grace period', async () => {
     const { base, child, exited } = todoApi;
-    const user = await insertUser(dataSource);
-    await grantBetaAccess(dataSource, user.id);
-    const { key } = await insertApiKey(dataSource, user.id);
+    const { key } = await insertApiCaller(dataSource);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
     let sigtermAt = 0;
 

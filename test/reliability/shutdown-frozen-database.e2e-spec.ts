@@ -12,9 +12,8 @@ import { rmSync } from 'node:fs';
 import http from 'node:http';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
-import { createTestDatabase, insertUser, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
-import { grantBetaAccess } from '../support/api-access.js';
-import { insertApiKey } from '../support/api-keys.js';
+import { createTestDatabase, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
+import { insertApiCaller } from '../support/api-keys.js';
 import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
@@ -66,9 +65,7 @@ describe(`SIGTERM with a frozen database (${usingRealPostgres() ? 'PostgreSQL' :
   it('exits 0 within SHUTDOWN_GRACE_MS + 2 s, abandoning (with a warning) the close steps the database never answers', async () => {
     const { base, child, exited } = todoApi;
     // Connections in every pool the app holds: the request pool, the rate-limit counters, a stream's lease.
-    const user = await insertUser(dataSource);
-    await grantBetaAccess(dataSource, user.id);
-    const { key } = await insertApiKey(dataSource, user.id);
+    const { key } = await insertApiCaller(dataSource);
     for (let i = 0; i < 4; i++) expect((await fetch(`${base}/api/v1/todos`, { headers: { 'X-API-Key': key } })).status).toBe(200);
     const stream = await new Promise<http.IncomingMessage>((resolve, reject) =>
       http.get(`${base}/api/v1/todos/events`, { headers: { 'X-API-Key': key } }, resolve).on('error', reject),
