@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listRoutes } from '#libs/common';
-import { startDashboardApps, type TestApp } from '../support/test-apps.js';
+import { startDashboardApps } from '../support/test-apps.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'ALL']);
 
@@ -11,20 +11,17 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'ALL']);
  */
 describe('every credentialed write route has a rate limit', () => {
   let apps: Awaited<ReturnType<typeof startDashboardApps>>;
-  let todo: TestApp;
-  let feedback: TestApp;
 
   beforeAll(async () => {
     apps = await startDashboardApps();
-    ({ todo, feedback } = apps);
   });
   afterAll(async () => {
     await apps?.close();
   });
 
   it.each([
-    ['todo-api', () => todo],
-    ['feedback-export', () => feedback],
+    ['todo-api', () => apps.todo],
+    ['feedback-export', () => apps.feedback],
   ] as const)('%s', (_name, app) => {
     const writes = listRoutes(app().app).filter((route) => WRITE_METHODS.has(route.method) && route.scheme !== 'public');
     expect(writes.length).toBeGreaterThan(5);

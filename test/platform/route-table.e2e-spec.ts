@@ -149,30 +149,27 @@ function expressRoutePaths(app: TestApp['app']): Set<string> {
 
 describe('route auth table', () => {
   let apps: Awaited<ReturnType<typeof startDashboardApps>>;
-  let todo: TestApp;
-  let feedback: TestApp;
 
   beforeAll(async () => {
     apps = await startDashboardApps();
-    ({ todo, feedback } = apps);
   });
   afterAll(async () => {
     await apps?.close();
   });
 
   it('todo-api routes and schemes are exactly the reviewed table', () => {
-    const actual = listRoutes(todo.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
+    const actual = listRoutes(apps.todo.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
     expect(actual.sort()).toEqual([...TODO_API_ROUTES].sort());
   });
 
   it('feedback-export routes and schemes are exactly the reviewed table', () => {
-    const actual = listRoutes(feedback.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
+    const actual = listRoutes(apps.feedback.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
     expect(actual.sort()).toEqual([...FEEDBACK_EXPORT_ROUTES].sort());
   });
 
   it.each([
-    ['todo-api', () => todo, TODO_API_RAW_PATHS],
-    ['feedback-export', () => feedback, FEEDBACK_EXPORT_RAW_PATHS],
+    ['todo-api', () => apps.todo, TODO_API_RAW_PATHS],
+    ['feedback-export', () => apps.feedback, FEEDBACK_EXPORT_RAW_PATHS],
   ] as const)('%s: the routes that write their own body are exactly the reviewed list, on paths Express matches', (_name, app, reviewed) => {
     const routes = listRoutes(app().app);
     expect([...rawResponsePaths(routes)].sort()).toEqual([...reviewed].sort());
