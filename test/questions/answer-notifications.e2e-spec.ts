@@ -33,9 +33,7 @@ describe('answer notifications: bounded, fixed wording, one-click unsubscribe', 
 
   beforeAll(async () => {
     questions = await startQuestionsApp();
-    ({ t, smtp } = questions);
-    owner = await createOwner(t);
-    site = await createSite(t, owner, 'Main site');
+    ({ t, smtp, owner, site } = questions);
   });
   afterAll(async () => {
     await questions?.close();

@@ -30,9 +30,7 @@ describe('question batches API (site tokens, owner send, share routes)', () => {
 
   beforeAll(async () => {
     questions = await startQuestionsApp();
-    ({ t, smtp } = questions);
-    owner = await createOwner(t);
-    site = await createSite(t, owner, 'Main site');
+    ({ t, smtp, owner, site } = questions);
     otherSite = await createSite(t, owner, 'Other site');
     stranger = await createOwner(t);
     ownerEmail = (await t.dataSource.query(`SELECT email FROM users WHERE id = $1`, [owner.id]))[0].email;

@@ -1,6 +1,7 @@
 import { ShareTokenSealer } from '../../apps/feedback-export/src/questions/share-token.js';
 import { SmtpTestServer, type TestDatabase } from '#libs/testing';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 
 export { bearer, createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 
@@ -10,13 +11,16 @@ export const QUESTIONS_PUBLIC_BASE = 'https://feedback.example.test';
 export interface QuestionsApp {
   t: TestApp & { database: TestDatabase };
   smtp: SmtpTestServer;
+  /** An owner, and their site named 'Main site'. */
+  owner: TestOwner;
+  site: TestSite;
   close(): Promise<void>;
 }
 
 /**
  * The questions suites' app: feedback-export on its own database, mailing from questions@example.test
- * through an SMTP test server it starts, its public links under QUESTIONS_PUBLIC_BASE. Call in
- * beforeAll, close in afterAll.
+ * through an SMTP test server it starts, its public links under QUESTIONS_PUBLIC_BASE, with an
+ * owner and their 'Main site'. Call in beforeAll, close in afterAll.
  */
 export async function startQuestionsApp(): Promise<QuestionsApp> {
   const smtp = new SmtpTestServer();
@@ -28,14 +32,17 @@ export async function startQuestionsApp(): Promise<QuestionsApp> {
     await smtp.stop();
     throw error;
   }
-  return {
-    t,
-    smtp,
-    close: async () => {
-      await t.close();
-      await smtp.stop();
-    },
+  const close = async () => {
+    await t.close();
+    await smtp.stop();
   };
+  try {
+    const owner = await createOwner(t);
+    return { t, smtp, owner, site: await createSite(t, owner, 'Main site'), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 export const sampleQuestions = (count = 3) =>
