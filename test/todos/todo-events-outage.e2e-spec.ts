@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
 import http from 'node:http';
-import { createTestDatabase, ToggleProxy, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, ToggleProxy, until, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from '../reliability/support/figures.js';
@@ -44,14 +44,6 @@ function readStream(baseUrl: string, key: string, giveUpMs: number): Promise<Raw
     });
     request.on('error', () => resolve({ status: 0, body: '', ended: false, ms: Date.now() - started }));
   });
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 describe('realtime stream opened during a database outage', () => {
