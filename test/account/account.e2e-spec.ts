@@ -1,20 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { insertUser, type TestUser } from '#libs/testing';
+import { insertUser, until, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { BillingCleanupService } from '../../apps/todo-api/src/billing/billing-cleanup.service.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('account export and deletion', () => {
   const stripe = new StripeTestServer();

@@ -38,6 +38,15 @@ describe('widget in a browser', () => {
     await t?.close();
   });
 
+  /** Waits (up to 10 s) until the widget's status line has `property` = `value`. */
+  const widgetStatusIs = (page: Page, property: 'textContent' | 'className', value: string) =>
+    page.waitForFunction(
+      // Runs in the page, where `document` exists (this file is compiled without the DOM types).
+      ([name, expected]) => (globalThis as any).document.querySelector('[data-feedback-widget]')?.shadowRoot?.querySelector('[data-fw=status]')?.[name] === expected,
+      [property, value] as const,
+      { timeout: 10_000 },
+    );
+
   it('submits feedback through the widget UI and the export returns it', async () => {
     const page = await browser.newPage();
     const errors: string[] = [];
@@ -56,12 +65,7 @@ describe('widget in a browser', () => {
     await page.fill('[data-fw=message]', message);
     await page.click('[data-fw=rating-2]');
     await page.click('[data-fw=send]');
-    await page.waitForFunction(
-      // Runs in the page, where `document` exists (this file is compiled without the DOM types).
-      () => (globalThis as any).document.querySelector('[data-feedback-widget]')?.shadowRoot?.querySelector('[data-fw=status]')?.textContent === 'Thank you for your feedback!',
-      undefined,
-      { timeout: 10_000 },
-    );
+    await widgetStatusIs(page, 'textContent', 'Thank you for your feedback!');
     expect(errors).toEqual([]);
     await page.close();
 
@@ -87,17 +91,9 @@ describe('widget in a browser', () => {
     const message = 'Sent twice after a lost answer';
     await page.fill('[data-fw=message]', message);
     await page.click('[data-fw=send]');
-    await page.waitForFunction(
-      () => (globalThis as any).document.querySelector('[data-feedback-widget]')?.shadowRoot?.querySelector('[data-fw=status]')?.className === 'status err',
-      undefined,
-      { timeout: 10_000 },
-    );
+    await widgetStatusIs(page, 'className', 'status err');
     await page.click('[data-fw=send]');
-    await page.waitForFunction(
-      () => (globalThis as any).document.querySelector('[data-feedback-widget]')?.shadowRoot?.querySelector('[data-fw=status]')?.textContent === 'Thank you for your feedback!',
-      undefined,
-      { timeout: 10_000 },
-    );
+    await widgetStatusIs(page, 'textContent', 'Thank you for your feedback!');
     expect(errors).toEqual([]);
     expect(sent).toHaveLength(2);
     expect(sent[0].key).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import supertest from 'supertest';
 import { ConfigError, loadConfig } from '#libs/config';
-import { freePort, insertUser, type TestUser } from '#libs/testing';
-import { startApp, startWithDatabase, testEnv, type TestApp } from '../support/test-apps.js';
+import { insertUser, type TestUser } from '#libs/testing';
+import { ClientMetadataDocuments, startMetadataFetchingApps } from '../support/client-metadata-documents.js';
+import { testEnv, type TestApp } from '../support/test-apps.js';
 import { grantBetaAccess } from '../support/api-access.js';
 
 const MCP_ACCEPT = 'application/json, text/event-stream';
@@ -23,14 +22,8 @@ describe('client ID metadata documents (URL client ids)', () => {
   let strict: TestApp;
   let base: string;
   let user: TestUser;
-  let documents: Server;
-  let documentBase: string;
-  const served: Record<string, { body: string; hits: number }> = {};
-
-  function serve(path: string, document: Record<string, unknown> | string): string {
-    served[path] = { body: typeof document === 'string' ? document : JSON.stringify(document), hits: 0 };
-    return `${documentBase}${path}`;
-  }
+  let apps: Awaited<ReturnType<typeof startMetadataFetchingApps>>;
+  const documents = new ClientMetadataDocuments({ 'Cache-Control': 'max-age=600' });
   const clientDocument = (clientId: string, extra: Record<string, unknown> = {}) => ({
     client_id: clientId,
     client_name: 'Metadata Agent',
@@ -42,25 +35,15 @@ describe('client ID metadata documents (URL client ids)', () => {
   });
 
   beforeAll(async () => {
-    documents = createServer((request, response) => {
-      const entry = served[request.url ?? ''];
-      if (!entry) return void response.writeHead(404).end();
-      entry.hits++;
-      response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=600' }).end(entry.body);
-    });
-    await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
-    documentBase = `https://127.0.0.1:${(documents.address() as AddressInfo).port}`;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base, OAUTH_CLIENT_METADATA_LOOPBACK: 'true' }, { port });
-    strict = await startApp('todo-api', (t as TestApp & { database: { url: string } }).database.url, { PUBLIC_BASE_URL: base });
+    await documents.start();
+    apps = await startMetadataFetchingApps();
+    ({ t, strict, base } = apps);
     user = await insertUser(t.dataSource);
     await grantBetaAccess(t.dataSource, user.id);
   });
   afterAll(async () => {
-    await strict?.close();
-    await t?.close();
-    await new Promise((resolve) => documents?.close(resolve));
+    await apps?.close();
+    await documents.stop();
   });
 
   function authorizeQuery(clientId: string, challenge: string, redirectUri = REDIRECT) {
@@ -73,8 +56,8 @@ describe('client ID metadata documents (URL client ids)', () => {
   });
 
   it('signs in end to end with a URL client id: authorize, sign-in and consent, code for a token, MCP call; the document is fetched once', async () => {
-    const clientId = serve('/agents/good.json', {});
-    served['/agents/good.json'].body = JSON.stringify(clientDocument(clientId));
+    const clientId = documents.serve('/agents/good.json', {});
+    documents.served['/agents/good.json'].body = JSON.stringify(clientDocument(clientId));
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const browser = supertest.agent(t.app.getHttpServer());
@@ -104,7 +87,7 @@ describe('client ID metadata documents (URL client ids)', () => {
       .expect(200);
     expect(listed.body.result.tools.map((tool: { name: string }) => tool.name)).toContain('list_todos');
     // Cached (Cache-Control max-age, within the server's bounds): the whole flow fetched the document once.
-    expect(served['/agents/good.json'].hits).toBe(1);
+    expect(documents.served['/agents/good.json'].hits).toBe(1);
 
     // Connected apps names it as its document did at consent (it is not a registered client: no Client row holds the name).
     const jwt = await t.accessTokenFor(user.id);
@@ -120,18 +103,18 @@ describe('client ID metadata documents (URL client ids)', () => {
     ['a document that is not JSON', () => 'not json', 'invalid_client'],
   ])('refuses %s (no sign-in page)', async (name, make, error) => {
     const path = `/agents/${name.replace(/\W+/g, '-')}.json`;
-    const clientId = serve(path, {});
+    const clientId = documents.serve(path, {});
     const document = make(clientId);
-    served[path].body = typeof document === 'string' ? document : JSON.stringify(document);
+    documents.served[path].body = typeof document === 'string' ? document : JSON.stringify(document);
     const res = await t.http.get('/oauth/authorize').query(authorizeQuery(clientId, 'x'.repeat(43)));
     expect([res.status, res.text.includes(`<strong>${error}</strong>`) ? error : res.text]).toEqual([400, error]);
     // Fetched once (a refusal is then kept for a while: test/reliability/oauth-abuse checks it is not fetched again).
-    expect(served[path].hits).toBe(1);
+    expect(documents.served[path].hits).toBe(1);
   });
 
   it('refuses a redirect_uri the document does not list', async () => {
-    const clientId = serve('/agents/redirects.json', {});
-    served['/agents/redirects.json'].body = JSON.stringify(clientDocument(clientId));
+    const clientId = documents.serve('/agents/redirects.json', {});
+    documents.served['/agents/redirects.json'].body = JSON.stringify(clientDocument(clientId));
     const res = await t.http.get('/oauth/authorize').query(authorizeQuery(clientId, 'x'.repeat(43), 'http://127.0.0.1:9/elsewhere'));
     expect(res.status).toBe(400);
     expect(res.text).toMatch(/redirect_uri/);
@@ -141,12 +124,12 @@ describe('client ID metadata documents (URL client ids)', () => {
   // the switch is what lets the test's documents through (test/reliability/oauth-abuse counts TCP
   // connections to show that nothing connects).
   it('without the test switch a loopback document is refused (the document server sees no request)', async () => {
-    const clientId = serve('/agents/strict.json', {});
-    served['/agents/strict.json'].body = JSON.stringify(clientDocument(clientId));
+    const clientId = documents.serve('/agents/strict.json', {});
+    documents.served['/agents/strict.json'].body = JSON.stringify(clientDocument(clientId));
     const res = await strict.http.get('/oauth/authorize').query(authorizeQuery(clientId, 'x'.repeat(43)));
     expect(res.status).toBe(400);
     expect(res.text).toMatch(/invalid_client/);
-    expect(served['/agents/strict.json'].hits).toBe(0);
+    expect(documents.served['/agents/strict.json'].hits).toBe(0);
   });
 
   it('refuses the test switch in production', () => {

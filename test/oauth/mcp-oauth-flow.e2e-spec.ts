@@ -240,12 +240,21 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     }
   });
 
-  it('lists connected apps under the account (and in its export); revoking one ends its tokens at once; account deletion removes them', async () => {
+  /** Runs `steps` as a fresh owner with API access: `user`, whom connectAgent signs in, is them until `steps` end. */
+  async function asFreshOwner(steps: (owner: TestUser) => Promise<void>): Promise<void> {
     const owner = await insertUser(t.dataSource);
     await grantBetaAccess(t.dataSource, owner.id);
     const previous = user;
     user = owner;
     try {
+      await steps(owner);
+    } finally {
+      user = previous;
+    }
+  }
+
+  it('lists connected apps under the account (and in its export); revoking one ends its tokens at once; account deletion removes them', async () => {
+    await asFreshOwner(async (owner) => {
       const { client, agent } = await connectAgent({ untick: ['todos:write'] });
       await client.close();
       const jwt = await t.accessTokenFor(owner.id);
@@ -272,17 +281,11 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
       const left: Array<{ n: number }> = await t.dataSource.query(`SELECT count(*)::int AS n FROM oauth_records WHERE account_id = $1 OR payload->>'accountId' = $2`, [owner.id, owner.id]);
       expect(left[0].n).toBe(0);
       await mcpPost(again.agent.savedTokens!.access_token).expect(401);
-    } finally {
-      user = previous;
-    }
+    });
   });
 
   it('a password change and a password reset disconnect every connected app: its access and refresh tokens stop, and the answer names it', async () => {
-    const owner = await insertUser(t.dataSource);
-    await grantBetaAccess(t.dataSource, owner.id);
-    const previous = user;
-    user = owner;
-    try {
+    await asFreshOwner(async (owner) => {
       /** The connected app's access token and refresh token no longer work. */
       const expectDisconnected = async (agent: MemoryOAuthClient) => {
         const refused = await mcpPost(agent.savedTokens!.access_token).expect(401);
@@ -330,9 +333,7 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
         .send({ currentPassword: 'a-newer-password-2', newPassword: 'a-new-password-3', newPasswordConfirm: 'a-new-password-3' })
         .expect(200);
       expect(again.body.data).toEqual({ message: expect.any(String) });
-    } finally {
-      user = previous;
-    }
+    });
   });
 
   it('keeps no usable code or refresh token in the database (stored under their SHA-256)', async () => {

@@ -6,18 +6,14 @@
  * mid-answer, and the process exits 0 within SHUTDOWN_GRACE_MS.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
-import { createTestDatabase, freePort, insertUser, type TestDatabase } from '#libs/testing';
-import { insertApiKey } from '../support/api-keys.js';
-import { buildServices, type BuiltServices } from '../support/built-services.js';
+import { createTestDatabase, type TestDatabase } from '#libs/testing';
+import { insertApiCaller } from '../support/api-keys.js';
+import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
-import { grantBetaAccess } from '../support/api-access.js';
 
 const GRACE_MS = 6000;
 /** Cost of the password hashes in flight at SIGTERM: tens of milliseconds each, queued behind the hashing slots. */
@@ -35,59 +31,34 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('SIGTERM under load (a real child process)', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
-  let child: ChildProcess;
-  let dataDir: string;
   let built: BuiltServices;
-  let output = '';
-  let base = '';
-  let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  let todoApi: BuiltTodoApi;
 
   beforeAll(async () => {
     built = buildServices();
     database = await createTestDatabase();
-    dataDir = mkdtempSync(join(tmpdir(), 'drain-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, [built.entries.todoApi], {
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'test',
-        DATABASE_URL: database.url,
-        DATA_DIR: dataDir,
-        JWT_SECRET: TEST_JWT_SECRET,
-        BCRYPT_COST,
-        HOST: '127.0.0.1',
-        TODO_API_PORT: String(port),
-        DB_POOL_SIZE: '5',
-        LOG_LEVEL: 'info',
-        SHUTDOWN_GRACE_MS: String(GRACE_MS),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    todoApi = await startBuiltTodoApi(built, {
+      DATABASE_URL: database.url,
+      JWT_SECRET: TEST_JWT_SECRET,
+      BCRYPT_COST,
+      DB_POOL_SIZE: '5',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: String(GRACE_MS),
     });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
-    const deadline = Date.now() + 60_000;
-    while ((await fetch(`${base}/livez`).then((res) => res.status, () => 0)) !== 200) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the app did not start:\n${output}`);
-      await sleep(100);
-    }
     dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2, applicationName: 'drain-test' }));
     await dataSource.initialize();
   }, 90_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    todoApi?.stop();
     await dataSource?.destroy();
     await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (built) rmSync(built.root, { recursive: true, force: true });
   });
 
   it('fails readiness at once, finishes every request in flight, cuts no answer and exits 0 within the grace period', async () => {
-    const user = await insertUser(dataSource);
-    await grantBetaAccess(dataSource, user.id);
-    const { key } = await insertApiKey(dataSource, user.id);
+    const { base, child, exited } = todoApi;
+    const { key } = await insertApiCaller(dataSource);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
     let sigtermAt = 0;
 
@@ -192,7 +163,7 @@ describe('SIGTERM under load (a real child process)', () => {
     // The process exited cleanly within the grace period, with nothing cut.
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(exit.at - sigtermAt).toBeLessThan(GRACE_MS + 2000);
-    const done = output.split('\n').filter((line) => line.includes('"Shut down"'));
+    const done = todoApi.output.split('\n').filter((line) => line.includes('"Shut down"'));
     expect(done).toHaveLength(1);
     expect(JSON.parse(done[0])).toMatchObject({ cutRequests: 0 });
   }, 60_000);

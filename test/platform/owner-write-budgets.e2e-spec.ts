@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listRoutes } from '#libs/common';
-import { createTestDatabase, type TestDatabase } from '#libs/testing';
-import { startApp, type TestApp } from '../support/test-apps.js';
+import { startDashboardApps } from '../support/test-apps.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'ALL']);
 
@@ -11,24 +10,18 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'ALL']);
  * brake. Read from the live route table, so a new route without a budget fails here.
  */
 describe('every credentialed write route has a rate limit', () => {
-  let database: TestDatabase;
-  let todo: TestApp;
-  let feedback: TestApp;
+  let apps: Awaited<ReturnType<typeof startDashboardApps>>;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    todo = await startApp('todo-api', database.url);
-    feedback = await startApp('feedback-export', database.url);
+    apps = await startDashboardApps();
   });
   afterAll(async () => {
-    await todo?.close();
-    await feedback?.close();
-    await database?.drop();
+    await apps?.close();
   });
 
   it.each([
-    ['todo-api', () => todo],
-    ['feedback-export', () => feedback],
+    ['todo-api', () => apps.todo],
+    ['feedback-export', () => apps.feedback],
   ] as const)('%s', (_name, app) => {
     const writes = listRoutes(app().app).filter((route) => WRITE_METHODS.has(route.method) && route.scheme !== 'public');
     expect(writes.length).toBeGreaterThan(5);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listRoutes, rawResponsePaths, type RouteEntry } from '#libs/common';
-import { createTestDatabase, type TestDatabase } from '#libs/testing';
-import { startApp, type TestApp } from '../support/test-apps.js';
+import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 
 /**
  * Every route of both services with its auth scheme. A change of who may call what
@@ -149,34 +148,28 @@ function expressRoutePaths(app: TestApp['app']): Set<string> {
 }
 
 describe('route auth table', () => {
-  let database: TestDatabase;
-  let todo: TestApp;
-  let feedback: TestApp;
+  let apps: Awaited<ReturnType<typeof startDashboardApps>>;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    todo = await startApp('todo-api', database.url);
-    feedback = await startApp('feedback-export', database.url);
+    apps = await startDashboardApps();
   });
   afterAll(async () => {
-    await todo?.close();
-    await feedback?.close();
-    await database?.drop();
+    await apps?.close();
   });
 
   it('todo-api routes and schemes are exactly the reviewed table', () => {
-    const actual = listRoutes(todo.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
+    const actual = listRoutes(apps.todo.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
     expect(actual.sort()).toEqual([...TODO_API_ROUTES].sort());
   });
 
   it('feedback-export routes and schemes are exactly the reviewed table', () => {
-    const actual = listRoutes(feedback.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
+    const actual = listRoutes(apps.feedback.app).map((r) => `${r.method} ${r.path} ${r.scheme}`);
     expect(actual.sort()).toEqual([...FEEDBACK_EXPORT_ROUTES].sort());
   });
 
   it.each([
-    ['todo-api', () => todo, TODO_API_RAW_PATHS],
-    ['feedback-export', () => feedback, FEEDBACK_EXPORT_RAW_PATHS],
+    ['todo-api', () => apps.todo, TODO_API_RAW_PATHS],
+    ['feedback-export', () => apps.feedback, FEEDBACK_EXPORT_RAW_PATHS],
   ] as const)('%s: the routes that write their own body are exactly the reviewed list, on paths Express matches', (_name, app, reviewed) => {
     const routes = listRoutes(app().app);
     expect([...rawResponsePaths(routes)].sort()).toEqual([...reviewed].sort());

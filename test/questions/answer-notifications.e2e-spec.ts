@@ -1,12 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SmtpTestServer } from '#libs/testing';
+import type { SmtpTestServer } from '#libs/testing';
 import { ANSWER_MAIL_BUDGETS, answerMailAccountKey, answerMailRecipientKey } from '../../apps/feedback-export/src/questions/answer-notifications.service.js';
 import { UNSUBSCRIBE_RATE_LIMIT } from '../../apps/feedback-export/src/questions/share/unsubscribe.controller.js';
-import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
-import { bearer, createOwner, createSite, mailHeader, mailPart, sampleQuestions, tokenOfUrl, type TestOwner, type TestSite } from './questions-fixtures.js';
-
-const PUBLIC_BASE = 'https://feedback.example.test';
+import { startApp, type TestApp } from '../support/test-apps.js';
+import {
+  bearer,
+  createOwner,
+  createSite,
+  mailHeader,
+  mailPart,
+  QUESTIONS_PUBLIC_BASE as PUBLIC_BASE,
+  sampleQuestions,
+  startQuestionsApp,
+  tokenOfUrl,
+  type QuestionsApp,
+  type TestOwner,
+  type TestSite,
+} from './questions-fixtures.js';
 
 /**
  * Issue 27 item 2: the "answered" notification is not a relay. One per batch (also under
@@ -16,19 +27,16 @@ const PUBLIC_BASE = 'https://feedback.example.test';
 describe('answer notifications: bounded, fixed wording, one-click unsubscribe', () => {
   let t: TestApp & { database: { url: string } };
   let smtp: SmtpTestServer;
+  let questions: QuestionsApp;
   let owner: TestOwner;
   let site: TestSite;
 
   beforeAll(async () => {
-    smtp = new SmtpTestServer();
-    await smtp.start();
-    t = await startWithDatabase('feedback-export', { SMTP_URL: smtp.url, FEEDBACK_PUBLIC_BASE_URL: PUBLIC_BASE, MAIL_FROM: 'questions@example.test' });
-    owner = await createOwner(t);
-    site = await createSite(t, owner, 'Main site');
+    questions = await startQuestionsApp();
+    ({ t, smtp, owner, site } = questions);
   });
   afterAll(async () => {
-    await t?.close();
-    await smtp?.stop();
+    await questions?.close();
   });
 
   const recipient = () => `victim-${randomUUID()}@example.test`;

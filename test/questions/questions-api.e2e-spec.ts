@@ -1,16 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SmtpTestServer } from '#libs/testing';
+import type { SmtpTestServer } from '#libs/testing';
 import { FeedbackRepository } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
-import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import type { TestApp } from '../support/test-apps.js';
 import { validateOpenApi } from '../support/validate-openapi.js';
 import { resetRateLimits } from '../feedback/feedback-fixtures.js';
-import { bearer, createOwner, createSite, sampleQuestions, shareTokenOf, tokenOfUrl, type TestOwner, type TestSite } from './questions-fixtures.js';
-
-const PUBLIC_BASE = 'https://feedback.example.test';
+import {
+  bearer,
+  createOwner,
+  createSite,
+  QUESTIONS_PUBLIC_BASE as PUBLIC_BASE,
+  sampleQuestions,
+  shareTokenOf,
+  startQuestionsApp,
+  tokenOfUrl,
+  type QuestionsApp,
+  type TestOwner,
+  type TestSite,
+} from './questions-fixtures.js';
 
 describe('question batches API (site tokens, owner send, share routes)', () => {
   let t: TestApp;
   let smtp: SmtpTestServer;
+  let questions: QuestionsApp;
   let owner: TestOwner;
   let site: TestSite;
   let otherSite: TestSite;
@@ -18,18 +29,14 @@ describe('question batches API (site tokens, owner send, share routes)', () => {
   let ownerEmail: string;
 
   beforeAll(async () => {
-    smtp = new SmtpTestServer();
-    await smtp.start();
-    t = await startWithDatabase('feedback-export', { SMTP_URL: smtp.url, FEEDBACK_PUBLIC_BASE_URL: PUBLIC_BASE, MAIL_FROM: 'questions@example.test' });
-    owner = await createOwner(t);
-    site = await createSite(t, owner, 'Main site');
+    questions = await startQuestionsApp();
+    ({ t, smtp, owner, site } = questions);
     otherSite = await createSite(t, owner, 'Other site');
     stranger = await createOwner(t);
     ownerEmail = (await t.dataSource.query(`SELECT email FROM users WHERE id = $1`, [owner.id]))[0].email;
   });
   afterAll(async () => {
-    await t?.close();
-    await smtp?.stop();
+    await questions?.close();
   });
 
   const create = (token: string, body: object) => t.http.post('/api/v1/export/questions').set(bearer(token)).send(body);

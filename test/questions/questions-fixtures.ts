@@ -1,7 +1,49 @@
 import { ShareTokenSealer } from '../../apps/feedback-export/src/questions/share-token.js';
-import type { TestApp } from '../support/test-apps.js';
+import { SmtpTestServer, type TestDatabase } from '#libs/testing';
+import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 
 export { bearer, createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
+
+/** Where the questions suites' feedback-export points its public links. */
+export const QUESTIONS_PUBLIC_BASE = 'https://feedback.example.test';
+
+export interface QuestionsApp {
+  t: TestApp & { database: TestDatabase };
+  smtp: SmtpTestServer;
+  /** An owner, and their site named 'Main site'. */
+  owner: TestOwner;
+  site: TestSite;
+  close(): Promise<void>;
+}
+
+/**
+ * The questions suites' app: feedback-export on its own database, mailing from questions@example.test
+ * through an SMTP test server it starts, its public links under QUESTIONS_PUBLIC_BASE, with an
+ * owner and their 'Main site'. Call in beforeAll, close in afterAll.
+ */
+export async function startQuestionsApp(): Promise<QuestionsApp> {
+  const smtp = new SmtpTestServer();
+  await smtp.start();
+  let t: QuestionsApp['t'];
+  try {
+    t = await startWithDatabase('feedback-export', { SMTP_URL: smtp.url, FEEDBACK_PUBLIC_BASE_URL: QUESTIONS_PUBLIC_BASE, MAIL_FROM: 'questions@example.test' });
+  } catch (error) {
+    await smtp.stop();
+    throw error;
+  }
+  const close = async () => {
+    await t.close();
+    await smtp.stop();
+  };
+  try {
+    const owner = await createOwner(t);
+    return { t, smtp, owner, site: await createSite(t, owner, 'Main site'), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
 
 export const sampleQuestions = (count = 3) =>
   Array.from({ length: count }, (_, i) => ({ n: i + 1, title: `Question ${i + 1}`, html: `<p>Body of <em>question</em> ${i + 1}</p>` }));

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import supertest from 'supertest';
-import { freePort, insertUser, type TestUser } from '#libs/testing';
+import { insertUser, type TestUser } from '#libs/testing';
 import { OAuthRecordsRepository } from '../../apps/todo-api/src/oauth/oauth-records.repository.js';
 import { OAUTH_UNUSED_CLIENT_TTL_MS, OAuthRecordsSweeper } from '../../apps/todo-api/src/oauth/oauth-records.sweeper.js';
 import { grantBetaAccess } from '../support/api-access.js';
-import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { ClientMetadataDocuments, startMetadataFetchingApps } from '../support/client-metadata-documents.js';
+import type { TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 
 /**
@@ -34,9 +34,8 @@ describe('OAuth server under abuse', () => {
   let base: string;
   let user: TestUser;
   let clientId: string;
-  let documents: HttpServer;
-  let documentBase: string;
-  const served: Record<string, { body: string; hits: number }> = {};
+  let apps: Awaited<ReturnType<typeof startMetadataFetchingApps>>;
+  const documents = new ClientMetadataDocuments();
   /** A TCP server on loopback that counts connections: the address guard must never reach it. */
   let listener: TcpServer;
   let listenerPort: number;
@@ -57,14 +56,7 @@ describe('OAuth server under abuse', () => {
   const onOurPage = (res: { status: number; headers: Record<string, string>; text: string }) => res.status === 400 && res.headers.location === undefined && res.text.includes('This sign-in cannot go on');
 
   beforeAll(async () => {
-    documents = createHttpServer((request, response) => {
-      const entry = served[request.url ?? ''];
-      if (!entry) return void response.writeHead(404).end();
-      entry.hits++;
-      response.writeHead(200, { 'Content-Type': 'application/json' }).end(entry.body);
-    });
-    await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
-    documentBase = `https://127.0.0.1:${(documents.address() as AddressInfo).port}`;
+    await documents.start();
     listener = createTcpServer((socket) => {
       connections++;
       sockets.push(socket);
@@ -73,10 +65,8 @@ describe('OAuth server under abuse', () => {
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     listenerPort = (listener.address() as AddressInfo).port;
 
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base, OAUTH_CLIENT_METADATA_LOOPBACK: 'true' }, { port });
-    strict = await startApp('todo-api', (t as TestApp & { database: { url: string } }).database.url, { PUBLIC_BASE_URL: base });
+    apps = await startMetadataFetchingApps();
+    ({ t, strict, base } = apps);
     user = await insertUser(t.dataSource);
     await grantBetaAccess(t.dataSource, user.id);
     clientId = (await register(t, { client_name: 'Web Agent', redirect_uris: [ATTACKER_REDIRECT] }).expect(201)).body.client_id;
@@ -87,11 +77,10 @@ describe('OAuth server under abuse', () => {
   });
   afterAll(async () => {
     writeFigures('oauth-abuse', figures);
-    await strict?.close();
-    await t?.close();
+    await apps?.close();
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => listener?.close(resolve));
-    await new Promise((resolve) => documents?.close(resolve));
+    await documents.stop();
   });
 
   describe('not a redirector: errors before a signed-in user consented stay on our page', () => {
@@ -228,10 +217,9 @@ describe('OAuth server under abuse', () => {
 
     it('a refused document is not fetched again on the next request', async () => {
       const path = '/agents/not-json.json';
-      served[path] = { body: 'not json', hits: 0 };
-      const url = `${documentBase}${path}`;
+      const url = documents.serve(path, 'not json');
       for (let i = 0; i < 3; i++) expect(abuse(onOurPage(await t.http.get('/oauth/authorize').query(authorizeQuery(url))))).toBe(true);
-      expect(served[path].hits).toBe(1);
+      expect(documents.served[path].hits).toBe(1);
     });
   });
 

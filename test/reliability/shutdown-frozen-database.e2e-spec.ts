@@ -8,17 +8,13 @@
  * and the pools until the database came back.) Figures: `shutdown-freeze.<database>.json`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
-import { createTestDatabase, freePort, insertUser, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
-import { grantBetaAccess } from '../support/api-access.js';
-import { insertApiKey } from '../support/api-keys.js';
-import { buildServices, type BuiltServices } from '../support/built-services.js';
+import { createTestDatabase, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
+import { insertApiCaller } from '../support/api-keys.js';
+import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 
@@ -34,63 +30,42 @@ describe(`SIGTERM with a frozen database (${usingRealPostgres() ? 'PostgreSQL' :
   let database: TestDatabase;
   let dataSource: DataSource;
   let proxy: ToggleProxy;
-  let child: ChildProcess;
-  let dataDir: string;
   let built: BuiltServices;
-  let output = '';
-  let base = '';
-  let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  let todoApi: BuiltTodoApi;
 
   beforeAll(async () => {
     built = buildServices();
     database = await createTestDatabase();
     proxy = ToggleProxy.forUrl(database.url);
     await proxy.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'shutdown-freeze-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, [built.entries.todoApi], {
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'test',
+    todoApi = await startBuiltTodoApi(
+      built,
+      {
         DATABASE_URL: proxy.wrap(database.url),
-        DATA_DIR: dataDir,
         JWT_SECRET: TEST_JWT_SECRET,
-        HOST: '127.0.0.1',
-        TODO_API_PORT: String(port),
         DB_POOL_SIZE: '4',
         LOG_LEVEL: 'info',
         LOG_FORMAT: 'json',
         SHUTDOWN_GRACE_MS: String(GRACE_MS),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
-    const deadline = Date.now() + 60_000;
-    while ((await fetch(`${base}/readyz`).then((res) => res.status, () => 0)) !== 200) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the app did not start:\n${output}`);
-      await sleep(100);
-    }
+      '/readyz',
+    );
     dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2, applicationName: 'shutdown-freeze-test' }));
     await dataSource.initialize();
   }, 90_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    todoApi?.stop();
     await proxy?.stop();
     await dataSource?.destroy();
     await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (built) rmSync(built.root, { recursive: true, force: true });
   });
 
   it('exits 0 within SHUTDOWN_GRACE_MS + 2 s, abandoning (with a warning) the close steps the database never answers', async () => {
+    const { base, child, exited } = todoApi;
     // Connections in every pool the app holds: the request pool, the rate-limit counters, a stream's lease.
-    const user = await insertUser(dataSource);
-    await grantBetaAccess(dataSource, user.id);
-    const { key } = await insertApiKey(dataSource, user.id);
+    const { key } = await insertApiCaller(dataSource);
     for (let i = 0; i < 4; i++) expect((await fetch(`${base}/api/v1/todos`, { headers: { 'X-API-Key': key } })).status).toBe(200);
     const stream = await new Promise<http.IncomingMessage>((resolve, reject) =>
       http.get(`${base}/api/v1/todos/events`, { headers: { 'X-API-Key': key } }, resolve).on('error', reject),
@@ -111,7 +86,7 @@ describe(`SIGTERM with a frozen database (${usingRealPostgres() ? 'PostgreSQL' :
     await stuck;
     await exited;
 
-    const lines = output
+    const lines = todoApi.output
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { level?: number | string; msg?: string; step?: string });

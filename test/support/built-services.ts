@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '#libs/testing';
 
 export interface BuiltServices {
   /** Root of the private build; remove it when done. */
@@ -29,5 +30,64 @@ export function buildServices(): BuiltServices {
       todoApi: join(root, 'dist/apps/todo-api/src/main.js'),
       feedbackExport: join(root, 'dist/apps/feedback-export/src/main.js'),
     },
+  };
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** When it exited (Date.now()). */
+  at: number;
+}
+
+export interface BuiltTodoApi {
+  child: ChildProcess;
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  /** Everything the process has written to stdout and stderr so far. */
+  readonly output: string;
+  exited: Promise<ProcessExit>;
+  /** Kills it (SIGKILL) if it is still running and removes its data directory: for afterAll. */
+  stop(): void;
+}
+
+/**
+ * The built todo-api as a real child process (as `node dist/apps/todo-api/src/main.js` runs it), on
+ * a free port of 127.0.0.1 with a fresh data directory, once `readyPath` answers 200. `env` adds to
+ * (or overrides) PATH, NODE_ENV=test, HOST, TODO_API_PORT and DATA_DIR: it names the database, the
+ * JWT secret and whatever else the test needs.
+ */
+export async function startBuiltTodoApi(built: BuiltServices, env: Record<string, string | undefined>, readyPath = '/livez'): Promise<BuiltTodoApi> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'todo-api-data-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [built.entries.todoApi], {
+    env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, HOST: '127.0.0.1', TODO_API_PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  while ((await fetch(`${base}${readyPath}`).then((res) => res.status, () => 0)) !== 200) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      stop();
+      throw new Error(`the app did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    base,
+    get output() {
+      return output;
+    },
+    exited,
+    stop,
   };
 }

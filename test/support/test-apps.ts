@@ -116,6 +116,7 @@ export async function startWithDatabase(
 /**
  * What the owner dashboard needs: one database, the account service (todo-api, where the dashboard
  * signs in) and feedback-export pointing its public links at it. Call in beforeAll, close in afterAll.
+ * Also the way for any test file that needs both services on one database.
  */
 export async function startDashboardApps(
   feedbackEnv: Record<string, string | undefined> = {},

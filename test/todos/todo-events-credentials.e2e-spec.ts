@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { JwtService } from '@nestjs/jwt';
 import { EventSource } from 'eventsource';
-import { insertUser, SmtpTestServer, usingRealPostgres, type TestUser } from '#libs/testing';
+import { insertUser, SmtpTestServer, until, usingRealPostgres, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from '../../apps/todo-api/src/todos/todo-stream-leases.service.js';
@@ -69,14 +69,6 @@ async function openStream(baseUrl: string, credential: { header?: Record<string,
     }
   })();
   return { events, ended, isEnded: () => done, close: () => controller.abort() };
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

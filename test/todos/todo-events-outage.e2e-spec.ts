@@ -9,9 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
 import http from 'node:http';
-import { createTestDatabase, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
-import { grantBetaAccess } from '../support/api-access.js';
-import { insertApiKey } from '../support/api-keys.js';
+import { createTestDatabase, ToggleProxy, until, type TestDatabase } from '#libs/testing';
+import { insertApiCaller } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from '../reliability/support/figures.js';
 
@@ -47,14 +46,6 @@ function readStream(baseUrl: string, key: string, giveUpMs: number): Promise<Raw
   });
 }
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 describe('realtime stream opened during a database outage', () => {
   let database: TestDatabase;
   let proxy: ToggleProxy;
@@ -67,9 +58,7 @@ describe('realtime stream opened during a database outage', () => {
     proxy = ToggleProxy.forUrl(database.url);
     await proxy.start();
     t = await startApp('todo-api', proxy.wrap(database.url), { DB_QUERY_TIMEOUT_MS: '2000' });
-    const user = await insertUser(t.dataSource);
-    await grantBetaAccess(t.dataSource, user.id);
-    key = (await insertApiKey(t.dataSource, user.id)).key;
+    key = (await insertApiCaller(t.dataSource)).key;
   }, 60_000);
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
-import { insertUser, usingRealPostgres } from '#libs/testing';
+import { insertUser, until, usingRealPostgres } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TodosRepository } from '../../apps/todo-api/src/todos/todos.repository.js';
@@ -37,14 +37,6 @@ function openStream(url: string, headers: Record<string, string> = {}) {
     return received;
   }
   return { source, received, opened, waitFor };
-}
-
-async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('realtime todo stream (GET /api/v1/todos/events)', () => {

@@ -8,3 +8,4 @@ export * from './browser.js';
 export * from './outside-program.js';
 export * from './redis-test-server.js';
 export * from './rate-limit-counters.js';
+export * from './until.js';
