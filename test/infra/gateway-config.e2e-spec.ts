@@ -162,6 +162,32 @@ describe('docker/compose.yaml', () => {
   });
 });
 
+describe('gateway upstreams (docker/nginx)', () => {
+  /** The `server` lines of each upstream block, the address replaced by its app's name. */
+  const serverLines = (file: string, addresses: Record<string, string>): string[] =>
+    readFileSync(join(NGINX_DIR, file), 'utf8')
+      .split('\n')
+      .filter((line) => /^\s*server\s+\S+:/.test(line))
+      .map((line) => Object.entries(addresses).reduce((out, [address, app]) => out.split(address).join(app), line.trim()));
+
+  it('compose and the tested template give each replica the same primary and backup lines (the form test/reliability/gateway-replicas measures)', () => {
+    const compose = serverLines('gateway.conf', { 'todo-api:3000': 'TODO', 'feedback-export:3001': 'FEEDBACK' });
+    const tested = serverLines('gateway.test.conf.template', { '127.0.0.1:__TODO_PORT__': 'TODO', '127.0.0.1:__FEEDBACK_PORT__': 'FEEDBACK' });
+    expect(compose).toEqual(tested);
+    expect(compose).toEqual([
+      'server TODO max_fails=1 fail_timeout=2s;',
+      'server TODO backup max_fails=0;',
+      'server FEEDBACK max_fails=1 fail_timeout=2s;',
+      'server FEEDBACK backup max_fails=0;',
+    ]);
+    const http = readFileSync(join(NGINX_DIR, 'gateway-http.conf'), 'utf8');
+    expect(http).toMatch(/^proxy_next_upstream\s+error timeout http_502 http_503;$/m);
+    // POSTs that reached a replica are not retried by the gateway (the client retries them with its Idempotency-Key).
+    expect(http).not.toMatch(/^[^#\n]*non_idempotent/m);
+    expect(http).toMatch(/^proxy_next_upstream_tries\s+3;$/m);
+  });
+});
+
 // ---------------------------------------------------------------------------
 // nginx gateway
 // ---------------------------------------------------------------------------

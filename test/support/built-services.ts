@@ -55,11 +55,11 @@ export interface BuiltTodoApi {
  * The built todo-api as a real child process (as `node dist/apps/todo-api/src/main.js` runs it), on
  * a free port of 127.0.0.1 with a fresh data directory, once `readyPath` answers 200. `env` adds to
  * (or overrides) PATH, NODE_ENV=test, HOST, TODO_API_PORT and DATA_DIR: it names the database, the
- * JWT secret and whatever else the test needs.
+ * JWT secret and whatever else the test needs. `port` restarts a replica where a gateway expects it.
  */
-export async function startBuiltTodoApi(built: BuiltServices, env: Record<string, string | undefined>, readyPath = '/livez'): Promise<BuiltTodoApi> {
+export async function startBuiltTodoApi(built: BuiltServices, env: Record<string, string | undefined>, readyPath = '/livez', port?: number): Promise<BuiltTodoApi> {
   const dataDir = mkdtempSync(join(tmpdir(), 'todo-api-data-'));
-  const port = await freePort();
+  port ??= await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [built.entries.todoApi], {
     env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, HOST: '127.0.0.1', TODO_API_PORT: String(port), ...env },
