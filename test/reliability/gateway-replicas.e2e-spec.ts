@@ -241,8 +241,7 @@ interface PhaseCounts {
       postsWithoutAcknowledgement: unacknowledged,
       postsSentAgainByTheClient: postRetries,
       postsAnsweredByGatewayAsUnavailable: postStatuses['502'] ?? 0,
-      todosDuplicated: duplicated,
-      todosLost: lost,
+      acknowledgedTodosMissingOrDuplicated: lost + duplicated,
       replicaRestartMs: Math.max(...restartedAfterKill),
       perPhase,
     });
