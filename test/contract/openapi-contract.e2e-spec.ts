@@ -229,6 +229,7 @@ describe('OpenAPI contract', () => {
     expect(todo.errors.jwtOnTodos).toContain('access token');
     expect(todo.errors.betaBoth).toMatch(/^VALIDATION_ERROR: /);
     expect(todo.errors.missingTodo).toMatch(/^NOT_FOUND: /);
+    expect(todo.errors.missingTodoAction).toBe('show that the todo is gone');
 
     const feedback = await feedbackJourney(apps['feedback-export'].baseUrl, todo.accessToken);
     expect(feedback.feedbackIds).toHaveLength(1);
