@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { BODY_METHODS, ERROR_CATALOGUE, ErrorCode, listRoutes, publicCodeOf, refusesOtherBodies } from '#libs/common';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import { startApp, type TestApp } from '../support/test-apps.js';
 
@@ -30,6 +31,13 @@ const ENV = {
   PUBLIC_BASE_URL: 'https://todo.contract.test',
   FEEDBACK_PUBLIC_BASE_URL: 'https://feedback.contract.test',
 };
+
+/** The enum of an error answer's code: `error.code` of the envelope, `error.data.code` of an MCP endpoint's JSON-RPC error. */
+function codeEnumOf(response: any): string[] {
+  const error = response?.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error;
+  const code = error?.allOf?.[1]?.properties?.code ?? error?.allOf?.[1]?.properties?.data?.allOf?.[1]?.properties?.code;
+  return code?.enum ?? [];
+}
 
 function operations(document: any): Array<{ key: string; operation: any }> {
   return Object.entries<any>(document.paths).flatMap(([path, item]) =>
@@ -107,6 +115,78 @@ describe('OpenAPI contract', () => {
     expect(gaps).toEqual([]);
   });
 
+  it.each(SERVICES)('%s: every answer the route table says a route can give is in the document, error.code an enum of its codes', (service) => {
+    const document = documents[service];
+    const statusesOfCode = new Map<string, Set<number>>();
+    for (const code of Object.values(ErrorCode)) statusesOfCode.set(publicCodeOf(code), (statusesOfCode.get(publicCodeOf(code)) ?? new Set()).add(ERROR_CATALOGUE[code].status));
+    const gaps: string[] = [];
+    const routes = listRoutes(apps[service].app).filter((route) => route.scheme !== 'NONE');
+    expect(routes.length).toBeGreaterThan(10);
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      const operation = document.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
+      if (!operation) continue; // @ApiExcludeEndpoint
+      // What the route's metadata says it can answer, besides what its @ApiErrors declares.
+      const expected: Array<[number, string]> = [];
+      if (route.database !== false || (route.rateLimit && (route.rateLimit.storeOutage ?? 'fail-closed') === 'fail-closed')) expected.push([503, 'SERVICE_UNAVAILABLE']);
+      if (route.rateLimit) expected.push([429, 'RATE_LIMITED']);
+      if (BODY_METHODS.has(route.method)) expected.push([413, 'PAYLOAD_TOO_LARGE']);
+      if (refusesOtherBodies(route.method, route.bodyMediaTypes ?? [])) expected.push([415, 'UNSUPPORTED_MEDIA_TYPE']);
+      for (const [status, code] of expected) {
+        if (!codeEnumOf(operation.responses[status]).includes(code)) gaps.push(`${key}: ${status} ${code} not documented`);
+        if (status === 503 && !operation.responses[503]?.headers?.['Retry-After']) gaps.push(`${key}: 503 without Retry-After`);
+      }
+    }
+    const withoutCode: string[] = [];
+    for (const { key, operation } of operations(document)) {
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        const media = response.content?.['application/json'];
+        if (Number(status) < 400 || !media) continue;
+        // Every JSON error answer narrows its code to the codes its examples show, each of that status in the catalogue.
+        const codes = codeEnumOf(response);
+        if (codes.length === 0) {
+          withoutCode.push(`${key} ${status}`);
+          continue;
+        }
+        const jsonRpc = media.schema.allOf[0].$ref === '#/components/schemas/JsonRpcErrorResponseDto';
+        if (!jsonRpc && media.schema.allOf[0].$ref !== '#/components/schemas/ErrorEnvelopeDto') gaps.push(`${key} ${status}: not the error envelope`);
+        const values = media.examples ? Object.values<any>(media.examples).map((example) => example.value) : [media.example];
+        const shown = values.map((value) => (jsonRpc ? value?.error?.data?.code : value?.error?.code));
+        if ([...new Set(shown)].sort().join() !== codes.join()) gaps.push(`${key} ${status}: enum ${codes.join()} but examples ${shown.join()}`);
+        for (const code of codes) if (!statusesOfCode.get(code)?.has(Number(status))) gaps.push(`${key} ${status}: ${code} is not a ${status} code in the catalogue`);
+      }
+    }
+    // Only the MCP transport's own refusals carry no REST code (a JSON-RPC code and message; 400 may also be the envelope).
+    expect(withoutCode).toEqual(['POST /api/v1/mcp 400', 'POST /api/v1/mcp 406', 'POST /api/v1/mcp 415']);
+    expect(gaps).toEqual([]);
+  });
+
+  it.each(SERVICES)('%s: a method a path does not list answers 405 with Allow naming the listed ones, as the document says', async (service) => {
+    const document = documents[service];
+    expect(document.info.description).toContain('405 `METHOD_NOT_ALLOWED`');
+    const answers: string[] = [];
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      const listed = METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
+      const other = ['PATCH', 'PUT', 'DELETE', 'POST'].find((method) => !listed.includes(method))!;
+      const url = path.replace(/\{\w+\}/g, '3b241101-e2bb-4255-8caf-4136c566a962');
+      const response = await apps[service].http[other.toLowerCase() as 'patch'](url);
+      const allow = (response.headers.allow ?? '').split(', ').filter((method: string) => method !== 'HEAD');
+      answers.push(`${other} ${path}: ${response.status} ${response.body?.error?.code} ${allow.sort().join(',')}`);
+    }
+    // Allow names what the URL answers: /todos/events is also /todos/{todoId}, so it lists that path's methods too.
+    const templates = Object.entries<any>(document.paths).map(([path, item]) => ({
+      pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`),
+      methods: METHODS.filter((method) => item[method]).map((method) => method.toUpperCase()),
+    }));
+    const expected = Object.entries<any>(document.paths).map(([path, item]) => {
+      const listed = METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
+      const url = path.replace(/\{\w+\}/g, '3b241101-e2bb-4255-8caf-4136c566a962');
+      const allowed = [...new Set(templates.filter((template) => template.pattern.test(url)).flatMap((template) => template.methods))].sort();
+      return `${['PATCH', 'PUT', 'DELETE', 'POST'].find((method) => !listed.includes(method))} ${path}: 405 METHOD_NOT_ALLOWED ${allowed.join(',')}`;
+    });
+    expect(answers).toEqual(expected);
+  });
+
   it('both documents declare only the schemes they use, opaque tokens without a JWT format (the OAuth access tokens of MCP are JWTs)', () => {
     const schemes = Object.fromEntries(SERVICES.map((service) => [service, documents[service].components.securitySchemes]));
     expect(Object.keys(schemes['todo-api']).sort()).toEqual(['adminKey', 'apiKey', 'apiKeyHeader', 'jwt', 'mcpOAuth']);
@@ -149,6 +229,7 @@ describe('OpenAPI contract', () => {
     expect(todo.errors.jwtOnTodos).toContain('access token');
     expect(todo.errors.betaBoth).toMatch(/^VALIDATION_ERROR: /);
     expect(todo.errors.missingTodo).toMatch(/^NOT_FOUND: /);
+    expect(todo.errors.missingTodoAction).toBe('show that the todo is gone');
 
     const feedback = await feedbackJourney(apps['feedback-export'].baseUrl, todo.accessToken);
     expect(feedback.feedbackIds).toHaveLength(1);

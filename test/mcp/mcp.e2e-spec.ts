@@ -168,7 +168,10 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
     const doc = (await t.http.get('/api/v1/openapi.json').expect(200)).body;
     const operation = doc.paths['/api/v1/mcp'].post;
     expect(operation.operationId).toBe('mcp');
-    expect(operation.responses['401'].content['application/json'].schema.$ref).toContain('JsonRpcErrorResponseDto');
+    // The JSON-RPC error with its REST code (error.data.code) narrowed to the codes of the answer (openapi-finish.ts).
+    const schema = operation.responses['401'].content['application/json'].schema;
+    expect(schema.allOf[0].$ref).toContain('JsonRpcErrorResponseDto');
+    expect(schema.allOf[1].properties.error.allOf[1].properties.data.allOf[1].properties.code.enum).toEqual(expect.arrayContaining(['INVALID_API_KEY']));
     expect(doc.components.schemas.JsonRpcErrorResponseDto).toBeDefined();
   });
 

@@ -14,6 +14,7 @@ export * from './health/health.dto.js';
 export * from './health/health.service.js';
 export * from './http/all-exceptions.filter.js';
 export * from './http/body-media-types.js';
+export * from './http/without-database.js';
 export * from './http/create-http-app.js';
 export * from './http/envelope.js';
 export * from './http/html-page.js';

@@ -9,7 +9,12 @@
 import assert from 'node:assert/strict';
 import createClient from 'openapi-fetch';
 import type { paths as FeedbackPaths } from 'contract-types/feedback-export.js';
-import type { paths as TodoPaths } from 'contract-types/todo-api.js';
+import type { operations as TodoOperations, paths as TodoPaths } from 'contract-types/todo-api.js';
+
+/** The error codes an operation can answer, as the generated types name them (the enum of each error answer's `error.code`). */
+type ErrorCodeOf<Responses> = {
+  [Status in keyof Responses]: Responses[Status] extends { content: { 'application/json': { error: { code: infer Code } } } } ? Code : never;
+}[keyof Responses];
 
 export interface TodoJourneyResult {
   userId: string;
@@ -83,6 +88,7 @@ export async function todoJourney(baseUrl: string, adminKey: string, email: stri
   const missing = await api.GET('/api/v1/todos/{todoId}', { headers: bearer(apiKey), params: { path: { todoId: 2147483647 } } });
   if (!missing.error) throw new Error('a missing todo was found');
   errors.missingTodo = describeError(missing.error);
+  errors.missingTodoAction = getTodoFailure(missing.error.error.code);
 
   return {
     userId: user.id,
@@ -158,6 +164,33 @@ export async function feedbackJourney(baseUrl: string, accessToken: string): Pro
   errors.siteWithoutName = describeError(noName.error);
 
   return { siteId, feedbackIds: page.data.data.feedback.map((item) => item.id), caughtUp: !next.data.data.hasMore, mcpTools: listed.map((tool) => tool.name), errors };
+}
+
+/**
+ * What a client does for each code GET /api/v1/todos/{todoId} can answer: a switch the compiler
+ * checks is exhaustive (a code added to the operation's document fails `tsc` at `unhandled`).
+ */
+function getTodoFailure(code: ErrorCodeOf<TodoOperations['getTodo']['responses']>): string {
+  switch (code) {
+    case 'VALIDATION_ERROR':
+      return 'fix the request';
+    case 'API_KEY_REQUIRED':
+    case 'INVALID_API_KEY':
+      return 'ask for an API key';
+    case 'SUBSCRIPTION_REQUIRED':
+      return 'subscribe';
+    case 'NOT_FOUND':
+      return 'show that the todo is gone';
+    case 'RATE_LIMITED':
+    case 'SERVICE_UNAVAILABLE':
+      return 'retry after Retry-After';
+    case 'INTERNAL_ERROR':
+      return 'report the request id';
+    default: {
+      const unhandled: never = code;
+      return unhandled;
+    }
+  }
 }
 
 /** What a client shows: the code, the message and each field's messages, from the generated error type. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Body, Controller, Get, Header, Inject, Param, Put, Query, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, Public, RateLimit, RawResponse, UseAuth, UUID_PARAM } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, Public, RateLimit, RawResponse, UseAuth, UUID_PARAM, WithoutDatabase } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ExportQueryDto, FeedbackDataDto, FeedbackPageDto, UpdateFeedbackStatusDto } from '../feedback/dto/feedback.dto.js';
 import { dashboardHeaders, renderDashboardPage } from './dashboard-page.js';
@@ -26,6 +26,7 @@ export class DashboardController {
 
   @Get('dashboard')
   @RawResponse()
+  @WithoutDatabase()
   @ApiOperation({
     operationId: 'getDashboard',
     summary: 'The owner dashboard (HTML): sign in, sites and token rotation, feedback triage, question batches',

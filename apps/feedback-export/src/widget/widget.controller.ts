@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Body, Controller, Get, Header, Headers, Post, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiEnvelope, ApiErrors, ErrorCode, IDEMPOTENT_REPLAYED_HEADER, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
+import { ApiEnvelope, ApiErrors, ErrorCode, IDEMPOTENT_REPLAYED_HEADER, Public, RateLimit, RawResponse, type RateLimitOptions, WithoutDatabase } from '#libs/common';
 import { SubmitFeedbackDto, SubmittedFeedbackDto } from './dto/widget.dto.js';
 import { WidgetService } from './widget.service.js';
 
@@ -28,6 +28,7 @@ export class WidgetController {
 
   @Get('widget.js')
   @RawResponse()
+  @WithoutDatabase()
   @Header('Content-Type', 'text/javascript; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
   @ApiOperation({

@@ -2,6 +2,7 @@ import { INestApplication, RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { bodyMediaTypesOf } from '../http/body-media-types.js';
+import { needsDatabase } from '../http/without-database.js';
 import { isRawResponse } from '../http/envelope.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from '../rate-limit/rate-limit.constants.js';
 import { AUTH_SCHEME, AuthScheme } from './auth-scheme.decorator.js';
@@ -18,6 +19,8 @@ export interface RouteEntry {
   rawResponse: boolean;
   /** The request body types the route takes (@AcceptsBody; JSON when undeclared). listRoutes always sets it. */
   bodyMediaTypes?: readonly string[];
+  /** The route needs the database (every route unless @WithoutDatabase). listRoutes always sets it. */
+  database?: boolean;
 }
 
 function joinPath(...parts: string[]): string {
@@ -47,7 +50,7 @@ export function listRoutes(app: INestApplication): RouteEntry[] {
         const scheme = (Reflect.getMetadata(AUTH_SCHEME, handler) as AuthScheme | undefined) ?? classScheme ?? 'NONE';
         const rateLimit = (Reflect.getMetadata(RATE_LIMIT_OPTIONS, handler) as RateLimitOptions | undefined) ?? classLimit;
         for (const sub of ([] as string[]).concat(subPaths)) {
-          routes.push({ method: RequestMethod[method], path: joinPath(base, sub), scheme, handler: `${controller.name}.${name}`, rateLimit, rawResponse: isRawResponse(handler, controller), bodyMediaTypes: bodyMediaTypesOf(handler, controller) });
+          routes.push({ method: RequestMethod[method], path: joinPath(base, sub), scheme, handler: `${controller.name}.${name}`, rateLimit, rawResponse: isRawResponse(handler, controller), bodyMediaTypes: bodyMediaTypesOf(handler, controller), database: needsDatabase(handler, controller) });
         }
       }
     }

@@ -5,6 +5,7 @@ import { ErrorCode } from '../errors/error-code.enum.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/envelope.schemas.js';
 import { HealthStatusDto } from './health.dto.js';
 import { HealthService } from './health.service.js';
+import { WithoutDatabase } from '../http/without-database.js';
 
 @ApiTags('Status')
 @Controller('api/v1/status')
@@ -13,6 +14,7 @@ export class HealthController {
 
   @Get()
   @Public()
+  @WithoutDatabase()
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Health of the service and its database', operationId: 'getStatus' })
   @ApiEnvelope(HealthStatusDto)

@@ -5,6 +5,7 @@ import { ErrorCode } from '../errors/error-code.enum.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/envelope.schemas.js';
 import { LivenessDto, ReadinessDto } from './health.dto.js';
 import { HealthService } from './health.service.js';
+import { WithoutDatabase } from '../http/without-database.js';
 
 /** Orchestrator probes, outside /api/v1: `/livez` (restart me?) and `/readyz` (send me traffic?). */
 @ApiTags('Status')
@@ -14,6 +15,7 @@ export class ProbesController {
 
   @Get('livez')
   @Public()
+  @WithoutDatabase()
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     operationId: 'getLiveness',
@@ -28,6 +30,7 @@ export class ProbesController {
 
   @Get('readyz')
   @Public()
+  @WithoutDatabase()
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     operationId: 'getReadiness',

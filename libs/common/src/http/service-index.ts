@@ -3,6 +3,7 @@ import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth-scheme.decorator.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/envelope.schemas.js';
 import { trimTrailingSlashes } from './trim-slashes.js';
+import { WithoutDatabase } from './without-database.js';
 
 /** What an app says about itself at `GET /` and in its start block. */
 export interface ServiceIndexOptions {
@@ -71,6 +72,7 @@ export class ServiceIndexController {
 
   @Get()
   @Public()
+  @WithoutDatabase()
   @ApiOperation({ summary: 'What this service is and where its API, documentation and pages are', operationId: 'getServiceIndex' })
   @ApiEnvelope(ServiceIndexDto)
   @ApiErrors()

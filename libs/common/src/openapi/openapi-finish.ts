@@ -14,15 +14,19 @@ import type {
 import { getSchemaPath } from '@nestjs/swagger';
 import type { AuthScheme } from '../auth/auth-scheme.decorator.js';
 import type { RouteEntry } from '../auth/route-table.js';
-import { ErrorCode } from '../errors/error-code.enum.js';
-import { JSON_MEDIA_TYPES, refusesOtherBodies } from '../http/body-media-types.js';
-import { ErrorEnvelopeDto, errorExample } from './envelope.schemas.js';
+import { ErrorCode, publicCodeOf, statusOf } from '../errors/error-code.enum.js';
+import { BODY_METHODS, JSON_MEDIA_TYPES, refusesOtherBodies } from '../http/body-media-types.js';
+import { ErrorDetailDto, ErrorEnvelopeDto, errorExample } from './envelope.schemas.js';
 
 /**
  * Everything the document says that follows from the route table rather than from one
  * route's decorators: security (from @UseAuth), 429 answers and RateLimit headers (from
- * @RateLimit), 415 on every route that refuses bodies of other types (@AcceptsBody), the headers every answer carries, examples built from the schemas, and the
- * contract route itself (served by SwaggerModule, not a Nest route).
+ * @RateLimit), 415 on every route that refuses bodies of other types (@AcceptsBody), 413 on every
+ * route that reads a body, 503 with Retry-After on every route that needs the database (all but
+ * @WithoutDatabase) or has a fail-closed rate limit, `error.code` narrowed to each error answer's
+ * codes (an enum a generated client can switch on), 405 for the whole document (info.description),
+ * the headers every answer carries, examples built from the schemas, and the contract route itself
+ * (served by SwaggerModule, not a Nest route).
  */
 
 /** The shared account schemes (an app adds its own, AppSecurity); a document keeps only those its routes use. */
@@ -97,8 +101,11 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
         content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeDto) }, example: errorExample(ErrorCode.UNSUPPORTED_MEDIA_TYPE) } },
       };
     }
+    if (BODY_METHODS.has(route.method.toUpperCase())) addErrorCode(operation, ErrorCode.PAYLOAD_TOO_LARGE, 'a body over the route’s size limit', false);
+    if (answersServiceUnavailable(route)) addErrorCode(operation, ErrorCode.SERVICE_UNAVAILABLE, 'the database or the rate-limit store is unreachable, or the replica is overloaded; retry after Retry-After', true);
   }
   addContractRoute(document);
+  document.info.description = `${document.info.description ?? ''} ${METHOD_NOT_ALLOWED_NOTE}`.trim();
 
   for (const operation of operationsOf(document)) {
     const limit = rateLimited.get(operation);
@@ -113,6 +120,10 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
     }
     for (const [status, response] of Object.entries(operation.responses) as Array<[string, ResponseObject]>) {
       const headers: HeadersObject = { ...response.headers, 'X-Request-Id': ref('X-Request-Id') };
+      if (status === '503' && errorCodesOf(response).some((code) => code === publicCodeOf(ErrorCode.SERVICE_UNAVAILABLE) || code === publicCodeOf(ErrorCode.SERVICE_DEGRADED))) {
+        headers['Retry-After'] ??= ref('Retry-After');
+      }
+      narrowErrorCodes(response);
       if (status === '429') {
         headers['Retry-After'] = ref('Retry-After');
         for (const name of RATE_LIMIT_HEADERS) headers[name] = ref(name);
@@ -139,6 +150,93 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
   document.tags = finishing.tags.filter((tag) => tagged.has(tag.name));
   document.info.license = { name: 'Proprietary: use under the operator’s terms', url: `${finishing.publicBaseUrl}/api/docs` };
   return document;
+}
+
+/** 405 cannot be put on an operation (it answers the methods a path does not list): said once for the document. */
+export const METHOD_NOT_ALLOWED_NOTE =
+  'A method a path does not list answers 405 `METHOD_NOT_ALLOWED` (the error envelope) with an `Allow` header naming the methods it does list.';
+
+/** A route that can answer 503 SERVICE_UNAVAILABLE: it needs the database, or its rate limit refuses while its counter store is down. */
+export function answersServiceUnavailable(route: RouteEntry): boolean {
+  return route.database !== false || (route.rateLimit !== undefined && (route.rateLimit.storeOutage ?? 'fail-closed') === 'fail-closed');
+}
+
+type ErrorExamples = Record<string, { summary?: string; value: unknown }>;
+
+/** The JSON-RPC error answer of an MCP endpoint (libs/mcp): its REST code sits in `error.data.code`. */
+const JSON_RPC_SCHEMAS = '#/components/schemas/';
+const JSON_RPC_ERROR = `${JSON_RPC_SCHEMAS}JsonRpcErrorResponseDto`;
+
+/** An error answer's JSON body and where its code sits: the envelope's `error.code`, or a JSON-RPC error's `error.data.code`. */
+function errorMedia(response: ResponseObject | undefined): { media: MediaTypeObject; jsonRpc: boolean } | undefined {
+  const media = response?.content?.['application/json'];
+  const schema = media?.schema as (ReferenceObject & SchemaObject) | undefined;
+  const refs = [schema?.$ref, (schema?.allOf?.[0] as ReferenceObject | undefined)?.$ref];
+  if (refs.includes(getSchemaPath(ErrorEnvelopeDto))) return { media: media!, jsonRpc: false };
+  if (refs.includes(JSON_RPC_ERROR)) return { media: media!, jsonRpc: true };
+  return undefined;
+}
+
+/** The public codes an error answer documents: those of its examples (one per code, from @ApiErrors) or of its one example. */
+export function errorCodesOf(response: ResponseObject): string[] {
+  const found = errorMedia(response);
+  if (!found) return [];
+  const values = found.media.examples ? Object.values(found.media.examples as ErrorExamples).map((example) => example.value) : [found.media.example];
+  const codes = values.map((value) => {
+    const error = (value as { error?: { code?: unknown; data?: { code?: unknown } } } | undefined)?.error;
+    return found.jsonRpc ? error?.data?.code : error?.code;
+  });
+  return codes.every((code): code is string => typeof code === 'string') ? [...new Set(codes)] : [];
+}
+
+/**
+ * Adds a code to the operation's answer of its status (creating the answer, or adding an example
+ * and naming the code in its description). `inRoute`: raised by the route itself, so an MCP
+ * endpoint answers it as a JSON-RPC error (McpErrorFilter); otherwise (the body parser) as the envelope.
+ */
+function addErrorCode(operation: OperationObject, code: ErrorCode, when: string, inRoute: boolean): void {
+  const status = String(statusOf(code));
+  const existing = operation.responses[status] as ResponseObject | undefined;
+  const name = publicCodeOf(code);
+  if (!existing) {
+    const jsonRpc = inRoute && Object.values(operation.responses).some((response) => errorMedia(response as ResponseObject)?.jsonRpc);
+    const example = jsonRpc
+      ? { jsonrpc: '2.0', id: null, error: { code: statusOf(code) >= 500 ? -32603 : -32000, message: `${name}: ${errorExample(code).error.message}`, data: { code: name } } }
+      : errorExample(code);
+    operation.responses[status] = {
+      description: jsonRpc ? `${name} in error.data.code (${when})` : `Error: ${name} (${when})`,
+      content: { 'application/json': { schema: { $ref: jsonRpc ? JSON_RPC_ERROR : getSchemaPath(ErrorEnvelopeDto) }, examples: { [name]: { summary: name, value: example } } } },
+    };
+    return;
+  }
+  const found = errorMedia(existing);
+  const known = errorCodesOf(existing);
+  if (!found || known.length === 0 || known.includes(name)) return;
+  const { media, jsonRpc } = found;
+  const examples: ErrorExamples = (media.examples as ErrorExamples | undefined) ?? { [known[0]]: { summary: known[0], value: media.example } };
+  const value = jsonRpc ? { jsonrpc: '2.0', id: null, error: { code: -32603, message: `${name}: ${errorExample(code).error.message}`, data: { code: name } } } : errorExample(code);
+  media.examples = { ...examples, [name]: { summary: name, value } };
+  delete media.example;
+  existing.description = `${existing.description}; ${name} (${when})`;
+}
+
+/**
+ * The code of an error answer as the enum of its codes (`error.code` of the envelope,
+ * `error.data.code` of a JSON-RPC error): the shared schema stays, `allOf` only narrows the code,
+ * so a generated client can switch over an operation's codes exhaustively.
+ */
+function narrowErrorCodes(response: ResponseObject): void {
+  const found = errorMedia(response);
+  const codes = errorCodesOf(response);
+  if (!found || codes.length === 0) return;
+  // Each level keeps its shared schema beside the narrowing (allOf), so an example's other properties stay known.
+  const withCode = (schema: string): SchemaObject => ({
+    allOf: [{ $ref: schema }, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: [...codes].sort() } } }],
+  });
+  const error: SchemaObject = found.jsonRpc
+    ? { allOf: [{ $ref: `${JSON_RPC_SCHEMAS}JsonRpcErrorObjectDto` }, { type: 'object', required: ['data'], properties: { data: withCode(`${JSON_RPC_SCHEMAS}JsonRpcErrorDataDto`) } }] }
+    : withCode(getSchemaPath(ErrorDetailDto));
+  found.media.schema = { allOf: [{ $ref: found.jsonRpc ? JSON_RPC_ERROR : getSchemaPath(ErrorEnvelopeDto) }, { type: 'object', required: ['error'], properties: { error } }] };
 }
 
 /** GET /api/v1/openapi.json is served by SwaggerModule, outside Nest's routes: described here. */
