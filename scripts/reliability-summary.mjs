@@ -84,6 +84,14 @@ for (const s of suites) {
     if (!within) bad++;
     rows.push([tag, `SIGTERM to exit, database frozen (limit grace ${n(f.graceMs)} ms + 2 s; issue 33: 30.5 s)`, `${n(f.shutdownUnderFreezeMs)} ms`, within ? 'ok' : 'FAIL']);
     rows.push([tag, 'close steps abandoned at their deadline (one warning each)', n(f.abandonedCloseSteps), '']);
+  } else if (s.suite === 'database-breaker') {
+    const slowest = Math.max(f.after503Sequential?.maxMs ?? Infinity, f.after503Burst20?.maxMs ?? Infinity);
+    const sse = f.sseRecoveryAfterWritesMs ?? Infinity;
+    rows.push([tag, 'database frozen: time to the first 503 (limit 3 s)', `${n(f.timeToFirst503Ms)} ms`, f.timeToFirst503Ms <= 3000 ? 'ok' : (bad++, 'FAIL')]);
+    rows.push([tag, 'database known down: 503 latency, one at a time p50 / max (limit 50 ms; issue 33: ~3 s)', `${n(f.after503Sequential?.p50Ms)} / ${n(f.after503Sequential?.maxMs)} ms`, f.after503Sequential?.maxMs < 50 ? 'ok' : (bad++, 'FAIL')]);
+    rows.push([tag, 'database known down: 503 latency, 20 at once p50 / max', `${n(f.after503Burst20?.p50Ms)} / ${n(f.after503Burst20?.maxMs)} ms`, slowest < 250 ? 'ok' : (bad++, 'FAIL')]);
+    rows.push([tag, 'database resumed: first 200 after', `${n(f.httpBackAfterResumeMs)} ms`, '']);
+    rows.push([tag, 'database restarted: SSE delivery after writes are accepted again (limit 1 s; issue 33: 8.4 s)', `${n(f.sseRecoveryAfterWritesMs)} ms`, sse <= 1000 ? 'ok' : (bad++, 'FAIL')]);
   } else {
     // Suites of other areas (races, faults, replicas, gateway): every number they report; a figure
     // whose name counts failures (5xx, missing, mismatches, violations, leaks, lost, errors) must be 0.

@@ -83,6 +83,9 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   private reconnectDelayMs = 500;
   private stopping = false;
   private listenerLost = false;
+  /** A connect attempt is under way; `connectAgain` asks it to try again at once if it fails (the database came back meanwhile). */
+  private connecting = false;
+  private connectAgain = false;
   mode: 'notify' | 'in-process' = 'notify';
   /** Interval of the heartbeat comment; tests shorten it. */
   heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS;
@@ -112,7 +115,26 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     this.shutdown.onDrain(() => this.endStreamsForShutdown(), 'end the realtime streams and give their leases back');
     this.revocations.listen((userId) => this.announceCredentialChange(userId));
     this.mode = (await this.databaseFlavour.isEmbedded()) ? 'in-process' : 'notify';
-    if (this.mode === 'notify') await this.connectListener();
+    if (this.mode === 'notify') {
+      // The listener's own back-off (up to 15 s) would lag the database's recovery: the outage's end reconnects it at once.
+      this.outages.onRecovered((dependency) => {
+        if (dependency === DATABASE_DEPENDENCY) this.reconnectNow();
+      });
+      await this.connectListener();
+    }
+  }
+
+  /** The database is back (its breaker's probe passed): reconnect the LISTEN client now, not at the end of its back-off. */
+  private reconnectNow(): void {
+    if (this.stopping || this.listener) return;
+    this.reconnectDelayMs = 500;
+    if (this.connecting) {
+      this.connectAgain = true;
+      return;
+    }
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    void this.connectListener();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -374,9 +396,12 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
         // not ours
       }
     });
+    this.connecting = true;
+    this.connectAgain = false;
     try {
       await client.connect();
       await listen();
+      this.connecting = false;
       this.listener = client;
       this.reconnectDelayMs = 500;
       // Notices sent while nobody listened are gone; the event log still has the events.
@@ -386,11 +411,15 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
         for (const userId of this.subscribers.keys()) this.pull(userId);
       }
     } catch (error) {
+      this.connecting = false;
       client.removeAllListeners();
       client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
+      destroyPgClientSocket(client);
       this.logger.debug({ err: (error as Error).message }, 'Could not LISTEN for todo events; retrying');
-      this.scheduleReconnect();
+      if (this.connectAgain && !this.stopping) {
+        this.connectAgain = false;
+        void this.connectListener();
+      } else this.scheduleReconnect();
     }
   }
 

@@ -51,6 +51,8 @@ const CONNECTION_ERROR_MESSAGES = [
   'Client has encountered a connection error',
   'the database system is',
   'Query read timeout',
+  // The circuit breaker refuses pool borrows while the database is known down (DatabaseProbe.failFastWhile).
+  'The database is known to be unavailable',
   'Cannot use a pool after calling end',
   // TypeORM releases a transaction's connection when the server drops it; the transaction's next query
   // (or its COMMIT) then fails with one of these (QueryRunner[Provider]AlreadyReleasedError).

@@ -5,6 +5,7 @@ import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
 import { DATABASE_DEPENDENCY, DependencyChecks, type CheckResult } from './dependency-checks.js';
+import { DependencyOutages } from './dependency-outages.js';
 import { HealthStatusDto, LivenessDto, ReadinessDto } from './health.dto.js';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
@@ -21,8 +22,13 @@ export class HealthService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly checks: DependencyChecks,
     private readonly shutdown: GracefulShutdown,
+    outages: DependencyOutages,
   ) {
     checks.add({ name: DATABASE_DEPENDENCY, check: () => this.database.ping() });
+    // The database's circuit breaker: once an outage is known, every statement fails fast (503 at
+    // once, not after a wait for a pool slot) until a probe on a connection of its own gets through.
+    outages.breaker(DATABASE_DEPENDENCY, (timeoutMs) => this.database.pingOwnConnection(timeoutMs));
+    this.database.failFastWhile(() => outages.isDown(DATABASE_DEPENDENCY));
   }
 
   /** The health data of /api/v1/status; throws SERVICE_DEGRADED (503) carrying the same data when a check fails. */

@@ -1,7 +1,7 @@
 import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, FailFastClient, PreparedQueries, queryTimeouts } from '#libs/database';
+import { CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, failFastWhile, FailFastClient, PreparedQueries, queryTimeouts } from '#libs/database';
 import type { DependencyOutages } from '../health/dependency-outages.js';
 import { PeriodicTask } from '../lifecycle/periodic-task.js';
 import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
@@ -83,6 +83,8 @@ export class PostgresRateLimitStore extends RateLimitStore implements OnModuleIn
       // An idle client dying (database restart) must not crash the process; the pool replaces it.
       // It hints at an outage, which the database check confirms (one log line per outage, not per connection).
       this.pool.on('error', (error) => this.outages.suspect(DATABASE_DEPENDENCY, error));
+      // The database's circuit breaker covers this pool too: while the database is known down, a hit fails at once.
+      failFastWhile(this.pool, () => this.outages.isDown(DATABASE_DEPENDENCY));
     }
     return this.pool;
   }

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { DATABASE_KNOWN_DOWN, failFastWhile } from '#libs/database';
+import { classifyDatabaseError } from '../errors/postgres-error.js';
+import { AppMetrics } from '../metrics/app-metrics.js';
+import { DependencyChecks } from './dependency-checks.js';
+import { BREAKER_PROBE_INTERVAL_MS, DependencyOutages } from './dependency-outages.js';
+
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('DependencyOutages with a circuit breaker', () => {
+  const made: DependencyOutages[] = [];
+  afterEach(() => made.splice(0).forEach((outages) => outages.onModuleDestroy()));
+
+  it('is down from the first refused request until the first passing probe, then tells its recovery subscribers once', async () => {
+    const outages = new DependencyOutages(new DependencyChecks(), new AppMetrics());
+    made.push(outages);
+    let answers = false;
+    let probes = 0;
+    outages.breaker('database', async () => {
+      probes++;
+      if (!answers) throw new Error('refused');
+    });
+    const recovered: string[] = [];
+    outages.onRecovered((dependency) => recovered.push(dependency));
+
+    outages.refused('database', new Error('Connection terminated'));
+    outages.refused('database', new Error('Connection terminated'));
+    expect(outages.isDown('database')).toBe(true);
+    await tick(BREAKER_PROBE_INTERVAL_MS * 2 + 100);
+    expect(probes).toBeGreaterThanOrEqual(1);
+    expect([outages.isDown('database'), recovered]).toEqual([true, []]);
+
+    answers = true;
+    await tick(BREAKER_PROBE_INTERVAL_MS + 100);
+    expect([outages.isDown('database'), recovered]).toEqual([false, ['database']]);
+    const probesWhenUp = probes;
+    await tick(BREAKER_PROBE_INTERVAL_MS + 50);
+    expect(probes).toBe(probesWhenUp); // no probing while up
+  });
+});
+
+describe('failFastWhile (the breaker gate on a pool)', () => {
+  it('refuses a borrow at once, promise and callback style, with an error answered 503; lets it through once unblocked', async () => {
+    // Nothing listens on port 9 (discard): an unblocked borrow is refused by the OS, a blocked one never tries.
+    const pool = new pg.Pool({ host: '127.0.0.1', port: 9, connectionTimeoutMillis: 2000 });
+    let blocked = true;
+    failFastWhile(pool, () => blocked);
+    const started = performance.now();
+    await expect(pool.connect()).rejects.toThrow(DATABASE_KNOWN_DOWN);
+    await expect(pool.query('SELECT 1')).rejects.toThrow(DATABASE_KNOWN_DOWN);
+    const viaCallback = await new Promise<Error | undefined>((resolve) => void pool.connect((error) => resolve(error)));
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(viaCallback?.message).toBe(DATABASE_KNOWN_DOWN);
+    expect(classifyDatabaseError(viaCallback)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable' });
+
+    blocked = false;
+    await expect(pool.connect()).rejects.toThrow(/ECONNREFUSED|connect/);
+    await pool.end();
+  });
+});
