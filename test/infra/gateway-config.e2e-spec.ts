@@ -8,16 +8,15 @@
  * is skipped with one line (fails under CI=true). `.ci/run` and the GitHub workflow install nginx.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { freePort, outsideProgramInstalled } from '#libs/testing';
+import { gatewayStdout, NGINX_BIN, prepareGatewayPrefix, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
-const NGINX_BIN = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 const HAS_NGINX = outsideProgramInstalled('gateway-config', NGINX_BIN, 'install nginx (Debian: nginx-light) or set NGINX_BIN; the compose checks still run');
 const WAIT_MS = 10_000;
 
@@ -33,7 +32,6 @@ function findRepoRoot(): string {
 
 const ROOT = findRepoRoot();
 const NGINX_DIR = join(ROOT, 'docker', 'nginx');
-const SHARED_NGINX_FILES = ['gateway-http.conf', 'gateway-routes.conf'];
 
 // ---------------------------------------------------------------------------
 // docker/compose.yaml
@@ -335,28 +333,8 @@ function render(template: string, values: Record<string, string | number>): stri
   return out;
 }
 
-/** A fresh nginx prefix directory holding a rendered top-level file plus the shared includes. */
-function preparePrefix(topLevel: string): { prefix: string; conf: string } {
-  const prefix = mkdtempSync(join(tmpdir(), 'gateway-'));
-  // As root, nginx workers run as `nobody` and must reach the temp directories.
-  if (process.getuid?.() === 0) chmodSync(prefix, 0o755);
-  for (const file of SHARED_NGINX_FILES) copyFileSync(join(NGINX_DIR, file), join(prefix, file));
-  const conf = join(prefix, 'gateway.conf');
-  writeFileSync(conf, topLevel);
-  return { prefix, conf };
-}
-
-/**
- * nginx opens `/dev/stdout` for the access log. That fails with ENXIO when
- * stdout is a socket, which is what Node's stdio pipes are, so nginx gets a
- * file in its prefix as stdout (as it gets a pipe or a tty under Docker).
- */
-function stdoutFile(prefix: string): number {
-  return openSync(join(prefix, 'stdout.log'), 'a');
-}
-
 function nginxTest(prefix: string, conf: string): { status: number | null; output: string } {
-  const stdout = stdoutFile(prefix);
+  const stdout = gatewayStdout(prefix);
   try {
     const result = spawnSync(NGINX_BIN, ['-t', '-e', 'stderr', '-p', `${prefix}/`, '-c', conf], {
       encoding: 'utf8',
@@ -377,15 +355,7 @@ describeNginx('nginx gateway (docker/nginx)', () => {
   let feedback: Stub;
   let gatewayPort: number;
   let rendered: string;
-  let nginx: ChildProcess | undefined;
-  let nginxOutput = '';
-  const killOnExit = (): void => {
-    nginx?.kill('SIGKILL');
-  };
-
-  const remember = (text: string): void => {
-    nginxOutput = (nginxOutput + text).slice(-20_000);
-  };
+  let nginx: TestGateway | undefined;
 
   beforeAll(async () => {
     todo = await startStub('todo-api');
@@ -393,49 +363,18 @@ describeNginx('nginx gateway (docker/nginx)', () => {
     gatewayPort = await freePort();
     const template = readFileSync(join(NGINX_DIR, 'gateway.test.conf.template'), 'utf8');
     rendered = render(template, { __TODO_PORT__: todo.port, __FEEDBACK_PORT__: feedback.port, __GATEWAY_PORT__: gatewayPort });
-    const { prefix, conf } = preparePrefix(rendered);
-    prefixes.push(prefix);
-
     // Run the gateway in the foreground as a child of this process.
-    const stdout = stdoutFile(prefix);
-    nginx = spawn(NGINX_BIN, ['-e', 'stderr', '-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;'], {
-      stdio: ['ignore', stdout, 'pipe'],
-    });
-    closeSync(stdout); // the child holds its own copy
-    process.once('exit', killOnExit);
-    nginx.stderr?.on('data', (chunk: Buffer) => remember(chunk.toString('utf8')));
-
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      if (nginx.exitCode !== null || nginx.signalCode !== null) {
-        throw new Error(`nginx exited (${nginx.exitCode ?? nginx.signalCode}):\n${nginxOutput}`);
-      }
-      const ready = await send(gatewayPort, '/gateway/health').then(
-        (reply) => reply.status === 200,
-        () => false,
-      );
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error(`nginx did not answer within ${WAIT_MS} ms:\n${nginxOutput}`);
-      await new Promise((wait) => setTimeout(wait, 100));
-    }
+    nginx = await startTestGateway({ config: rendered, port: gatewayPort, readyPath: '/gateway/health', label: 'gateway' });
   }, 30_000);
 
   afterAll(async () => {
-    process.removeListener('exit', killOnExit);
-    const child = nginx;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((done) => child.once('exit', () => done()));
-      child.kill('SIGTERM'); // fast shutdown of master and workers
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await nginx?.stop();
     await Promise.all([todo?.stop(), feedback?.stop()]);
     for (const dir of prefixes) rmSync(dir, { recursive: true, force: true });
   }, 30_000);
 
   it('gateway.test.conf.template passes nginx -t', () => {
-    const { prefix, conf } = preparePrefix(rendered);
+    const { prefix, conf } = prepareGatewayPrefix(rendered);
     prefixes.push(prefix);
     const result = nginxTest(prefix, conf);
     expect(result.output).toContain('test is successful');
@@ -452,7 +391,7 @@ describeNginx('nginx gateway (docker/nginx)', () => {
       expect(topLevel).toContain(from);
       topLevel = topLevel.split(from).join(to);
     }
-    const compose = preparePrefix(topLevel);
+    const compose = prepareGatewayPrefix(topLevel);
     prefixes.push(compose.prefix);
     const result = nginxTest(compose.prefix, compose.conf);
     expect(result.output).toContain('test is successful');

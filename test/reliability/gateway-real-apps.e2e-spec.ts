@@ -15,21 +15,18 @@
  * Needs /usr/sbin/nginx (or NGINX_BIN): without it the suite is skipped with one line (fails under CI=true).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { freePort, insertUser, outsideProgramInstalled } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { NGINX_BIN, NGINX_DIR, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 import { writeFigures } from './support/figures.js';
 import { grantBetaAccess } from '../support/api-access.js';
 
-const NGINX_BIN = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 const HAS_NGINX = outsideProgramInstalled('gateway-real-apps', NGINX_BIN, 'install nginx (Debian: nginx-light) or set NGINX_BIN');
-const NGINX_DIR = join(process.cwd(), 'docker', 'nginx');
 /** The gateway's own address towards the apps: the only proxy they trust. */
 const GATEWAY_ADDRESS = '127.0.0.1';
 const CLIENT_ONE = '127.0.0.2';
@@ -45,16 +42,10 @@ interface Reply {
 (HAS_NGINX ? describe : describe.skip)('nginx gateway in front of the real apps', () => {
   let todo: TestApp & { database: { url: string } };
   let feedback: TestApp;
-  let nginx: ChildProcess | undefined;
-  let prefix = '';
+  let nginx: TestGateway | undefined;
   let gatewayPort = 0;
-  let nginxOutput = '';
   const figures: Record<string, unknown> = {};
   let requestsThroughGateway = 0;
-  const killOnExit = (): void => {
-    nginx?.kill('SIGKILL');
-  };
-
   /** A request to the gateway from the given client address. */
   function viaGateway(path: string, options: { from?: string; method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Reply> {
     requestsThroughGateway++;
@@ -102,45 +93,14 @@ interface Reply {
       expect(rendered).toContain(placeholder);
       rendered = rendered.split(placeholder).join(value);
     }
-    prefix = mkdtempSync(join(tmpdir(), 'reliability-gateway-'));
-    // As root, nginx workers run as `nobody` and must reach the prefix.
-    if (process.getuid?.() === 0) chmodSync(prefix, 0o755);
-    for (const file of ['gateway-http.conf', 'gateway-routes.conf']) copyFileSync(join(NGINX_DIR, file), join(prefix, file));
-    const conf = join(prefix, 'gateway.conf');
-    writeFileSync(conf, rendered);
-    // The access log goes to /dev/stdout, which nginx cannot open when stdout is a socket: give it a file.
-    const stdout = openSync(join(prefix, 'stdout.log'), 'a');
-    nginx = spawn(NGINX_BIN, ['-e', 'stderr', '-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', stdout, 'pipe'] });
-    closeSync(stdout);
-    process.once('exit', killOnExit);
-    nginx.stderr?.on('data', (chunk: Buffer) => (nginxOutput = (nginxOutput + chunk.toString('utf8')).slice(-10_000)));
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (nginx.exitCode !== null || nginx.signalCode !== null) throw new Error(`nginx exited:\n${nginxOutput}`);
-      const ready = await viaGateway('/gateway/health').then(
-        (reply) => reply.status === 200,
-        () => false,
-      );
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error(`nginx did not answer:\n${nginxOutput}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    nginx = await startTestGateway({ config: rendered, port: gatewayPort, readyPath: '/gateway/health', label: 'reliability-gateway' });
   }, 60_000);
 
   afterAll(async () => {
     writeFigures('gateway', { nginx: NGINX_BIN, requestsThroughGateway, ...figures });
-    process.removeListener('exit', killOnExit);
-    const child = nginx;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((done) => child.once('exit', () => done()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await nginx?.stop();
     await feedback?.close();
     await todo?.close();
-    if (prefix) rmSync(prefix, { recursive: true, force: true });
   }, 30_000);
 
   it('routes /todo/ and /feedback/ to the right app, and todo.* / feedback.* hosts likewise', async () => {

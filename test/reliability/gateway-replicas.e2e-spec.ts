@@ -17,9 +17,7 @@
  * Needs /usr/sbin/nginx (or NGINX_BIN): without it the suite is skipped with one line (fails under CI=true).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
@@ -27,11 +25,10 @@ import { createTestDatabase, freePort, outsideProgramInstalled, type TestDatabas
 import { insertApiCaller } from '../support/api-keys.js';
 import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
+import { NGINX_BIN, NGINX_DIR, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 import { writeFigures } from './support/figures.js';
 
-const NGINX_BIN = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 const HAS_NGINX = outsideProgramInstalled('gateway-replicas', NGINX_BIN, 'install nginx (Debian: nginx-light) or set NGINX_BIN');
-const NGINX_DIR = join(process.cwd(), 'docker', 'nginx');
 const GRACE_MS = 3000;
 const GET_CLIENTS = 3;
 
@@ -56,9 +53,7 @@ interface PhaseCounts {
   let built: BuiltServices;
   let database: TestDatabase;
   let dataSource: DataSource;
-  let nginx: ChildProcess | undefined;
-  let nginxOutput = '';
-  let prefix = '';
+  let nginx: TestGateway | undefined;
   let gatewayPort = 0;
   const ports: number[] = [];
   /** The live process of each replica (index 0: A, 1: B); every process started, for afterAll. */
@@ -66,10 +61,6 @@ interface PhaseCounts {
   const started: BuiltTodoApi[] = [];
   let env: Record<string, string> = {};
   const figures: Record<string, unknown> = {};
-  const killOnExit = (): void => {
-    nginx?.kill('SIGKILL');
-  };
-
   async function startReplica(index: number): Promise<void> {
     const replica = await startBuiltTodoApi(built, env, '/readyz', ports[index]);
     started.push(replica);
@@ -89,38 +80,16 @@ interface PhaseCounts {
 
     gatewayPort = await freePort();
     const template = readFileSync(join(NGINX_DIR, 'gateway.test.conf.template'), 'utf8');
-    prefix = mkdtempSync(join(tmpdir(), 'gateway-replicas-'));
-    if (process.getuid?.() === 0) chmodSync(prefix, 0o755);
-    for (const file of ['gateway-http.conf', 'gateway-routes.conf']) copyFileSync(join(NGINX_DIR, file), join(prefix, file));
-    const conf = join(prefix, 'gateway.conf');
-    writeFileSync(conf, renderForReplicas(template, ports, await freePort(), gatewayPort));
-    const stdout = openSync(join(prefix, 'stdout.log'), 'a');
-    nginx = spawn(NGINX_BIN, ['-e', 'stderr', '-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', stdout, 'pipe'] });
-    closeSync(stdout);
-    process.once('exit', killOnExit);
-    nginx.stderr?.on('data', (chunk: Buffer) => (nginxOutput = (nginxOutput + chunk.toString('utf8')).slice(-20_000)));
-    const deadline = Date.now() + 10_000;
-    while ((await fetch(`http://127.0.0.1:${gatewayPort}/todo/api/v1/status`).then((res) => res.status, () => 0)) !== 200) {
-      if (nginx.exitCode !== null || Date.now() > deadline) throw new Error(`the gateway did not answer:\n${nginxOutput}`);
-      await sleep(100);
-    }
+    const config = renderForReplicas(template, ports, await freePort(), gatewayPort);
+    nginx = await startTestGateway({ config, port: gatewayPort, readyPath: '/todo/api/v1/status', label: 'gateway-replicas' });
   }, 180_000);
 
   afterAll(async () => {
     writeFigures('gateway-replicas', { nginx: NGINX_BIN, ...figures });
-    process.removeListener('exit', killOnExit);
-    const child = nginx;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((done) => child.once('exit', () => done()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await nginx?.stop();
     for (const replica of started) replica.stop();
     await dataSource?.destroy();
     await database?.drop();
-    if (prefix) rmSync(prefix, { recursive: true, force: true });
     if (built) rmSync(built.root, { recursive: true, force: true });
   }, 60_000);
 
@@ -246,7 +215,7 @@ interface PhaseCounts {
       perPhase,
     });
 
-    expect({ perPhase, nginx: getStatuses['200'] === gets ? '' : nginxOutput.slice(-2000) }).toEqual({
+    expect({ perPhase, nginx: getStatuses['200'] === gets ? '' : (nginx?.output() ?? '').slice(-2000) }).toEqual({
       perPhase: Object.fromEntries([...phases].map(([name, counts]) => [name, expect.objectContaining({ getStatuses: { '200': counts.gets } })])),
       nginx: '',
     });
