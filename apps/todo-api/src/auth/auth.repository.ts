@@ -42,8 +42,10 @@ export class AuthRepository {
     return rows[0];
   }
 
-  async setPassword(tx: Transaction, userId: string, passwordHash: string): Promise<void> {
-        await tx.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1`, [userId, passwordHash]);
+  /** Answers the account's e-mail. */
+  async setPassword(tx: Transaction, userId: string, passwordHash: string): Promise<string> {
+    const rows = await tx.query<{ email: string }>(`UPDATE users SET password_hash = $2, password_changed_at = now(), updated_at = now() WHERE id = $1 RETURNING email`, [userId, passwordHash]);
+    return rows[0].email;
   }
 
   /**

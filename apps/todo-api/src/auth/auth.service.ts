@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AccessTokenService, AccountOAuthGrants, CredentialRevocations, PasswordHasher, type UserRow } from '#libs/accounts';
+import { AccessTokenService, AccountOAuthGrants, CredentialRevocations, PasswordHasher, type RevokedOAuthApp, type UserRow } from '#libs/accounts';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
+import type { Transaction } from '#libs/database';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
@@ -132,14 +133,21 @@ export class AuthService {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     }
     const passwordHash = await this.hasher.hash(dto.newPassword);
-    const disconnected = await this.repository.transaction(async (tx) => {
-      await this.repository.setPassword(tx, userId, passwordHash);
-      await this.repository.discardResetState(tx, userId);
-      await this.sessions.revokeAll(tx, userId);
-      return this.oauthGrants.revokeAll(tx, userId);
-    });
+    const { disconnected } = await this.repository.transaction((tx) => this.replacePassword(tx, userId, passwordHash));
     await this.revocations.announce(userId);
     return toPasswordChangedDto('Password changed; every session has been signed out, sign in again', disconnected);
+  }
+
+  /**
+   * A new password takes over (a change or a reset), in the caller's transaction: earlier reset codes and tokens are
+   * discarded, and every session and every connected app's grant is revoked. The caller announces the revocation after
+   * its commit. Answers the account's e-mail and the apps disconnected.
+   */
+  async replacePassword(tx: Transaction, userId: string, passwordHash: string): Promise<{ email: string; disconnected: RevokedOAuthApp[] }> {
+    const email = await this.repository.setPassword(tx, userId, passwordHash);
+    await this.repository.discardResetState(tx, userId);
+    await this.sessions.revokeAll(tx, userId);
+    return { email, disconnected: await this.oauthGrants.revokeAll(tx, userId) };
   }
 
   private async requireUser(userId: string): Promise<UserRow> {

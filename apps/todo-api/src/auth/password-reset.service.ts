@@ -1,11 +1,12 @@
 import { createHash, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { AccountOAuthGrants, CredentialRevocations, PasswordHasher } from '#libs/accounts';
+import { CredentialRevocations, PasswordHasher } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
-import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
+import type { ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
+import { AuthService } from './auth.service.js';
 import type { ForgotPasswordDto, ResetPasswordDto, VerifyResetCodeDto } from './dto/auth-requests.dto.js';
 import { toPasswordChangedDto, type MessageDto, type PasswordChangedDto, type ResetTokenDto } from './dto/auth-responses.dto.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
@@ -52,12 +53,11 @@ export class PasswordResetService implements OnModuleDestroy {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly repository: AuthRepository,
-    private readonly sessions: SessionsService,
+    private readonly auth: AuthService,
     private readonly hasher: PasswordHasher,
     private readonly mail: MailService,
     private readonly limits: ResetCodeRateLimiter,
     private readonly revocations: CredentialRevocations,
-    private readonly oauthGrants: AccountOAuthGrants,
     private readonly loginLimits: LoginRateLimiter,
   ) {
     this.codeKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, 'password-reset', 'reset-code-hmac', 32));
@@ -97,26 +97,17 @@ export class PasswordResetService implements OnModuleDestroy {
     // Look before hashing: an unknown token must not cost a bcrypt round.
     if (!(await this.repository.findResetTokenOwner(tokenHash))) throw invalidResetToken();
     const passwordHash = await this.hasher.hash(dto.password);
-    const { userId, disconnected } = await this.repository.transaction(async (tx) => {
+    const { userId, email, disconnected } = await this.repository.transaction(async (tx) => {
       const owner = await this.repository.useResetToken(tx, tokenHash);
       if (!owner) throw invalidResetToken();
-      await this.repository.setPassword(tx, owner, passwordHash);
-      await this.repository.discardResetState(tx, owner);
-      await this.sessions.revokeAll(tx, owner);
-      return { userId: owner, disconnected: await this.oauthGrants.revokeAll(tx, owner) };
+      return { userId: owner, ...(await this.auth.replacePassword(tx, owner, passwordHash)) };
     });
     await this.revocations.announce(userId);
-    await this.endLoginLock(userId, client);
-    return toPasswordChangedDto('Password reset; every session has been signed out, sign in with the new password', disconnected);
-  }
-
-  /** The owner proved the mailbox: the account's sign-in lock ends (LoginRateLimiter). Best effort: the reset has committed. */
-  private async endLoginLock(userId: string, client: ClientInfo): Promise<void> {
-    const user = await this.repository.findUserById(userId);
-    if (!user) return;
-    await this.loginLimits.passwordReset(client.ipAddress, user.email).catch((error: Error) =>
+    // The owner proved the mailbox: the account's sign-in lock ends (LoginRateLimiter). Best effort: the reset has committed.
+    await this.loginLimits.passwordReset(client.ipAddress, email).catch((error: Error) =>
       this.logger.warn({ userId, err: error.message }, 'Could not clear the sign-in lock after a password reset'),
     );
+    return toPasswordChangedDto('Password reset; every session has been signed out, sign in with the new password', disconnected);
   }
 
   async onModuleDestroy(): Promise<void> {
