@@ -15,7 +15,7 @@
  * - The probe runs on an unref'd timer only while the dependency is down, between `start()`
  *   and `stop()` (the owner's module lifecycle). Each probe is bounded by `probeTimeoutMs`.
  *
- * Used for Redis (the rate-limit store); written so the database can use it too.
+ * Used for Redis (the rate-limit store) and for every outage DependencyOutages tracks (the database).
  */
 export type DependencyState = 'up' | 'down' | 'probing';
 
@@ -57,11 +57,6 @@ export class DependencyHealth {
   /** Calls may go to the dependency; false while down or probing (fail fast). */
   get isUp(): boolean {
     return this.current === 'up';
-  }
-
-  /** How many probes the current outage has run (0 when up). */
-  get failedProbes(): number {
-    return this.current === 'up' ? 0 : this.probes;
   }
 
   /** Probing allowed from now on (module init); probes at once if already down. */

@@ -1,19 +1,18 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { AppMetrics } from '../metrics/app-metrics.js';
-import { DependencyChecks } from './dependency-checks.js';
+import { DEPENDENCY_CHECK_TIMEOUT_MS, DependencyChecks } from './dependency-checks.js';
 import { DependencyHealth } from './dependency-health.js';
 
-/** While a dependency is down, how often its check runs to notice that it is back. */
+/** While a dependency without a breaker of its own is down, how often its check runs to notice that it is back. */
 const RECOVERY_PROBE_INTERVAL_MS = 1000;
-/** A dependency with a circuit breaker (`breaker`) is probed this often while down, each probe bounded by as much. */
+/** A dependency with a circuit breaker (`breaker`) is probed this often while down, each probe bounded by BREAKER_PROBE_TIMEOUT_MS. */
 export const BREAKER_PROBE_INTERVAL_MS = 250;
-export const BREAKER_PROBE_TIMEOUT_MS = 500;
+const BREAKER_PROBE_TIMEOUT_MS = 500;
 
 interface Outage {
   since: number;
   refused: number;
-  timer?: NodeJS.Timeout;
 }
 
 function reasonOf(error: unknown): string | undefined {
@@ -27,10 +26,11 @@ function reasonOf(error: unknown): string | undefined {
  * log gets one warning when the outage starts and one when the dependency answers again,
  * with how many requests were refused meanwhile.
  *
- * A dependency registered with `breaker` (the database) has its outage driven by one
- * DependencyHealth: the outage marks it down, its calls fail fast while it is not up (the
- * owner's gate asks `isDown`), a background probe every BREAKER_PROBE_INTERVAL_MS ends the
- * outage on its first success. Whatever has its own reconnect loop (the LISTEN client)
+ * Every outage is driven by one DependencyHealth per dependency: the outage marks it down and its
+ * first passing probe ends the outage. A dependency registered with `breaker` (the database) is
+ * probed with its own probe every BREAKER_PROBE_INTERVAL_MS while its calls fail fast (the
+ * owner's gate asks `isDown`); any other is probed with its readiness check every
+ * RECOVERY_PROBE_INTERVAL_MS. Whatever has its own reconnect loop (the LISTEN client)
  * subscribes with `onRecovered` and reconnects at that moment.
  */
 @Injectable()
@@ -42,6 +42,8 @@ export class DependencyOutages implements OnModuleDestroy {
   private readonly lockTimeouts: Counter<'dependency'>;
   private stopped = false;
   private readonly breakers = new Map<string, DependencyHealth>();
+  /** Dependencies whose breaker is the readiness-check one, until `breaker` registers their own. */
+  private readonly checkedOnly = new Set<string>();
   private readonly recoveryListeners: ((dependency: string) => void)[] = [];
 
   constructor(
@@ -80,19 +82,11 @@ export class DependencyOutages implements OnModuleDestroy {
    * passes ends the outage. `probe` must not go through the gate (its own connection).
    */
   breaker(dependency: string, probe: (timeoutMs: number) => Promise<unknown>): void {
-    if (this.breakers.has(dependency)) return;
-    const health = new DependencyHealth({
-      name: dependency,
-      probe: () => probe(BREAKER_PROBE_TIMEOUT_MS),
-      probeTimeoutMs: BREAKER_PROBE_TIMEOUT_MS,
-      probeIntervalMs: BREAKER_PROBE_INTERVAL_MS,
-      onUp: () => {
-        const outage = this.outages.get(dependency);
-        if (outage) this.end(dependency, outage);
-      },
-    });
-    this.breakers.set(dependency, health);
-    if (!this.stopped) health.start();
+    if (this.breakers.has(dependency) && !this.checkedOnly.has(dependency)) return;
+    this.breakers.get(dependency)?.stop();
+    this.checkedOnly.delete(dependency);
+    const health = this.register(dependency, () => probe(BREAKER_PROBE_TIMEOUT_MS), BREAKER_PROBE_INTERVAL_MS, BREAKER_PROBE_TIMEOUT_MS);
+    if (this.outages.has(dependency)) health.markDown(undefined);
   }
 
   /** `listener` runs (synchronously) each time an outage of a dependency ends, with its name. */
@@ -131,7 +125,6 @@ export class DependencyOutages implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.stopped = true;
-    for (const outage of this.outages.values()) clearTimeout(outage.timer);
     for (const health of this.breakers.values()) health.stop();
   }
 
@@ -140,9 +133,7 @@ export class DependencyOutages implements OnModuleDestroy {
     this.outages.set(dependency, outage);
     if (!this.stopped) {
       this.logger.warn({ dependency, reason: reasonOf(error) }, `${dependency} unavailable: answering 503 until it is back`);
-      const breaker = this.breakers.get(dependency);
-      if (breaker) breaker.markDown(error);
-      else this.probeLater(dependency, outage);
+      this.breakerOf(dependency).markDown(error);
     }
     return outage;
   }
@@ -159,17 +150,31 @@ export class DependencyOutages implements OnModuleDestroy {
     }
   }
 
-  private probeLater(dependency: string, outage: Outage): void {
-    outage.timer = setTimeout(() => {
-      void this.checks.run(dependency).then((result) => {
-        if (this.stopped || this.outages.get(dependency) !== outage) return;
-        if (result === 'error') {
-          this.probeLater(dependency, outage);
-          return;
-        }
-        this.end(dependency, outage);
-      });
-    }, RECOVERY_PROBE_INTERVAL_MS);
-    outage.timer.unref();
+  /** The dependency's breaker; one probing its readiness check if it has none of its own. */
+  private breakerOf(dependency: string): DependencyHealth {
+    const registered = this.breakers.get(dependency);
+    if (registered) return registered;
+    this.checkedOnly.add(dependency);
+    const probe = async (): Promise<void> => {
+      if ((await this.checks.run(dependency)) === 'error') throw new Error(`${dependency} check failed`);
+    };
+    // The check bounds itself (DEPENDENCY_CHECK_TIMEOUT_MS); the probe's own bound leaves it room.
+    return this.register(dependency, probe, RECOVERY_PROBE_INTERVAL_MS, DEPENDENCY_CHECK_TIMEOUT_MS + 100);
+  }
+
+  private register(dependency: string, probe: () => Promise<unknown>, probeIntervalMs: number, probeTimeoutMs: number): DependencyHealth {
+    const health = new DependencyHealth({
+      name: dependency,
+      probe,
+      probeTimeoutMs,
+      probeIntervalMs,
+      onUp: () => {
+        const outage = this.outages.get(dependency);
+        if (outage) this.end(dependency, outage);
+      },
+    });
+    this.breakers.set(dependency, health);
+    if (!this.stopped) health.start();
+    return health;
   }
 }

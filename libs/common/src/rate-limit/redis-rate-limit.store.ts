@@ -39,8 +39,8 @@ const COMMAND_TIMEOUT_MS = 1000;
 /** How long start-up waits for the first connection before serving anyway. */
 const STARTUP_WAIT_MS = 3000;
 /** While Redis is down: one PING this often, each given this long to answer. */
-export const REDIS_PROBE_INTERVAL_MS = 250;
-export const REDIS_PROBE_TIMEOUT_MS = 250;
+const REDIS_PROBE_INTERVAL_MS = 250;
+const REDIS_PROBE_TIMEOUT_MS = 250;
 /**
  * Failed probes on a connection that looks open (a stalled server, a silent network) before it
  * is replaced: about 2 s. A resumed server answers on the old connection anyway; a new one also
