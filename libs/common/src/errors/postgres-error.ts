@@ -1,3 +1,4 @@
+import { DATABASE_KNOWN_DOWN } from '#libs/database';
 import { ErrorCode } from './error-code.enum.js';
 
 /** What a database error is answered with. */
@@ -52,7 +53,7 @@ const CONNECTION_ERROR_MESSAGES = [
   'the database system is',
   'Query read timeout',
   // The circuit breaker refuses pool borrows while the database is known down (DatabaseProbe.failFastWhile).
-  'The database is known to be unavailable',
+  DATABASE_KNOWN_DOWN,
   'Cannot use a pool after calling end',
   // TypeORM releases a transaction's connection when the server drops it; the transaction's next query
   // (or its COMMIT) then fails with one of these (QueryRunner[Provider]AlreadyReleasedError).

@@ -1,5 +1,4 @@
 import { applyDecorators, type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { ApiConsumes } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AppException } from '../errors/app.exception.js';
@@ -52,12 +51,10 @@ function carriesBody(request: Request): boolean {
  */
 @Injectable()
 export class BodyMediaTypeGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
-
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<Request>();
-    const accepted = this.reflector.getAllAndOverride<string[] | undefined>(BODY_MEDIA_TYPES, [context.getHandler(), context.getClass()]) ?? JSON_MEDIA_TYPES;
+    const accepted = bodyMediaTypesOf(context.getHandler(), context.getClass());
     if (!refusesOtherBodies(request.method, accepted) || !carriesBody(request)) return true;
     if (request.is([...accepted])) return true;
     const sent = request.headers['content-type'];
