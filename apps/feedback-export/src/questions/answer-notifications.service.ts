@@ -89,7 +89,7 @@ export class AnswerNotificationsService {
     const content = renderAnswerMail({
       serviceHost: new URL(base).host,
       batchTitle: batch.title,
-      siteName: (await this.questions.siteNameOf(batch.id)) ?? '',
+      siteName: (await this.questions.siteName(batch.siteId)) ?? '',
       answered: questions.filter((q) => q.answerText !== null).length,
       questions: questions.length,
       dashboardUrl: `${base}/dashboard`,
@@ -111,8 +111,8 @@ export class AnswerNotificationsService {
   async unsubscribe(token: string): Promise<{ siteName: string } | undefined> {
     const target = this.unsubscribeTokens.open(token);
     if (!target) return undefined;
-    const siteName = await this.questions.siteName(target.siteId);
-    if (siteName === undefined || !(await this.questions.unsubscribe(target.siteId, target.recipientDigest))) return undefined;
+    const siteName = await this.questions.unsubscribe(target.siteId, target.recipientDigest);
+    if (siteName === undefined) return undefined;
     this.logger.log({ siteId: target.siteId }, 'A recipient unsubscribed from answer notifications');
     return { siteName };
   }

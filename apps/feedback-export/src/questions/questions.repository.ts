@@ -224,30 +224,25 @@ export class QuestionsRepository {
     await this.sql.query(`UPDATE question_batches SET notified_at = NULL WHERE id = $1 AND notified_at = $2`, [batchId, claimedAt]);
   }
 
-  /** The site's name, for the notification (the batch's site; undefined once it is gone). */
-  async siteNameOf(batchId: string): Promise<string | undefined> {
-    const rows: Array<{ name: string }> = await this.sql.query(`SELECT s.name FROM question_batches b JOIN sites s ON s.id = b.site_id WHERE b.id = $1`, [batchId]);
-    return rows[0]?.name;
-  }
-
   /** Whether the recipient (digest of the canonical address) unsubscribed from the site's notifications. */
   async isUnsubscribed(siteId: string, recipientDigest: string): Promise<boolean> {
     const rows = await this.sql.query(`SELECT 1 FROM question_mail_unsubscribes WHERE site_id = $1 AND recipient_digest = $2`, [siteId, recipientDigest]);
     return rows.length > 0;
   }
 
-  /** Records an unsubscribe (idempotent); false when the site no longer exists. */
-  async unsubscribe(siteId: string, recipientDigest: string): Promise<boolean> {
-    const rows = await this.sql.query(
-      `INSERT INTO question_mail_unsubscribes (site_id, recipient_digest)
-       SELECT s.id, $2 FROM sites s WHERE s.id = $1
-       ON CONFLICT (site_id, recipient_digest) DO UPDATE SET created_at = question_mail_unsubscribes.created_at
-       RETURNING 1`,
+  /** Records an unsubscribe (idempotent) in one statement; answers the site's name, undefined when the site no longer exists. */
+  async unsubscribe(siteId: string, recipientDigest: string): Promise<string | undefined> {
+    const rows: Array<{ name: string }> = await this.sql.query(
+      `WITH site AS (SELECT id, name FROM sites WHERE id = $1),
+            saved AS (INSERT INTO question_mail_unsubscribes (site_id, recipient_digest) SELECT id, $2 FROM site
+                      ON CONFLICT (site_id, recipient_digest) DO NOTHING)
+       SELECT name FROM site`,
       [siteId, recipientDigest],
     );
-    return rows.length > 0;
+    return rows[0]?.name;
   }
 
+  /** The site's name (the notification names it; undefined once the site is gone). */
   async siteName(siteId: string): Promise<string | undefined> {
     const rows: Array<{ name: string }> = await this.sql.query(`SELECT name FROM sites WHERE id = $1`, [siteId]);
     return rows[0]?.name;
