@@ -46,11 +46,12 @@ export class LoginRateLimiter {
 
   async begin(ip: string | null, email: string): Promise<LoginAttempt> {
     const digest = canonicalEmailDigest(email);
+    const ipAndEmail = rateLimitIpAndEmailTracker(ip, digest);
     const budgets: AttemptBudget[] = [
-      { bucket: LOGIN_FAILURE_BUCKETS.ipAndEmail, tracker: rateLimitIpAndEmailTracker(ip, digest), limit: LOGIN_FAILURES_PER_IP_AND_EMAIL, windowSeconds: LOGIN_WINDOW_SECONDS },
+      { bucket: LOGIN_FAILURE_BUCKETS.ipAndEmail, tracker: ipAndEmail, limit: LOGIN_FAILURES_PER_IP_AND_EMAIL, windowSeconds: LOGIN_WINDOW_SECONDS },
       { bucket: LOGIN_FAILURE_BUCKETS.ip, tracker: clientTrackerOf(ip), limit: LOGIN_FAILURES_PER_IP, windowSeconds: LOGIN_WINDOW_SECONDS },
     ];
-    const exempt = (await this.store.peek(rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.resetExempt, rateLimitIpAndEmailTracker(ip, digest)))).hits > 0;
+    const exempt = (await this.store.peek(rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.resetExempt, ipAndEmail))).hits > 0;
     if (!exempt) {
       budgets.push({ bucket: LOGIN_FAILURE_BUCKETS.account, tracker: rateLimitTrackerOf('email', digest), limit: LOGIN_FAILURES_PER_ACCOUNT, windowSeconds: LOGIN_FAILURES_PER_ACCOUNT_WINDOW_SECONDS });
     }
@@ -61,8 +62,9 @@ export class LoginRateLimiter {
   /** The owner reset the password from `ip`: the account's lock ends, and that network is exempt from it for its window. */
   async passwordReset(ip: string | null, accountEmail: string): Promise<void> {
     const digest = canonicalEmailDigest(accountEmail);
+    const ipAndEmail = rateLimitIpAndEmailTracker(ip, digest);
     await this.store.reset(rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.account, rateLimitTrackerOf('email', digest)));
-    await this.store.reset(rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.ipAndEmail, rateLimitIpAndEmailTracker(ip, digest)));
-    await this.store.hit(rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.resetExempt, rateLimitIpAndEmailTracker(ip, digest)), LOGIN_FAILURES_PER_ACCOUNT_WINDOW_SECONDS * 1000);
+    await this.store.reset(rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.ipAndEmail, ipAndEmail));
+    await this.store.hit(rateLimitCounterKey(LOGIN_FAILURE_BUCKETS.resetExempt, ipAndEmail), LOGIN_FAILURES_PER_ACCOUNT_WINDOW_SECONDS * 1000);
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { AppException, ErrorCode, trimTrailingSlashes } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
@@ -18,7 +18,6 @@ const PAID_ACCESS_STATUSES = ['active', 'trialing'];
  */
 @Injectable()
 export class BillingService {
-  private readonly logger = new Logger(BillingService.name);
   private readonly publicBaseUrl: string;
 
   constructor(

@@ -34,20 +34,20 @@ export class OAuthRecordsSweeper implements OnModuleInit, OnModuleDestroy {
 
   /** Deletes every expired row, batch by batch; answers how many. */
   async sweep(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await this.records.deleteExpired(OAUTH_RECORDS_SWEEP.batchSize);
-      total += deleted;
-      if (deleted < OAUTH_RECORDS_SWEEP.batchSize) return total;
-    }
+    return this.inBatches((batchSize) => this.records.deleteExpired(batchSize));
   }
 
   /** Deletes every registered client unused a day after its registration, batch by batch; answers how many. */
   async sweepUnusedClients(now = new Date()): Promise<number> {
     const issuedBefore = new Date(now.getTime() - OAUTH_UNUSED_CLIENT_TTL_MS);
+    return this.inBatches((batchSize) => this.records.deleteUnusedClients(issuedBefore, batchSize));
+  }
+
+  /** Runs `deleteBatch` until a batch deletes fewer rows than it may; answers how many it deleted. */
+  private async inBatches(deleteBatch: (batchSize: number) => Promise<number>): Promise<number> {
     let total = 0;
     for (;;) {
-      const deleted = await this.records.deleteUnusedClients(issuedBefore, OAUTH_RECORDS_SWEEP.batchSize);
+      const deleted = await deleteBatch(OAUTH_RECORDS_SWEEP.batchSize);
       total += deleted;
       if (deleted < OAUTH_RECORDS_SWEEP.batchSize) return total;
     }

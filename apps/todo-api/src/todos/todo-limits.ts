@@ -6,7 +6,6 @@ export const TODO_LIMITS = {
   priorityMax: 4,
   listDefaultLimit: 100,
   listMaxLimit: 500,
-  idempotencyKeyMaxLength: 255,
 } as const;
 
 export const TODO_SORTS = ['createdAt', 'priority'] as const;
@@ -14,7 +13,5 @@ export type TodoSort = (typeof TODO_SORTS)[number];
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 
-/** How long an Idempotency-Key replays its first answer: the shared mechanism's window (libs/common idempotency). */
-export { IDEMPOTENCY_WINDOW_HOURS } from '#libs/common';
 /** How long todo events stay available for Last-Event-ID resume. */
 export const EVENT_RETENTION_HOURS = 24;

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '#libs/common';
 import { TodoMcpToolRegistry, type TodoMcpScope } from '../mcp/todo-mcp-tool.registry.js';
 import { SORT_ORDERS, TODO_LIMITS, TODO_SORTS } from './todo-limits.js';
 import { TodosService } from './todos.service.js';
@@ -75,7 +76,7 @@ export class TodosMcpTools implements OnModuleInit {
         priority,
         category,
         estimatedDurationMinutes: duration.optional(),
-        idempotencyKey: z.string().min(1).max(TODO_LIMITS.idempotencyKeyMaxLength).optional().describe('Optional unique key (e.g. a UUID) that makes retries safe'),
+        idempotencyKey: z.string().min(1).max(IDEMPOTENCY_KEY_MAX_LENGTH).optional().describe('Optional unique key (e.g. a UUID) that makes retries safe'),
       }),
       output: todoResult,
       scopes: WRITE,

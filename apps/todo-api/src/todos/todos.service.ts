@@ -32,7 +32,6 @@ interface CursorPayload {
   k: TodoKeyset;
 }
 
-
 function filterFingerprint(filter: TodoListFilter): string {
   return createHash('sha256')
     .update(JSON.stringify([filter.category ?? null, filter.priority ?? null, filter.q ?? null]))

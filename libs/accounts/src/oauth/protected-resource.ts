@@ -24,15 +24,13 @@ export interface ProtectedResource {
   name: string;
 }
 
-const trimSlash = trimTrailingSlashes;
-
 /** The authorization server's issuer: the todo service's public base URL. */
 export function oauthIssuer(config: AppConfig): string {
-  return trimSlash(config.publicBaseUrl);
+  return trimTrailingSlashes(config.publicBaseUrl);
 }
 
 function mcpResource(baseUrl: string, config: AppConfig, scopes: readonly string[], name: string): ProtectedResource {
-  const resource = `${trimSlash(baseUrl)}${MCP_PATH}`;
+  const resource = `${trimTrailingSlashes(baseUrl)}${MCP_PATH}`;
   const url = new URL(resource);
   const metadataPath = `/.well-known/oauth-protected-resource${MCP_PATH}`;
   return {
