@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { mainPoolOf } from './database-flavour.js';
+import { destroyPgClientSocket } from './fail-fast-client.js';
 import { pendingMigrations } from './run-migrations.js';
 
 /** The message of the error every pool borrow gets while the database is known to be down (mapped to 503). */
@@ -51,7 +52,7 @@ export class DatabaseProbe {
       await client.connect();
       await client.query('SELECT 1');
     } finally {
-      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      destroyPgClientSocket(client);
     }
   }
 

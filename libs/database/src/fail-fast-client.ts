@@ -47,8 +47,18 @@ export class FailFastClient extends pg.Client {
   }
 
   private dropConnection(): void {
-    (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    destroyPgClientSocket(this);
   }
+}
+
+/**
+ * Destroys the socket of a node-postgres client (its `end()` waits for the server to close the
+ * connection, which a frozen server never does). node-postgres offers no public way to do it;
+ * the socket is `client.connection.stream`.
+ */
+export function destroyPgClientSocket(client: unknown): void {
+  const stream = (client as { connection?: { stream?: { destroy?: () => void } } } | undefined)?.connection?.stream;
+  stream?.destroy?.();
 }
 
 /**

@@ -44,12 +44,5 @@ export async function runBoundedStep(run: () => unknown, options: BoundedStepOpt
   return outcome;
 }
 
-/**
- * Destroys the socket of a node-postgres client (its `end()` waits for the server to close the
- * connection, which a frozen server never does). node-postgres offers no public way to do it;
- * the socket is `client.connection.stream`.
- */
-export function destroyPgClientSocket(client: unknown): void {
-  const stream = (client as { connection?: { stream?: { destroy?: () => void } } } | undefined)?.connection?.stream;
-  stream?.destroy?.();
-}
+/** Re-exported where shutdown steps are written: a close step abandoned at its deadline destroys its client's socket. */
+export { destroyPgClientSocket } from '#libs/database';
