@@ -32,6 +32,10 @@ export default {
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    // Fault injection, replicas, gateways, fuzzing and attack suites: slow, so `npm test` leaves them
+    // to CI (`npm run test:reliability:embedded`, and `test:pg`/`test:reliability` on PostgreSQL);
+    // `npm test -- test/reliability/<file>` still runs one (scripts/test.mjs).
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/reliability/'] },
+    { ...shared, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.e2e-spec.ts'] },
   ],
 };

@@ -9,7 +9,7 @@ if (!process.env.DATABASE_URL) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', 'node_modules/jest/bin/jest.js', ...process.argv.slice(2), '--selectProjects', 'e2e'],
+  ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', 'node_modules/jest/bin/jest.js', ...process.argv.slice(2), '--selectProjects', 'e2e', 'reliability'],
   { stdio: 'inherit', env: { ...process.env, TEST_DB: 'pg' } },
 );
 process.exit(result.status ?? 1);

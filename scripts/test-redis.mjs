@@ -41,7 +41,7 @@ const privateRedis = process.env.REDIS_URL ? undefined : await startRedis();
 const redisUrl = process.env.REDIS_URL ?? privateRedis.url;
 rmSync(storageDir, { recursive: true, force: true });
 
-const jestArgs = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', 'node_modules/jest/bin/jest.js', ...process.argv.slice(2), '--selectProjects', 'e2e'];
+const jestArgs = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', 'node_modules/jest/bin/jest.js', ...process.argv.slice(2), '--selectProjects', 'e2e', 'reliability'];
 const env = { ...process.env, REDIS_URL: redisUrl, ...(process.env.DATABASE_URL ? { TEST_DB: 'pg' } : {}) };
 const result = spawnSync(process.execPath, jestArgs, { stdio: 'inherit', env });
 privateRedis?.stop();

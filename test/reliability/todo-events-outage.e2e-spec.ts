@@ -12,7 +12,7 @@ import http from 'node:http';
 import { createTestDatabase, ToggleProxy, until, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
-import { writeFigures } from '../reliability/support/figures.js';
+import { writeFigures } from './support/figures.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

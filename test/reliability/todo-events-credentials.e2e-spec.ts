@@ -11,7 +11,7 @@ import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from '../../apps/todo-api/src/todos/todo-stream-leases.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
-import { writeFigures } from '../reliability/support/figures.js';
+import { writeFigures } from './support/figures.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
 
