@@ -39,7 +39,7 @@ const NGINX_DIR = join(ROOT, 'docker', 'nginx');
 
 interface ComposeService {
   image?: string;
-  build?: { context?: string; dockerfile?: string };
+  build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
   command?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
   ports?: Array<string | number | { target?: number; published?: string | number }>;
@@ -85,14 +85,15 @@ function volumeMounts(service: ComposeService): Array<{ source: string; target: 
 }
 
 describe('docker/compose.yaml', () => {
-  const compose = parse(readFileSync(join(ROOT, 'docker', 'compose.yaml'), 'utf8')) as ComposeFile;
+  // compose resolves `<<:` merge keys (the shared build section).
+  const compose = parse(readFileSync(join(ROOT, 'docker', 'compose.yaml'), 'utf8'), { merge: true }) as ComposeFile;
   const apps = [
-    { name: 'todo-api', port: '3000', portVar: 'TODO_API_PORT', entry: 'dist/apps/todo-api/src/main.js' },
-    { name: 'feedback-export', port: '3001', portVar: 'FEEDBACK_API_PORT', entry: 'dist/apps/feedback-export/src/main.js' },
+    { name: 'todo-api', port: '3000', portVar: 'TODO_API_PORT' },
+    { name: 'feedback-export', port: '3001', portVar: 'FEEDBACK_API_PORT' },
   ];
 
-  it('declares postgres, redis, todo-api, feedback-export and gateway', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['feedback-export', 'gateway', 'postgres', 'redis', 'todo-api']);
+  it('declares postgres, redis, migrate, todo-api, feedback-export and gateway', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['feedback-export', 'gateway', 'migrate', 'postgres', 'redis', 'todo-api']);
   });
 
   it('runs redis 7 with a ping healthcheck, nothing persisted, keys with an expiry evicted first', () => {
@@ -115,7 +116,7 @@ describe('docker/compose.yaml', () => {
   });
 
   for (const app of apps) {
-    it(`${app.name}: builds its Dockerfile, has DATABASE_URL, its port and a healthy postgres to wait for`, () => {
+    it(`${app.name}: builds the Dockerfile for its app, has DATABASE_URL, its port and a healthy postgres to wait for`, () => {
       const service = compose.services[app.name];
       const env = environmentOf(service);
 
@@ -124,7 +125,8 @@ describe('docker/compose.yaml', () => {
       expect(env.get('JWT_SECRET')).toMatch(/^\$\{JWT_SECRET:\?/);
       expect(env.get(app.portVar)).toBe(app.port);
       expect(env.get('TRUST_PROXY')).toBeTruthy();
-      expect(containerPorts(service)).toContain(app.port);
+      // Only the gateway publishes a port: `--scale` would clash on a fixed host port.
+      expect(containerPorts(service)).toEqual([]);
 
       const dependsOn = service.depends_on as Record<string, { condition?: string }>;
       expect(dependsOn.postgres?.condition).toBe('service_healthy');
@@ -132,17 +134,22 @@ describe('docker/compose.yaml', () => {
       expect(env.get('REDIS_URL')).toBe('${REDIS_URL:-redis://redis:6379}');
       expect(dependsOn.redis?.condition).toBe('service_healthy');
 
-      // The Dockerfile the service builds exists and runs this app on this port.
+      // The one Dockerfile, built for this app: its entry runs dist/apps/$APP/src/main.js on this port.
+      expect(service.build?.args?.APP).toBe(app.name);
       const context = join(ROOT, 'docker', service.build?.context ?? '.');
       const dockerfile = readFileSync(join(context, service.build?.dockerfile ?? 'Dockerfile'), 'utf8');
-      expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${app.port}$`, 'm'));
-      expect(dockerfile).toContain(app.entry);
+      expect(dockerfile).toMatch(new RegExp(`^EXPOSE .*\\b${app.port}\\b`, 'm'));
+      expect(dockerfile).toMatch(new RegExp(`^ +${app.portVar}=${app.port} `, 'm'));
+      expect(dockerfile).toMatch(/^ +APP=\$\{APP\} /m);
+      expect(readFileSync(join(ROOT, 'docker', 'node-entry.sh'), 'utf8')).toMatch(/"dist\/apps\/\$\{APP:\?[^}]*\}\/src\/main\.js"/);
       expect(dockerfile).toMatch(/^USER node$/m);
       // The image's own check is liveness (never restart a healthy process for a database outage);
       // compose gates traffic on readiness.
       expect(dockerfile).toMatch(/^HEALTHCHECK /m);
       expect(dockerfile).toMatch(/^ {2}CMD .*\/livez'/m);
       expect(JSON.stringify(service.healthcheck?.test)).toContain(`127.0.0.1:${app.port}/readyz`);
+      expect(dependsOn.migrate?.condition).toBe('service_completed_successfully');
+      expect(env.get('MIGRATE_AT_START')).toBe('false');
     });
   }
 
@@ -168,16 +175,26 @@ describe('gateway upstreams (docker/nginx)', () => {
       .filter((line) => /^\s*server\s+\S+:/.test(line))
       .map((line) => Object.entries(addresses).reduce((out, [address, app]) => out.split(address).join(app), line.trim()));
 
-  it('compose and the tested template give each replica the same primary and backup lines (the form test/reliability/gateway-replicas measures)', () => {
-    const compose = serverLines('gateway.conf', { 'todo-api:3000': 'TODO', 'feedback-export:3001': 'FEEDBACK' });
+  it('the tested template gives each replica a primary and a backup line (the form test/reliability/gateway-replicas measures); compose resolves the service names while running', () => {
     const tested = serverLines('gateway.test.conf.template', { '127.0.0.1:__TODO_PORT__': 'TODO', '127.0.0.1:__FEEDBACK_PORT__': 'FEEDBACK' });
-    expect(compose).toEqual(tested);
-    expect(compose).toEqual([
+    expect(tested).toEqual([
       'server TODO max_fails=1 fail_timeout=2s;',
       'server TODO backup max_fails=0;',
       'server FEEDBACK max_fails=1 fail_timeout=2s;',
       'server FEEDBACK backup max_fails=0;',
     ]);
+    // compose: no upstream block (resolved once, at start); the names through Docker's DNS, re-resolved,
+    // so `--scale` and recreated containers need no gateway restart.
+    const compose = readFileSync(join(NGINX_DIR, 'gateway.conf'), 'utf8');
+    expect(serverLines('gateway.conf', {})).toEqual([]);
+    expect(compose).toMatch(/^\s*resolver 127\.0\.0\.11 valid=\d+s/m);
+    expect(compose).toMatch(/^\s*map \$host \$gw_todo\s+\{ default todo-api:3000; \}$/m);
+    expect(compose).toMatch(/^\s*map \$host \$gw_feedback\s+\{ default feedback-export:3001; \}$/m);
+    // Every route proxies through a variable (a literal name would be resolved once, at start).
+    const routes = readFileSync(join(NGINX_DIR, 'gateway-routes.conf'), 'utf8');
+    const proxyPasses = routes.split('\n').filter((line) => /^\s*proxy_pass /.test(line));
+    expect(proxyPasses.length).toBeGreaterThan(0);
+    for (const line of proxyPasses) expect(line).toMatch(/proxy_pass http:\/\/\$gw_\w+;$/);
     const http = readFileSync(join(NGINX_DIR, 'gateway-http.conf'), 'utf8');
     expect(http).toMatch(/^proxy_next_upstream\s+error timeout http_502 http_503;$/m);
     // POSTs that reached a replica are not retried by the gateway (the client retries them with its Idempotency-Key).

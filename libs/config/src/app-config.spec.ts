@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { loadConfig } from './app-config.js';
+import { loadConfig, loadMigrationConfig } from './app-config.js';
 import { ConfigError } from './environment.js';
 
 const base = { NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40) };
@@ -45,6 +45,7 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', ' , '],
     ['REDIS_KEY_PREFIX', 'rate*limit:'],
     ['REDIS_KEY_PREFIX', 'x'.repeat(65)],
+    ['MIGRATE_AT_START', 'no'],
   ])('refuses a bad %s and names it', (variable, value) => {
     expect(() => loadConfig({ ...base, [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, [variable]: value })).toThrow(variable);
@@ -90,5 +91,20 @@ describe('loadConfig', () => {
     expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(second.jwtSecret).toBe(first.jwtSecret);
     expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8')).toBe(first.jwtSecret);
+  });
+
+  it('migrates at start unless MIGRATE_AT_START=false (the migration Job does it instead)', () => {
+    expect(loadConfig(base).migrateAtStart).toBe(true);
+    expect(loadConfig({ ...base, MIGRATE_AT_START: 'true' }).migrateAtStart).toBe(true);
+    expect(loadConfig({ ...base, MIGRATE_AT_START: 'false' }).migrateAtStart).toBe(false);
+  });
+});
+
+describe('loadMigrationConfig', () => {
+  it('needs DATABASE_URL only, and reads the query budget as the apps do', () => {
+    expect(loadMigrationConfig({ DATABASE_URL: 'postgres://u:p@db:5432/app' })).toEqual({ databaseUrl: 'postgres://u:p@db:5432/app', dbQueryTimeoutMs: 20_000 });
+    expect(loadMigrationConfig({ DATABASE_URL: 'postgres://db/app', DB_QUERY_TIMEOUT_MS: '60000' }).dbQueryTimeoutMs).toBe(60_000);
+    expect(() => loadMigrationConfig({})).toThrow('DATABASE_URL');
+    expect(() => loadMigrationConfig({ DATABASE_URL: 'postgres://db/app', DB_QUERY_TIMEOUT_MS: '100' })).toThrow('DB_QUERY_TIMEOUT_MS');
   });
 });

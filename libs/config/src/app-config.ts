@@ -47,6 +47,12 @@ export interface AppConfig {
   /** How long in-flight requests may take to finish after SIGTERM (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
   /**
+   * MIGRATE_AT_START (default true): each app applies pending migrations before it listens. False where
+   * a separate step runs them (the migration Job of deploy/kubernetes, `node dist/apps/migrate.js`): the
+   * app then waits, before it listens, until every migration of its build is applied.
+   */
+  migrateAtStart: boolean;
+  /**
    * Test-only (OAUTH_CLIENT_METADATA_LOOPBACK=true, refused in production): client ID metadata documents
    * at https://127.0.0.1 or https://localhost URLs are fetched over plain http from that loopback
    * address, which the authorization server otherwise never fetches from.
@@ -70,6 +76,30 @@ function readTrustProxy(env: Env): AppConfig['trustProxy'] {
   if (/^[0-9]+$/.test(value)) return Number(value);
   if (!/^[a-z0-9.:/, ]+$/i.test(value)) throw new ConfigError('TRUST_PROXY', 'must be true, false, a hop count or a list of addresses/subnets');
   return value;
+}
+
+function readMigrateAtStart(env: Env): boolean {
+  const value = readVariable(env, 'MIGRATE_AT_START');
+  if (value === undefined || value === 'true') return true;
+  if (value !== 'false') throw new ConfigError('MIGRATE_AT_START', 'must be true or false');
+  return false;
+}
+
+/** DB_QUERY_TIMEOUT_MS: the apps and the migration entry point (apps/migrate.ts) read it alike. */
+function readDbQueryTimeoutMs(env: Env): number {
+  return readIntVariable(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 500, 600_000);
+}
+
+/** What the migration entry point (apps/migrate.ts) reads: the database and the query budget, nothing an app needs. */
+export interface MigrationConfig {
+  databaseUrl: string;
+  dbQueryTimeoutMs: number;
+}
+
+export function loadMigrationConfig(env: Env = process.env): MigrationConfig {
+  const databaseUrl = readUrlVariable(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  if (databaseUrl === undefined) throw new ConfigError('DATABASE_URL', 'is required: the migrations run against that database');
+  return { databaseUrl, dbQueryTimeoutMs: readDbQueryTimeoutMs(env) };
 }
 
 function readOAuthClientMetadataLoopback(env: Env, nodeEnv: NodeEnv): boolean {
@@ -167,7 +197,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir,
     databaseUrl,
     dbPoolSize: readIntVariable(env, 'DB_POOL_SIZE', 10, 1, 200),
-    dbQueryTimeoutMs: readIntVariable(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 500, 600_000),
+    dbQueryTimeoutMs: readDbQueryTimeoutMs(env),
     jwtSecret,
     smtpUrl: readUrlVariable(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: readVariable(env, 'MAIL_FROM') ?? 'no-reply@localhost',
@@ -188,6 +218,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bcryptCost,
     metricsToken,
     shutdownGraceMs: readIntVariable(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    migrateAtStart: readMigrateAtStart(env),
     oauthClientMetadataLoopback,
   };
 }

@@ -27,3 +27,29 @@ export async function pendingMigrations(dataSource: DataSource): Promise<string[
   // TypeORM names a migration by its `name` property, else its class name.
   return dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name).filter((name) => !applied.has(name));
 }
+
+/** How often an app started with MIGRATE_AT_START=false looks whether its migrations have been applied. */
+const MIGRATION_WAIT_POLL_MS = 2000;
+
+/**
+ * For an app that does not migrate itself (MIGRATE_AT_START=false): resolves once every migration of
+ * this build is applied (by the migration Job, `node dist/apps/migrate.js`), looking every 2 s; a
+ * database that cannot be read yet (down, or no migrations table) counts as "not yet". `waiting` is
+ * called once, with what is missing, if the first look finds something pending.
+ */
+export async function waitForMigrations(dataSource: DataSource, waiting: (pending: string[] | undefined, error?: unknown) => void): Promise<void> {
+  let told = false;
+  for (;;) {
+    let pending: string[] | undefined;
+    let error: unknown;
+    try {
+      pending = await pendingMigrations(dataSource);
+    } catch (caught) {
+      error = caught;
+    }
+    if (pending?.length === 0) return;
+    if (!told) waiting(pending, error);
+    told = true;
+    await new Promise((resolve) => setTimeout(resolve, MIGRATION_WAIT_POLL_MS));
+  }
+}

@@ -6,7 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
-import { runMigrations } from '#libs/database';
+import { runMigrations, waitForMigrations } from '#libs/database';
 import { assertEveryRouteHasScheme, listRoutes, rawResponsePaths } from '../auth/route-table.js';
 import { successBody } from './envelope.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
@@ -101,7 +101,7 @@ function bootLogger(config: AppConfig, service: string): ReturnType<typeof creat
 
 /**
  * Builds an app with everything both services share around their root module, runs
- * pending migrations, and initialises it (not yet listening).
+ * pending migrations (unless MIGRATE_AT_START=false), and initialises it (not yet listening).
  */
 export function createHttpApp(rootModule: DynamicModule, config: AppConfig, options: HttpAppOptions): Promise<NestExpressApplication> {
   const logScope = new ServiceLogScope();
@@ -148,7 +148,17 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
   app.use(jsonBodyParser(keepsRawBody));
   app.use(checkJsonBody(keepsRawBody));
 
-  await runMigrations(app.get(DataSource));
+  if (config.migrateAtStart) await runMigrations(app.get(DataSource));
+  else {
+    // MIGRATE_AT_START=false: a separate step (the migration Job, `node dist/apps/migrate.js`) applies them.
+    // The app's start hooks read the schema, so it waits for them before it initialises (and listens).
+    await waitForMigrations(app.get(DataSource), (pending, error) =>
+      requestLogging.logger.warn(
+        { pending, err: error },
+        'Waiting for the migrations of this build (MIGRATE_AT_START=false): run `node dist/apps/migrate.js` (the migration Job)',
+      ),
+    );
+  }
 
   const document = buildOpenApiDocument(app, { ...options.openApi, serverUrl: options.publicBaseUrl });
   serveOpenApi(app, document);
