@@ -15,6 +15,7 @@ import { prehashPassword } from '../dist/libs/accounts/src/password-hasher.js';
 import { createDatabase, freePort, load, loadWithCpu, rssMb, sleep, startProcess, waitForOk } from './lib.mjs';
 import { feedbackInsertScenario } from './feedback-insert.mjs';
 import { feedbackScenarios } from './feedback-scenarios.mjs';
+import { overloadScenario } from './overload.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const adminUrl = process.env.DATABASE_URL;
@@ -30,8 +31,9 @@ const USERS = 400;
 const TODOS_PER_USER = 50;
 const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
 const LOGIN_PASSWORD = 'bench-login-password';
+const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
-// BENCH_ONLY=reference,todos,todos-get,mcp,login,feedback,feedback-insert,startup runs a subset (for profiling one path).
+// BENCH_ONLY=reference,todos,todos-get,overload,mcp,login,feedback,feedback-insert,startup runs a subset (for profiling one path).
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const want = (group) => !only || only.has(group);
 const results = [];
@@ -105,6 +107,11 @@ async function main() {
     LOG_LEVEL: 'warn',
     DB_POOL_SIZE: '10',
     BCRYPT_COST: '12',
+    // Required in production; the bench reaches each service at its own listener, these only name it in links.
+    PUBLIC_BASE_URL: 'http://127.0.0.1',
+    FEEDBACK_PUBLIC_BASE_URL: 'http://127.0.0.1',
+    // The overload scenario reads overload_rejections_total.
+    METRICS_TOKEN,
     ...(REDIS_URL ? { REDIS_URL, REDIS_KEY_PREFIX } : { REDIS_URL: '' }),
   };
   const redis = REDIS_URL ? new Redis(REDIS_URL) : undefined;
@@ -146,6 +153,20 @@ async function main() {
     const listRequest = { method: 'GET', path: '/api/v1/todos', setupRequest: rotatingKeys(keys) };
     if (want('todos') || want('todos-get')) {
       await versusBaseline(listRequest, { baseLabel: 'baseline: GET /todos (node:http + pg)', ourLabel: 'todo-api: GET /api/v1/todos', floor: 0.65 });
+    }
+
+    if (want('overload')) {
+      // Open-loop GET /todos at 1x, 2x and 3x the capacity measured closed-loop (bench/overload.mjs).
+      const rows = await overloadScenario({
+        url: todo.url,
+        path: '/api/v1/todos',
+        headersOf: (i) => ({ 'x-api-key': keys[i % keys.length] }),
+        setupRequest: rotatingKeys(keys),
+        seconds: DURATION,
+        ratio,
+        metricsToken: METRICS_TOKEN,
+      });
+      for (const row of rows) record(row);
     }
 
     if (want('todos')) {

@@ -73,11 +73,11 @@ function readOverload(env: Env): OverloadConfig {
   const gate = readVariable(env, 'OVERLOAD_GATE') ?? 'on';
   if (gate !== 'on' && gate !== 'off') throw new ConfigError('OVERLOAD_GATE', 'must be on or off');
   const maxInFlight = readIntVariable(env, 'OVERLOAD_MAX_IN_FLIGHT', 1000, 1, 100_000);
-  const minInFlight = readIntVariable(env, 'OVERLOAD_MIN_IN_FLIGHT', 32, 0, 100_000);
+  const minInFlight = readIntVariable(env, 'OVERLOAD_MIN_IN_FLIGHT', 64, 0, 100_000);
   if (minInFlight > maxInFlight) throw new ConfigError('OVERLOAD_MIN_IN_FLIGHT', 'must not exceed OVERLOAD_MAX_IN_FLIGHT');
   return {
     enabled: gate === 'on',
-    maxEventLoopDelayMs: readIntVariable(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 100, 1, 60_000),
+    maxEventLoopDelayMs: readIntVariable(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 50, 1, 60_000),
     maxInFlight,
     minInFlight,
   };
