@@ -155,3 +155,26 @@ export async function createDatabase(adminUrl, name) {
     },
   };
 }
+
+/** Median and spread (lowest, highest) of per-round figures, rounded to two decimals. */
+export function medianAndSpread(values) {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  const round = (value) => Math.round(value * 100) / 100;
+  if (sorted.length === 0) return { median: undefined, min: undefined, max: undefined };
+  const middle = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  return { median: round(middle), min: round(sorted[0]), max: round(sorted[sorted.length - 1]) };
+}
+
+/** The machine's load: /proc/loadavg (1, 5, 15 min) and the CPU jiffies so far (total and steal, from /proc/stat). */
+export function machineLoad() {
+  const [one, five, fifteen] = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user)
+  return { loadavg: [one, five, fifteen], totalJiffies: cpu.slice(0, 8).reduce((sum, value) => sum + value, 0), stealJiffies: cpu[7] ?? 0 };
+}
+
+/** Percentage of CPU time stolen by the hypervisor between two machineLoad() samples. */
+export function stealPercent(before, after) {
+  const total = after.totalJiffies - before.totalJiffies;
+  return total > 0 ? Math.round(((after.stealJiffies - before.stealJiffies) / total) * 1000) / 10 : 0;
+}
