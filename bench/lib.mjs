@@ -37,6 +37,7 @@ export async function waitForOk(url, timeoutMs = 30_000) {
 export function startProcess(name, args, env) {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
+  child.output = output;
   child.stdout.on('data', (d) => output.push(d.toString()));
   child.stderr.on('data', (d) => output.push(d.toString()));
   child.on('exit', (code, signal) => {
@@ -177,4 +178,38 @@ export function machineLoad() {
 export function stealPercent(before, after) {
   const total = after.totalJiffies - before.totalJiffies;
   return total > 0 ? Math.round(((after.stealJiffies - before.stealJiffies) / total) * 1000) / 10 : 0;
+}
+
+/**
+ * Heap in use (MB) of a process started with `--inspect=127.0.0.1:0`, after a full garbage collection
+ * forced through its inspector (what the heap holds, as against RSS, which keeps what the heap once used).
+ */
+export async function heapAfterGcMb(child) {
+  const url = /ws:\/\/\S+/.exec(child.output.join(''))?.[0];
+  if (!url) return undefined;
+  // Node 24's global WebSocket (the machine's node 20 has none: run the bench through npm).
+  const socket = new globalThis.WebSocket(url);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  const waiting = new Map();
+  let lastId = 0;
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    waiting.get(message.id)?.(message);
+  };
+  const call = (method, params) =>
+    new Promise((resolve) => {
+      const id = ++lastId;
+      waiting.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    const answer = await call('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
+    return Math.round((answer.result.result.value / 1024 / 1024) * 10) / 10;
+  } finally {
+    socket.close();
+  }
 }

@@ -72,7 +72,7 @@ export interface OverloadConfig {
 function readOverload(env: Env): OverloadConfig {
   const gate = readVariable(env, 'OVERLOAD_GATE') ?? 'on';
   if (gate !== 'on' && gate !== 'off') throw new ConfigError('OVERLOAD_GATE', 'must be on or off');
-  const maxInFlight = readIntVariable(env, 'OVERLOAD_MAX_IN_FLIGHT', 1000, 1, 100_000);
+  const maxInFlight = readIntVariable(env, 'OVERLOAD_MAX_IN_FLIGHT', 256, 1, 100_000);
   const minInFlight = readIntVariable(env, 'OVERLOAD_MIN_IN_FLIGHT', 64, 0, 100_000);
   if (minInFlight > maxInFlight) throw new ConfigError('OVERLOAD_MIN_IN_FLIGHT', 'must not exceed OVERLOAD_MAX_IN_FLIGHT');
   return {
