@@ -16,10 +16,10 @@ import { trimTrailingSlashes } from './trim-slashes.js';
 export const OVERLOAD_EXEMPT_PATHS: readonly string[] = ['/livez', '/readyz', '/api/v1/status', '/metrics'];
 
 /** The event loop's delay is averaged over windows this long: the gate reacts (and recovers) within one or two of them. */
-export const OVERLOAD_WINDOW_MS = 250;
+const OVERLOAD_WINDOW_MS = 250;
 
 /** `Retry-After` of a refusal: an overloaded replica is expected back within a second or so. */
-export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
+const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
 export type OverloadReason = 'in_flight' | 'event_loop_delay';
 
@@ -47,7 +47,7 @@ export interface EventLoopDelaySource {
 }
 
 /** The event loop's delay from perf_hooks, sampled every 10 ms. */
-export function perfHooksDelaySource(): EventLoopDelaySource {
+function perfHooksDelaySource(): EventLoopDelaySource {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   return {

@@ -164,7 +164,7 @@ export function answersServiceUnavailable(route: RouteEntry): boolean {
 }
 
 /** A route admission control may refuse (every route but OVERLOAD_EXEMPT_PATHS): 503 SERVICE_OVERLOADED, before the route runs. */
-export function answersServiceOverloaded(route: RouteEntry): boolean {
+function answersServiceOverloaded(route: RouteEntry): boolean {
   return !OVERLOAD_EXEMPT_PATHS.includes(route.path);
 }
 
