@@ -37,6 +37,7 @@ export async function waitForOk(url, timeoutMs = 30_000) {
 export function startProcess(name, args, env) {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
+  child.output = output;
   child.stdout.on('data', (d) => output.push(d.toString()));
   child.stderr.on('data', (d) => output.push(d.toString()));
   child.on('exit', (code, signal) => {
@@ -154,4 +155,61 @@ export async function createDatabase(adminUrl, name) {
       await client.end();
     },
   };
+}
+
+/** Median and spread (lowest, highest) of per-round figures, rounded to two decimals. */
+export function medianAndSpread(values) {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  const round = (value) => Math.round(value * 100) / 100;
+  if (sorted.length === 0) return { median: undefined, min: undefined, max: undefined };
+  const middle = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  return { median: round(middle), min: round(sorted[0]), max: round(sorted[sorted.length - 1]) };
+}
+
+/** The machine's load: /proc/loadavg (1, 5, 15 min) and the CPU jiffies so far (total and steal, from /proc/stat). */
+export function machineLoad() {
+  const [one, five, fifteen] = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user)
+  return { loadavg: [one, five, fifteen], totalJiffies: cpu.slice(0, 8).reduce((sum, value) => sum + value, 0), stealJiffies: cpu[7] ?? 0 };
+}
+
+/** Percentage of CPU time stolen by the hypervisor between two machineLoad() samples. */
+export function stealPercent(before, after) {
+  const total = after.totalJiffies - before.totalJiffies;
+  return total > 0 ? Math.round(((after.stealJiffies - before.stealJiffies) / total) * 1000) / 10 : 0;
+}
+
+/**
+ * Heap in use (MB) of a process started with `--inspect=127.0.0.1:0`, after a full garbage collection
+ * forced through its inspector (what the heap holds, as against RSS, which keeps what the heap once used).
+ */
+export async function heapAfterGcMb(child) {
+  const url = /ws:\/\/\S+/.exec(child.output.join(''))?.[0];
+  if (!url) return undefined;
+  // Node 24's global WebSocket (the machine's node 20 has none: run the bench through npm).
+  const socket = new globalThis.WebSocket(url);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  const waiting = new Map();
+  let lastId = 0;
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    waiting.get(message.id)?.(message);
+  };
+  const call = (method, params) =>
+    new Promise((resolve) => {
+      const id = ++lastId;
+      waiting.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    const answer = await call('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
+    return Math.round((answer.result.result.value / 1024 / 1024) * 10) / 10;
+  } finally {
+    socket.close();
+  }
 }

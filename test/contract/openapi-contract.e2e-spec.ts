@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BODY_METHODS, ERROR_CATALOGUE, ErrorCode, listRoutes, publicCodeOf, refusesOtherBodies } from '#libs/common';
+import { BODY_METHODS, ERROR_CATALOGUE, ErrorCode, listRoutes, OVERLOAD_EXEMPT_PATHS, publicCodeOf, refusesOtherBodies } from '#libs/common';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import { startApp, type TestApp } from '../support/test-apps.js';
 
@@ -97,7 +97,8 @@ describe('OpenAPI contract', () => {
         if (media.example === undefined && media.examples === undefined) gaps.push(`${key}: request ${type} has no example`);
       }
       const statuses = Object.keys(operation.responses);
-      const json = statuses.some((status) => operation.responses[status].content?.['application/json']);
+      // A 503 alone (admission control's, on every route but the probes) does not make a page or a script a JSON operation.
+      const json = statuses.some((status) => status !== '503' && operation.responses[status].content?.['application/json']);
       if (json && key !== 'GET /api/v1/openapi.json' && !statuses.some((status) => status.startsWith('4'))) gaps.push(`${key}: no 4xx answer`);
       for (const [status, response] of Object.entries<any>(operation.responses)) {
         if (!response.headers?.['X-Request-Id']) gaps.push(`${key} ${status}: X-Request-Id not documented`);
@@ -129,6 +130,12 @@ describe('OpenAPI contract', () => {
       // What the route's metadata says it can answer, besides what its @ApiErrors declares.
       const expected: Array<[number, string]> = [];
       if (route.database !== false || (route.rateLimit && (route.rateLimit.storeOutage ?? 'fail-closed') === 'fail-closed')) expected.push([503, 'SERVICE_UNAVAILABLE']);
+      // Admission control refuses every route but the probes, status and metrics, in the envelope (on MCP's JSON-RPC 503 only in its description).
+      const jsonRpc503 = operation.responses[503]?.content?.['application/json']?.schema?.allOf?.[0]?.$ref === '#/components/schemas/JsonRpcErrorResponseDto';
+      if (!OVERLOAD_EXEMPT_PATHS.includes(route.path)) {
+        if (!jsonRpc503) expected.push([503, 'SERVICE_OVERLOADED']);
+        else if (!operation.responses[503].description.includes('SERVICE_OVERLOADED')) gaps.push(`${key}: SERVICE_OVERLOADED not described on its JSON-RPC 503`);
+      }
       if (route.rateLimit) expected.push([429, 'RATE_LIMITED']);
       if (BODY_METHODS.has(route.method)) expected.push([413, 'PAYLOAD_TOO_LARGE']);
       if (refusesOtherBodies(route.method, route.bodyMediaTypes ?? [])) expected.push([415, 'UNSUPPORTED_MEDIA_TYPE']);

@@ -6,6 +6,7 @@ import { ADMIN_KEY_SECURITY } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
 import { loadBillingConfig } from './billing/billing.config.js';
 import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
+import { TODO_EVENTS_PATH } from './todos/todo-events.controller.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 
 /** Optional features left unconfigured, said once at start. */
@@ -45,6 +46,7 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
     },
     index: { service: 'todo-api', unsetFeatures: unsetFeatures(options) },
     rawBodyPaths: [BILLING_WEBHOOK_PATH],
+    longLivedPaths: [TODO_EVENTS_PATH],
   });
 }
 

@@ -15,6 +15,7 @@ export * from './health/health.service.js';
 export * from './http/all-exceptions.filter.js';
 export * from './http/body-media-types.js';
 export * from './http/without-database.js';
+export * from './http/overload-gate.js';
 export * from './http/create-http-app.js';
 export * from './http/envelope.js';
 export * from './http/html-page.js';

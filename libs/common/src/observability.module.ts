@@ -3,19 +3,20 @@ import { DependencyChecks } from './health/dependency-checks.js';
 import { DependencyOutages } from './health/dependency-outages.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { AppMetrics } from './metrics/app-metrics.js';
+import { OverloadGate } from './http/overload-gate.js';
 import { MetricsTokenGuard } from './metrics/metrics-token.guard.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { DatabasePoolMetrics } from './metrics/pool-metrics.js';
 
 /**
  * What operators see of one app: its metrics registry (GET /metrics), the dependency checks
- * behind readiness, outage events, and the graceful drain. Global, so any feature can count
+ * behind readiness, outage events, the graceful drain and admission control. Global, so any feature can count
  * into AppMetrics or register a drain step; one instance per app.
  */
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [{ provide: AppMetrics, useFactory: () => new AppMetrics() }, DependencyChecks, DependencyOutages, GracefulShutdown, MetricsTokenGuard, DatabasePoolMetrics],
-  exports: [AppMetrics, DependencyChecks, DependencyOutages, GracefulShutdown],
+  providers: [{ provide: AppMetrics, useFactory: () => new AppMetrics() }, DependencyChecks, DependencyOutages, GracefulShutdown, MetricsTokenGuard, DatabasePoolMetrics, OverloadGate],
+  exports: [AppMetrics, DependencyChecks, DependencyOutages, GracefulShutdown, OverloadGate],
 })
 export class ObservabilityModule {}

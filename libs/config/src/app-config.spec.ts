@@ -76,6 +76,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(variable, 'is required when NODE_ENV=production (the URL browsers reach the service at, e.g. https://todo.example.com)'));
   });
 
+  it('reads admission control: on by default with conservative limits, OVERLOAD_GATE=off disables it, limits checked', () => {
+    expect(loadConfig(base).overload).toEqual({ enabled: true, maxEventLoopDelayMs: 50, maxInFlight: 256, minInFlight: 64 });
+    expect(loadConfig({ ...base, OVERLOAD_GATE: 'off' }).overload.enabled).toBe(false);
+    expect(loadConfig({ ...base, OVERLOAD_MAX_IN_FLIGHT: '2', OVERLOAD_MIN_IN_FLIGHT: '1' }).overload).toMatchObject({ maxInFlight: 2, minInFlight: 1 });
+    expect(() => loadConfig({ ...base, OVERLOAD_GATE: 'maybe' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, OVERLOAD_MAX_IN_FLIGHT: '10' })).toThrow(/OVERLOAD_MIN_IN_FLIGHT/);
+    expect(() => loadConfig({ ...base, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' })).toThrow(ConfigError);
+  });
+
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('JWT_SECRET');
   });

@@ -58,6 +58,35 @@ export interface AppConfig {
    * address, which the authorization server otherwise never fetches from.
    */
   oauthClientMetadataLoopback: boolean;
+  /** Admission control (libs/common's OverloadGate): when a replica refuses new work with 503 SERVICE_OVERLOADED. */
+  overload: OverloadConfig;
+}
+
+/**
+ * OVERLOAD_*: a request is refused before any work when the requests in flight reach `maxInFlight`, or when
+ * the event loop's mean delay over the last window reaches `maxEventLoopDelayMs` while at least
+ * `minInFlight` requests are in flight (a lone slow task with nothing queued behind it is not overload).
+ */
+export interface OverloadConfig {
+  /** OVERLOAD_GATE=off disables the gate. */
+  enabled: boolean;
+  maxEventLoopDelayMs: number;
+  maxInFlight: number;
+  minInFlight: number;
+}
+
+function readOverload(env: Env): OverloadConfig {
+  const gate = readVariable(env, 'OVERLOAD_GATE') ?? 'on';
+  if (gate !== 'on' && gate !== 'off') throw new ConfigError('OVERLOAD_GATE', 'must be on or off');
+  const maxInFlight = readIntVariable(env, 'OVERLOAD_MAX_IN_FLIGHT', 256, 1, 100_000);
+  const minInFlight = readIntVariable(env, 'OVERLOAD_MIN_IN_FLIGHT', 64, 0, 100_000);
+  if (minInFlight > maxInFlight) throw new ConfigError('OVERLOAD_MIN_IN_FLIGHT', 'must not exceed OVERLOAD_MAX_IN_FLIGHT');
+  return {
+    enabled: gate === 'on',
+    maxEventLoopDelayMs: readIntVariable(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 50, 1, 60_000),
+    maxInFlight,
+    minInFlight,
+  };
 }
 
 export type LogFormat = 'json' | 'pretty';
@@ -220,5 +249,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     shutdownGraceMs: readIntVariable(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     migrateAtStart: readMigrateAtStart(env),
     oauthClientMetadataLoopback,
+    overload: readOverload(env),
   };
 }

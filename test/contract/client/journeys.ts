@@ -183,6 +183,7 @@ function getTodoFailure(code: ErrorCodeOf<TodoOperations['getTodo']['responses']
       return 'show that the todo is gone';
     case 'RATE_LIMITED':
     case 'SERVICE_UNAVAILABLE':
+    case 'SERVICE_OVERLOADED':
       return 'retry after Retry-After';
     case 'INTERNAL_ERROR':
       return 'report the request id';

@@ -6,12 +6,15 @@ import { TodoEventsOutageFilter } from './todo-events-outage.filter.js';
 import { TodoEventsService } from './todo-events.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from './todo-stream-leases.service.js';
 
+/** The realtime stream: a long-lived response, judged by admission control once, when it opens (createHttpApp's longLivedPaths). */
+export const TODO_EVENTS_PATH = '/api/v1/todos/events';
+
 @ApiTags('Todos')
-@Controller('api/v1/todos')
+@Controller()
 export class TodoEventsController {
   constructor(private readonly events: TodoEventsService) {}
 
-  @Get('events')
+  @Get(TODO_EVENTS_PATH.slice(1))
   @UseAuth('jwt-or-api-key')
   // Opening streams, not events: generous for reconnects, a brake on reconnect storms.
   @RateLimit({ bucket: 'todo-events', limit: 120, windowSeconds: 60, storeOutage: 'fail-open' })

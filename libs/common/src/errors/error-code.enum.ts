@@ -44,6 +44,8 @@ export enum ErrorCode {
   BILLING_UNAVAILABLE = 'BILLING_UNAVAILABLE',
   SERVICE_DEGRADED = 'SERVICE_DEGRADED',
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+  /** The replica is past its capacity (event-loop delay or requests in flight): refused before any work, retry shortly. */
+  SERVICE_OVERLOADED = 'SERVICE_OVERLOADED',
 }
 
 export interface ErrorCodeEntry {
@@ -95,6 +97,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.BILLING_UNAVAILABLE]: { status: 503, permanent: true },
   [ErrorCode.SERVICE_DEGRADED]: { status: 503 },
   [ErrorCode.SERVICE_UNAVAILABLE]: { status: 503 },
+  [ErrorCode.SERVICE_OVERLOADED]: { status: 503, example: 'The service is overloaded; retry in 1 s' },
 };
 
 export function statusOf(code: ErrorCode): number {

@@ -16,6 +16,7 @@ import { SERVICE_SCOPED_LOGGER, ServiceLogScope } from '../logging/service-log-s
 import { AppMetrics } from '../metrics/app-metrics.js';
 import { checkJsonBody, jsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument, OpenApiInfo, serveOpenApi } from '../openapi/openapi.js';
+import { OverloadGate } from './overload-gate.js';
 import { observeRequests } from './request-observer.js';
 import { ServiceIndexModule, type ServiceIndexOptions } from './service-index.js';
 
@@ -28,6 +29,8 @@ export interface HttpAppOptions {
   rawBodyPaths?: readonly string[];
   /** Public routes any web page may call (an embeddable widget): `Access-Control-Allow-Origin: *` whatever CORS_ORIGINS says. */
   openCorsPaths?: readonly string[];
+  /** Routes that hold their response open (event streams): admission control judges them once, when they open, and does not count them in flight. */
+  longLivedPaths?: readonly string[];
 }
 
 /**
@@ -144,6 +147,8 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
   app.enableCors((request: Request, callback: (error: Error | null, options: typeof corsOptions | (Omit<typeof corsOptions, 'origin'> & { origin: string })) => void) =>
     callback(null, openCorsPaths.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
   );
+  // Admission control: an overloaded replica refuses here, before the body is read, any guard runs or the database is asked.
+  app.use(app.get(OverloadGate).middleware(options.longLivedPaths));
   // Size (also after inflating), depth and prototype keys are refused here, before any validation.
   app.use(jsonBodyParser(keepsRawBody));
   app.use(checkJsonBody(keepsRawBody));

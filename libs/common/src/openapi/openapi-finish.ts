@@ -16,6 +16,7 @@ import type { AuthScheme } from '../auth/auth-scheme.decorator.js';
 import type { RouteEntry } from '../auth/route-table.js';
 import { ErrorCode, publicCodeOf, statusOf } from '../errors/error-code.enum.js';
 import { BODY_METHODS, JSON_MEDIA_TYPES, refusesOtherBodies } from '../http/body-media-types.js';
+import { OVERLOAD_EXEMPT_PATHS } from '../http/overload-gate.js';
 import { ErrorDetailDto, ErrorEnvelopeDto, errorExample } from './envelope.schemas.js';
 
 /**
@@ -103,6 +104,7 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
     }
     if (BODY_METHODS.has(route.method.toUpperCase())) addErrorCode(operation, ErrorCode.PAYLOAD_TOO_LARGE, 'a body over the route’s size limit', false);
     if (answersServiceUnavailable(route)) addErrorCode(operation, ErrorCode.SERVICE_UNAVAILABLE, 'the database or the rate-limit store is unreachable, or the replica is overloaded; retry after Retry-After', true);
+    if (answersServiceOverloaded(route)) addOverloadAnswer(operation);
   }
   addContractRoute(document);
   document.info.description = `${document.info.description ?? ''} ${METHOD_NOT_ALLOWED_NOTE}`.trim();
@@ -120,7 +122,7 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
     }
     for (const [status, response] of Object.entries(operation.responses) as Array<[string, ResponseObject]>) {
       const headers: HeadersObject = { ...response.headers, 'X-Request-Id': ref('X-Request-Id') };
-      if (status === '503' && errorCodesOf(response).some((code) => code === publicCodeOf(ErrorCode.SERVICE_UNAVAILABLE) || code === publicCodeOf(ErrorCode.SERVICE_DEGRADED))) {
+      if (status === '503' && errorCodesOf(response).some((code) => RETRY_AFTER_503_CODES.has(code))) {
         headers['Retry-After'] ??= ref('Retry-After');
       }
       narrowErrorCodes(response);
@@ -159,6 +161,29 @@ export const METHOD_NOT_ALLOWED_NOTE =
 /** A route that can answer 503 SERVICE_UNAVAILABLE: it needs the database, or its rate limit refuses while its counter store is down. */
 export function answersServiceUnavailable(route: RouteEntry): boolean {
   return route.database !== false || (route.rateLimit !== undefined && (route.rateLimit.storeOutage ?? 'fail-closed') === 'fail-closed');
+}
+
+/** A route admission control may refuse (every route but OVERLOAD_EXEMPT_PATHS): 503 SERVICE_OVERLOADED, before the route runs. */
+function answersServiceOverloaded(route: RouteEntry): boolean {
+  return !OVERLOAD_EXEMPT_PATHS.includes(route.path);
+}
+
+/** The 503 codes whose answer always carries Retry-After. */
+const RETRY_AFTER_503_CODES = new Set([ErrorCode.SERVICE_UNAVAILABLE, ErrorCode.SERVICE_DEGRADED, ErrorCode.SERVICE_OVERLOADED].map(publicCodeOf));
+
+const OVERLOADED_WHEN = 'the replica is overloaded and refused the request before any work; retry after Retry-After';
+
+/**
+ * Admission control answers in the error envelope before routing, so on an operation whose 503 is a
+ * JSON-RPC error (the MCP endpoints) one schema cannot hold both: there the description says it.
+ */
+function addOverloadAnswer(operation: OperationObject): void {
+  const existing = operation.responses['503'] as ResponseObject | undefined;
+  if (existing && errorMedia(existing)?.jsonRpc) {
+    existing.description = `${existing.description}; ${publicCodeOf(ErrorCode.SERVICE_OVERLOADED)} in the error envelope ({success: false, error: {code}}), not JSON-RPC (${OVERLOADED_WHEN})`;
+    return;
+  }
+  addErrorCode(operation, ErrorCode.SERVICE_OVERLOADED, OVERLOADED_WHEN, false);
 }
 
 type ErrorExamples = Record<string, { summary?: string; value: unknown }>;

@@ -1,0 +1,147 @@
+// The overload scenario (issue 34): GET /api/v1/todos under an open-loop load (a fixed arrival
+// rate, whatever the answers' latency) at 1x, 2x and 3x the capacity measured just before, closed-loop.
+// Prints, per multiple, the p99 of the admitted requests (2xx) over the idle p99, the p99 of the refusals
+// (503 SERVICE_OVERLOADED), and, at 3x, whether /livez kept answering and how long the service took to
+// serve normally again once the load stopped.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { load, sleep } from './lib.mjs';
+
+/** Connections per request per second offered: arrivals stay open-loop until an answer takes longer than this many seconds. */
+const CONNECTIONS_PER_RPS = 0.5;
+const MAX_CONNECTIONS = 1500;
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return undefined;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10;
+}
+
+function request(agent, url, path, headers) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const req = http.request(url + path, { agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - started }));
+    });
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
+    req.end();
+  });
+}
+
+/**
+ * `rate` requests per second for `seconds` (autocannon's overallRate over enough connections that a
+ * slow answer does not hold back the next arrival: open loop until answers take CONNECTIONS_PER_RPS s),
+ * the answers' latencies split by status. `setupRequest` gives each request its headers.
+ */
+export async function openLoop({ url, path, setupRequest, rate, seconds, onTick }) {
+  const latencies = new Map();
+  const connections = Math.min(MAX_CONNECTIONS, Math.max(10, Math.ceil(rate * CONNECTIONS_PER_RPS)));
+  const instance = autocannon({ url, connections, overallRate: Math.round(rate), duration: seconds, requests: [{ method: 'GET', path, setupRequest }] });
+  instance.on('response', (_client, status, _bytes, ms) => {
+    let list = latencies.get(status);
+    if (!list) latencies.set(status, (list = []));
+    list.push(ms);
+  });
+  const ticker = onTick ? setInterval(onTick, 20) : undefined;
+  const result = await instance;
+  clearInterval(ticker);
+  const loadEndedAt = performance.now();
+  const sorted = (status) => (latencies.get(status) ?? []).slice().sort((a, b) => a - b);
+  const admitted = [...latencies.entries()].filter(([status]) => status >= 200 && status < 300).flatMap(([, list]) => list).sort((a, b) => a - b);
+  const refused = sorted(503);
+  return {
+    offeredRps: Math.round(rate),
+    sentRps: Math.round(result.requests.total / seconds),
+    admittedRps: Math.round(admitted.length / seconds),
+    admittedP50: percentile(admitted, 50),
+    admittedP99: percentile(admitted, 99),
+    refusedP99: percentile(refused, 99),
+    refused: refused.length,
+    byStatus: Object.fromEntries([...latencies.entries()].map(([status, list]) => [status, list.length])),
+    errors: result.errors + result.timeouts,
+    loadEndedAt,
+  };
+}
+
+/** GETs `path` one after another until an answer is 200 within `okMs`; the milliseconds from `since` to it. */
+async function recoveredAfter({ url, path, headersOf, since, okMs }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; ; i++) {
+      const answer = await request(agent, url, path, headersOf(i));
+      if (answer.status === 200 && answer.ms <= okMs) return Math.round(performance.now() - since);
+      if (performance.now() - since > 30_000) return undefined;
+      await sleep(10);
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** The sum of a counter's samples in the service's /metrics. */
+async function counterValue(url, metricsToken, name) {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+/**
+ * The rows of the overload scenario against todo-api at `url` (started with METRICS_TOKEN=`metricsToken`).
+ * `headersOf(i)` and `setupRequest` give requests their API key; `seconds` of load per multiple.
+ */
+export async function overloadScenario({ url, path, headersOf, setupRequest, seconds, ratio, metricsToken }) {
+  const rows = [];
+  // Capacity: closed-loop, 20 connections, as the throughput rows measure it.
+  const capacity = await load({ url, requests: [{ method: 'GET', path, setupRequest }], duration: seconds });
+  rows.push({ scenario: 'overload: GET /todos capacity (closed loop, 20 conn.)', ...capacity });
+  // Idle: the same open-loop generator at a tenth of capacity.
+  const idle = await openLoop({ url, path, setupRequest, rate: Math.max(20, Math.round(capacity.rps / 10)), seconds: Math.min(seconds, 5) });
+  rows.push({ scenario: `overload: idle, open loop at ${idle.offeredRps}/s`, rps: idle.admittedRps, p50: idle.admittedP50, p99: idle.admittedP99 });
+  const idleP99 = Math.max(1, idle.admittedP99 ?? 1);
+
+  for (const multiple of [1, 2, 3]) {
+    await sleep(2000);
+    const livez = [];
+    let livezInFlight = false;
+    const probeLivez = () => {
+      if (multiple !== 3 || livezInFlight) return;
+      livezInFlight = true;
+      fetch(`${url}/livez`, { signal: AbortSignal.timeout(5000) })
+        .then((res) => livez.push(res.status))
+        .catch(() => livez.push(0))
+        .finally(() => (livezInFlight = false));
+    };
+    const rejectedBefore = await counterValue(url, metricsToken, 'overload_rejections_total');
+    const result = await openLoop({ url, path, setupRequest, rate: capacity.rps * multiple, seconds, onTick: probeLivez });
+    const recoveryMs = multiple === 3 ? await recoveredAfter({ url, path, headersOf, since: result.loadEndedAt, okMs: 5 * idleP99 }) : undefined;
+    const overloaded = (await counterValue(url, metricsToken, 'overload_rejections_total')) - rejectedBefore;
+    const p99Ratio = result.admittedP99 === undefined ? undefined : ratio(result.admittedP99, idleP99);
+    rows.push({
+      scenario: `overload: ${multiple}x (${result.offeredRps}/s, sent ${result.sentRps}/s) admitted p99/idle`,
+      rps: result.admittedRps,
+      p50: result.admittedP50,
+      p99: result.admittedP99,
+      ratio: p99Ratio,
+      target: '<= 5',
+      pass: p99Ratio !== undefined && p99Ratio <= 5,
+    });
+    rows.push({
+      scenario: `overload: ${multiple}x refused (503) p99 ms`,
+      rps: Math.round(result.refused / seconds),
+      p99: result.refusedP99,
+      ratio: result.refusedP99,
+      ...(result.refused > 0 ? { target: '<= 10', pass: result.refusedP99 <= 10 } : {}),
+      statusCodes: result.byStatus,
+    });
+    console.log(`${''.padEnd(44)} answers by status: ${JSON.stringify(result.byStatus)}, errors ${result.errors}; overload_rejections_total +${overloaded}`);
+    if (multiple === 3) {
+      const livezOk = livez.filter((status) => status === 200).length;
+      rows.push({ scenario: `overload: 3x /livez answered 200 (of ${livez.length})`, ratio: livezOk, target: 'all', pass: livez.length > 0 && livezOk === livez.length });
+      rows.push({ scenario: 'overload: 3x back to normal after the load (ms)', ratio: recoveryMs, target: '<= 1000', pass: recoveryMs !== undefined && recoveryMs <= 1000 });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,182 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import type { Counter } from 'prom-client';
+import { APP_CONFIG, type AppConfig, type OverloadConfig } from '#libs/config';
+import { ErrorCode, statusOf } from '../errors/error-code.enum.js';
+import { AppMetrics } from '../metrics/app-metrics.js';
+import { errorBody } from './all-exceptions.filter.js';
+import { trimTrailingSlashes } from './trim-slashes.js';
+
+/**
+ * Routes the gate never refuses, whatever the load: the probes, the status route and the metrics
+ * scrape (an overloaded replica must still say so). The OpenAPI document names SERVICE_OVERLOADED
+ * on every other route (openapi-finish).
+ */
+export const OVERLOAD_EXEMPT_PATHS: readonly string[] = ['/livez', '/readyz', '/api/v1/status', '/metrics'];
+
+/** The event loop's delay is averaged over windows this long: the gate reacts (and recovers) within one or two of them. */
+const OVERLOAD_WINDOW_MS = 250;
+
+/** `Retry-After` of a refusal: an overloaded replica is expected back within a second or so. */
+const OVERLOAD_RETRY_AFTER_SECONDS = 1;
+
+export type OverloadReason = 'in_flight' | 'event_loop_delay';
+
+/** The limits the decision compares against (OverloadConfig without the switch). */
+export type OverloadLimits = Pick<OverloadConfig, 'maxEventLoopDelayMs' | 'maxInFlight' | 'minInFlight'>;
+
+/**
+ * Why a new request is refused, or undefined when it is admitted: the requests already in flight
+ * reach `maxInFlight`, or the event loop's mean delay over the last window reaches
+ * `maxEventLoopDelayMs` while at least `minInFlight` requests are in flight (a delay with no queue
+ * behind it, a single slow task, is not overload: refusing then would only drop work that is cheap to do).
+ */
+export function overloadReason(inFlight: number, eventLoopDelayMs: number, limits: OverloadLimits): OverloadReason | undefined {
+  if (inFlight >= limits.maxInFlight) return 'in_flight';
+  if (inFlight >= limits.minInFlight && eventLoopDelayMs >= limits.maxEventLoopDelayMs) return 'event_loop_delay';
+  return undefined;
+}
+
+/** Where the event loop's delay comes from: `monitorEventLoopDelay` in the app, a stand-in in unit tests. */
+export interface EventLoopDelaySource {
+  /** Mean delay (ms) of the samples since the last reset; 0 when there is none. */
+  meanMs(): number;
+  reset(): void;
+  stop(): void;
+}
+
+/** The event loop's delay from perf_hooks, sampled every 10 ms. */
+function perfHooksDelaySource(): EventLoopDelaySource {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  return {
+    meanMs: () => (histogram.count > 0 ? histogram.mean / 1e6 : 0),
+    reset: () => histogram.reset(),
+    stop: () => histogram.disable(),
+  };
+}
+
+/**
+ * The decision and its inputs, without HTTP: the requests in flight (counted by the gate) and the
+ * event loop's mean delay over the last completed window (`sample()`, called every
+ * OVERLOAD_WINDOW_MS by the gate's timer). A window is read and then forgotten, so once the load is
+ * gone the next window's figure is low again: admission recovers within one window.
+ */
+export class OverloadMonitor {
+  private inFlightCount = 0;
+  private lastDelayMs = 0;
+
+  constructor(
+    private readonly limits: OverloadLimits,
+    private readonly delays: EventLoopDelaySource,
+  ) {}
+
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  /** The mean event-loop delay of the last completed window (ms). */
+  get eventLoopDelayMs(): number {
+    return this.lastDelayMs;
+  }
+
+  /** Closes the current window: its mean delay is what the next decisions use. */
+  sample(): void {
+    this.lastDelayMs = this.delays.meanMs();
+    this.delays.reset();
+  }
+
+  /** Why a request arriving now would be refused, if it would be. */
+  check(): OverloadReason | undefined {
+    return overloadReason(this.inFlightCount, this.lastDelayMs, this.limits);
+  }
+
+  enter(): void {
+    this.inFlightCount++;
+  }
+
+  leave(): void {
+    this.inFlightCount--;
+  }
+
+  stop(): void {
+    this.delays.stop();
+  }
+}
+
+/**
+ * Admission control: the first thing after the request id, the security headers and CORS, before
+ * the body is read, any guard runs or the database is asked. While the replica is overloaded
+ * (OverloadMonitor) a request is answered at once with 503 SERVICE_OVERLOADED and
+ * `Retry-After: 1` in the envelope, counted in `overload_rejections_total`; OVERLOAD_EXEMPT_PATHS
+ * always pass. An admitted request counts as in flight until its response closes, except a
+ * long-lived one (an event stream, the app's `longLivedPaths`), which is judged once, when it
+ * opens, and then no longer counts: idle streams are not load.
+ */
+@Injectable()
+export class OverloadGate implements OnModuleDestroy {
+  private readonly monitor?: OverloadMonitor;
+  private readonly timer?: NodeJS.Timeout;
+  private readonly rejections: Counter<'reason'>;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, metrics: AppMetrics) {
+    this.rejections = metrics.counter({
+      name: 'overload_rejections_total',
+      help: 'Requests refused with 503 SERVICE_OVERLOADED by admission control, by reason (in_flight, event_loop_delay)',
+      labelNames: ['reason'],
+    });
+    if (!config.overload.enabled) return;
+    const monitor = (this.monitor = new OverloadMonitor(config.overload, perfHooksDelaySource()));
+    this.timer = setInterval(() => monitor.sample(), OVERLOAD_WINDOW_MS).unref();
+    metrics.gauge({
+      name: 'overload_in_flight_requests',
+      help: 'Requests admitted and not yet answered (event streams count only while they open)',
+      collect() {
+        this.set(monitor.inFlight);
+      },
+    });
+    metrics.gauge({
+      name: 'overload_event_loop_delay_seconds',
+      help: `Mean event-loop delay over the last ${OVERLOAD_WINDOW_MS} ms window, as admission control sees it`,
+      collect() {
+        this.set(monitor.eventLoopDelayMs / 1000);
+      },
+    });
+  }
+
+  /** The Express middleware; `longLivedPaths` are the app's streaming routes (judged at admission only). */
+  middleware(longLivedPaths: readonly string[] = []): (request: Request, response: Response, next: NextFunction) => void {
+    const monitor = this.monitor;
+    if (!monitor) return (_request, _response, next) => next();
+    const exempt = new Set(OVERLOAD_EXEMPT_PATHS);
+    const longLived = new Set(longLivedPaths);
+    const leave = () => monitor.leave();
+    return (request, response, next) => {
+      const path = request.path.length > 1 ? trimTrailingSlashes(request.path) : request.path;
+      if (exempt.has(path)) return next();
+      const reason = monitor.check();
+      if (reason !== undefined) return this.refuse(response, reason);
+      if (!longLived.has(path)) {
+        monitor.enter();
+        response.once('close', leave);
+      }
+      next();
+    };
+  }
+
+  private refuse(response: Response, reason: OverloadReason): void {
+    this.rejections.inc({ reason });
+    // For the access-log line (request logging), as the exception filter does.
+    response.locals.errorCode = ErrorCode.SERVICE_OVERLOADED;
+    response
+      .status(statusOf(ErrorCode.SERVICE_OVERLOADED))
+      .setHeader('Retry-After', String(OVERLOAD_RETRY_AFTER_SECONDS))
+      .json(errorBody(ErrorCode.SERVICE_OVERLOADED, `The service is overloaded; retry in ${OVERLOAD_RETRY_AFTER_SECONDS} s`, { retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS }));
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+    this.monitor?.stop();
+  }
+}
