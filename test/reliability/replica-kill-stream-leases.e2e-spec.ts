@@ -7,14 +7,20 @@
  * streams through a 21 s database freeze (one renewal falls inside it and fails) and through a
  * cut connection (it writes its leases back once reconnected).
  *
- * Real PostgreSQL only: a lease belongs to its replica's database session, and PostgreSQL ends a
- * killed client's session at once. Replicas of one embedded database share its one PGlite session,
- * which only a restart of the database (its owning process) ends.
- * Figures: `replica-kill.postgres.json` (scripts/reliability-summary.mjs).
+ * Replicas on real PostgreSQL: a lease belongs to its replica's database session, and PostgreSQL
+ * ends a killed client's session at once. Processes sharing one embedded database share its one
+ * PGlite session, so that case is PostgreSQL's alone; on the embedded database the process owns
+ * its database, and the case is its own restart after kill -9: the new run's session is not the
+ * old one, so the old run's leases no longer count.
+ * Figures: `replica-kill.<database>.json` (scripts/reliability-summary.mjs).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, EmbeddedPostgres } from '#libs/database';
 import { createTestDatabase, insertUser, ToggleProxy, until, usingRealPostgres, type TestDatabase } from '#libs/testing';
 import { TODO_STREAMS_HELD_RETRY_SECONDS, TODO_STREAMS_PER_ACCOUNT } from '../../apps/todo-api/src/todos/todo-stream-leases.service.js';
 import { grantBetaAccess } from '../support/api-access.js';
@@ -35,11 +41,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** An open stream on a replica (node:http, so a refusal's status shows and the socket is ours to close). */
 function openStream(base: string, key: string): Promise<{ status: number; retryAfter: string | undefined; close: () => void; ended: () => boolean }> {
   return new Promise((resolve, reject) => {
-    const request = http.get(`${base}/api/v1/todos/events`, { headers: { 'X-API-Key': key } }, (response) => {
+    // No keep-alive agent: every socket is this stream's, closed with it.
+    const request = http.get(`${base}/api/v1/todos/events`, { headers: { 'X-API-Key': key }, agent: false }, (response) => {
       let ended = false;
       response.on('close', () => (ended = true));
       response.resume();
-      if (response.statusCode !== 200) response.on('end', () => undefined);
       resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] as string | undefined, close: () => request.destroy(), ended: () => ended });
     });
     request.on('error', reject);
@@ -77,7 +83,8 @@ function openStream(base: string, key: string): Promise<{ status: number; retryA
     await proxy.start();
     const env = { JWT_SECRET: TEST_JWT_SECRET, DB_POOL_SIZE: '4', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
     replicaA = await startBuiltTodoApi(built, { ...env, DATABASE_URL: database.url }, '/readyz');
-    replicaC = await startBuiltTodoApi(built, { ...env, DATABASE_URL: proxy.wrap(database.url) }, '/readyz');
+    // C's queries give up after 2 s, so the renewal that falls inside the freeze fails rather than waits it out.
+    replicaC = await startBuiltTodoApi(built, { ...env, DATABASE_URL: proxy.wrap(database.url), DB_QUERY_TIMEOUT_MS: '2000' }, '/readyz');
   }, 120_000);
 
   afterAll(async () => {
@@ -154,4 +161,66 @@ function openStream(base: string, key: string): Promise<{ status: number; retryA
     figures.liveReplicaLeasesKeptThroughFreezeMs = FREEZE_MS;
     figures.grantedDuringCut = extra;
   }, FREEZE_MS + 60_000);
+});
+
+(usingRealPostgres() ? describe.skip : describe)('kill -9 of the process that owns the embedded database, with an account at its stream cap', () => {
+  let built: BuiltServices;
+  let dataDir: string;
+  let first: BuiltTodoApi | undefined;
+  let second: BuiltTodoApi | undefined;
+  const streams: { close: () => void }[] = [];
+  const figures: Record<string, unknown> = {};
+
+  beforeAll(async () => {
+    built = buildServices();
+    dataDir = mkdtempSync(join(tmpdir(), 'todo-api-owned-'));
+  }, 60_000);
+
+  afterAll(() => {
+    if (Object.keys(figures).length > 0) writeFigures('replica-kill', figures);
+    for (const stream of streams) stream.close();
+    first?.stop();
+    second?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (built) rmSync(built.root, { recursive: true, force: true });
+  });
+
+  it('grants a stream as soon as the restarted process answers: the killed run\'s leases are not counted', async () => {
+    // The account, written into the data directory before the app owns it.
+    const embedded = await EmbeddedPostgres.start({ dataDir: join(dataDir, 'pg'), maxConnections: 4 });
+    const dataSource = new DataSource(dataSourceOptions({ url: embedded.url, poolSize: 2, applicationName: 'replica-kill-test' }));
+    let key: string;
+    try {
+      await dataSource.initialize();
+      await dataSource.runMigrations();
+      const user = await insertUser(dataSource);
+      await grantBetaAccess(dataSource, user.id);
+      key = (await insertApiKey(dataSource, user.id)).key;
+    } finally {
+      await dataSource.destroy();
+      await embedded.stop();
+    }
+    const env = { JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
+    first = await startBuiltTodoApi(built, env, '/readyz');
+    for (let i = 0; i < TODO_STREAMS_PER_ACCOUNT; i++) {
+      const stream = await openStream(first.base, key);
+      streams.push(stream);
+      expect(stream.status).toBe(200);
+    }
+    const refused = await openStream(first.base, key);
+    streams.push(refused);
+    expect({ status: refused.status, retryAfter: Number(refused.retryAfter) }).toEqual({ status: 429, retryAfter: TODO_STREAMS_HELD_RETRY_SECONDS });
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const killedAt = Date.now();
+    second = await startBuiltTodoApi(built, env, '/readyz');
+    const restartMs = Date.now() - killedAt;
+    const stream = await openStream(second.base, key);
+    streams.push(stream);
+    figures.restartAfterKillMs = restartMs;
+    figures.streamGrantedAfterKillMs = stream.status === 200 ? Date.now() - killedAt : null;
+    figures.refusalsAfterRestart = stream.status === 200 ? 0 : 1;
+    expect({ status: stream.status, retryAfter: stream.retryAfter }).toEqual({ status: 200, retryAfter: undefined });
+  }, 120_000);
 });
