@@ -39,14 +39,24 @@ const FREEZE_MS = 21_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An open stream on a replica (node:http, so a refusal's status shows and the socket is ours to close). */
-function openStream(base: string, key: string): Promise<{ status: number; retryAfter: string | undefined; close: () => void; ended: () => boolean }> {
+function openStream(
+  base: string,
+  key: string,
+): Promise<{ status: number; retryAfter: string | undefined; close: () => void; ended: () => boolean; received: () => string }> {
   return new Promise((resolve, reject) => {
     // No keep-alive agent: every socket is this stream's, closed with it.
     const request = http.get(`${base}/api/v1/todos/events`, { headers: { 'X-API-Key': key }, agent: false }, (response) => {
       let ended = false;
+      let text = '';
       response.on('close', () => (ended = true));
-      response.resume();
-      resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] as string | undefined, close: () => request.destroy(), ended: () => ended });
+      response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      resolve({
+        status: response.statusCode ?? 0,
+        retryAfter: response.headers['retry-after'] as string | undefined,
+        close: () => request.destroy(),
+        ended: () => ended,
+        received: () => text,
+      });
     });
     request.on('error', reject);
   });
@@ -131,13 +141,17 @@ function openStream(base: string, key: string): Promise<{ status: number; retryA
 
   it('keeps a live replica at the cap through a 21 s database freeze and a failed renewal, and writes its leases back after a cut connection', async () => {
     const { userId, key } = await callerKey();
-    const held = [];
+    const held: Awaited<ReturnType<typeof openStream>>[] = [];
     for (let i = 0; i < TODO_STREAMS_PER_ACCOUNT; i++) {
       const stream = await open(replicaC.base, key);
       expect(stream.status).toBe(200);
       held.push(stream);
     }
     expect((await open(replicaB.baseUrl, key)).status).toBe(429);
+    // Every stream has delivered a change: C's reads for them are done, so the freeze meets no read of the
+    // event log (one that fails ends the user's streams, for EventSource to reconnect: not what is tested here).
+    await replicaB.http.post('/api/v1/todos').set('X-API-Key', key).send({ text: 'before the freeze', priority: 1, category: 'leases' }).expect(201);
+    await until(() => held.every((stream) => stream.received().includes('todo.created')), 10_000, 'the change on every stream of replica C');
 
     // Frozen: replica C's sessions stay open (only silent), so its leases keep counting, during and after.
     proxy.freeze();
@@ -146,7 +160,8 @@ function openStream(base: string, key: string): Promise<{ status: number; retryA
     proxy.restore();
     await sleep(500);
     const afterFreeze = (await open(replicaB.baseUrl, key)).status;
-    expect({ duringFreeze, afterFreeze, leases: await leasesOf(userId) }).toEqual({ duringFreeze: 429, afterFreeze: 429, leases: TODO_STREAMS_PER_ACCOUNT });
+    const endedStreams = held.filter((stream) => stream.ended()).length;
+    expect({ duringFreeze, afterFreeze, leases: await leasesOf(userId), endedStreams }).toEqual({ duringFreeze: 429, afterFreeze: 429, leases: TODO_STREAMS_PER_ACCOUNT, endedStreams: 0 });
 
     // Cut: C's session is gone, which the database cannot tell from a death, so B may grant meanwhile;
     // once C reconnects it writes its leases back under its new session and the cap holds again.
