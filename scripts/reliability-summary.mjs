@@ -84,6 +84,17 @@ for (const s of suites) {
     if (!within) bad++;
     rows.push([tag, `SIGTERM to exit, database frozen (limit grace ${n(f.graceMs)} ms + 2 s; issue 33: 30.5 s)`, `${n(f.shutdownUnderFreezeMs)} ms`, within ? 'ok' : 'FAIL']);
     rows.push([tag, 'close steps abandoned at their deadline (one warning each)', n(f.abandonedCloseSteps), '']);
+  } else if (s.suite === 'replica-kill') {
+    const granted = f.streamGrantedAfterKillMs;
+    if (s.database.startsWith('embedded')) {
+      // The process owns its database: the figure is its restart; the first stream after it must be granted.
+      rows.push([tag, 'account at its 10-stream cap, the owning process killed (-9) and restarted: stream granted after (restart included) / refused after the restart', `${granted === null ? 'never' : `${n(granted)} ms`} / ${n(f.refusalsAfterRestart)}`, zero(f.refusalsAfterRestart)]);
+    } else {
+      const within = typeof granted === 'number' && granted <= f.streamGrantBoundMs;
+      if (!within) bad++;
+      rows.push([tag, `account at its 10-stream cap, kill -9 of the replica holding them: stream granted on another after (limit ${n(f.streamGrantBoundMs)} ms; issue 33: ~45 s)`, granted === null ? 'never' : `${n(granted)} ms`, within ? 'ok' : 'FAIL']);
+    }
+    if (f.liveReplicaLeasesKeptThroughFreezeMs !== undefined) rows.push([tag, 'live replica kept its leases through a database freeze (a renewal failing inside it)', `${n(f.liveReplicaLeasesKeptThroughFreezeMs)} ms`, 'ok']);
   } else if (s.suite === 'database-breaker') {
     const slowest = Math.max(f.after503Sequential?.maxMs ?? Infinity, f.after503Burst20?.maxMs ?? Infinity);
     const sse = f.sseRecoveryAfterWritesMs ?? Infinity;

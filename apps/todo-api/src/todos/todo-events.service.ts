@@ -71,7 +71,8 @@ interface Subscriber {
  * (CredentialRevocations) travels on the same channel, and every replica re-checks that user's
  * streams; each stream also re-checks on a timer (at its JWT's expiry at the latest), so a lost
  * notice still ends it. Each stream holds a lease (TodoStreamLeasesService): at most
- * TODO_STREAMS_PER_ACCOUNT per account over all replicas.
+ * TODO_STREAMS_PER_ACCOUNT per account over all replicas, tied to the LISTEN connection's
+ * session, so a replica killed with -9 frees them when that connection closes.
  */
 @Injectable()
 export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
@@ -121,6 +122,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
         if (dependency === DATABASE_DEPENDENCY) this.reconnectNow();
       });
       await this.connectListener();
+    } else {
+      await this.leases.holdBy();
     }
   }
 
@@ -379,6 +382,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       if (this.listener !== client) return;
       this.listener = undefined;
       this.listenerLost = true;
+      this.leases.sessionLost();
       client.end().catch(() => undefined);
       // During an outage this is one more connection lost: the outage is logged once, by DependencyOutages.
       if (!this.stopping) this.outages.suspect(DATABASE_DEPENDENCY, error);
@@ -404,6 +408,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       this.connecting = false;
       this.listener = client;
       this.reconnectDelayMs = 500;
+      // The leases of this replica's streams belong to this session from now on.
+      void this.leases.holdBy(client);
       // Notices sent while nobody listened are gone; the event log still has the events.
       if (this.listenerLost) {
         this.listenerLost = false;
