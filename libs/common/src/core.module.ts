@@ -45,7 +45,7 @@ export class CoreModule {
         HealthModule.forService(options.service),
       ],
       providers: [
-        { provide: AppTracing, useFactory: () => new AppTracing(options.config.tracing, options.service) },
+        { provide: AppTracing, useFactory: () => AppTracing.create(options.config.tracing, options.service) },
         { provide: REQUEST_LOGGING, useValue: createRequestLogging(options.config, options.service, options.logDestination, options.requestLogging) },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -1,6 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
-import { inSpanOf, SpanKind } from '#libs/tracing';
-import { ATTR_DB_OPERATION_NAME, ATTR_DB_QUERY_TEXT, ATTR_DB_SYSTEM_NAME, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
+import { inSpanOf, SpanAttributes, SpanKind } from '#libs/tracing';
+
+const POSTGRESQL = { [SpanAttributes.dbSystemName]: 'postgresql' };
 
 /** The statement's first word (SELECT, INSERT, WITH...): the span's name. SQL text is parameterised, so it holds no values. */
 function operationOf(sql: string): string {
@@ -15,10 +16,10 @@ function operationOf(sql: string): string {
  */
 export function tracedStatement<T>(tracer: Tracer, sql: string, run: () => Promise<T>): Promise<T> {
   const operation = operationOf(sql);
-  return inSpanOf(tracer, operation, SpanKind.CLIENT, { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL, [ATTR_DB_OPERATION_NAME]: operation, [ATTR_DB_QUERY_TEXT]: sql }, run);
+  return inSpanOf(tracer, operation, SpanKind.CLIENT, { ...POSTGRESQL, [SpanAttributes.dbOperationName]: operation, [SpanAttributes.dbQueryText]: sql }, run);
 }
 
 /** A transaction as a span: its statements are its children. */
 export function tracedTransaction<T>(tracer: Tracer, run: () => Promise<T>): Promise<T> {
-  return inSpanOf(tracer, 'transaction', SpanKind.INTERNAL, { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL }, run);
+  return inSpanOf(tracer, 'transaction', SpanKind.INTERNAL, POSTGRESQL, run);
 }

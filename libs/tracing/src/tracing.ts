@@ -1,18 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, createContextKey, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import {
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
-  ATTR_SERVER_ADDRESS,
-  ATTR_SERVER_PORT,
-  ATTR_SERVICE_NAME,
-} from '@opentelemetry/semantic-conventions';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 
 /**
  * OpenTelemetry traces, made at our own chokepoints rather than by auto-instrumentation: the app's
@@ -26,9 +15,23 @@ import {
  * OTEL_EXPORTER_OTLP_ENDPOINT unset nothing is set up: every helper answers after one check.
  */
 
+/** Attribute names of OpenTelemetry's stable semantic conventions that our spans use. */
+export const SpanAttributes = {
+  serviceName: 'service.name',
+  httpRequestMethod: 'http.request.method',
+  httpResponseStatusCode: 'http.response.status_code',
+  httpRoute: 'http.route',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  dbSystemName: 'db.system.name',
+  dbOperationName: 'db.operation.name',
+  dbQueryText: 'db.query.text',
+} as const;
+
 /** The context key under which a traced request carries its app's tracer. */
 const APP_TRACER = createContextKey('app tracer');
-const propagator = new W3CTraceContextPropagator();
+/** W3C `traceparent`/`tracestate`; loaded with the SDK (set whenever tracingInProcess is). */
+let propagator: W3CTraceContextPropagator;
 /** Set once any app in the process traces: until then the helpers do not even read the context. */
 let tracingInProcess = false;
 
@@ -51,22 +54,33 @@ type TracedRequest = IncomingMessage & { route?: { path?: unknown } };
 
 /** One app's traces: its tracer and exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, else nothing. */
 export class AppTracing {
-  private readonly provider: BasicTracerProvider | undefined;
-  private readonly tracer: Tracer | undefined;
+  private constructor(
+    private readonly provider?: BasicTracerProvider,
+    private readonly tracer?: Tracer,
+  ) {}
 
-  constructor(options: TracingOptions, service: string) {
-    if (!options.endpoint) return;
+  /** Loads the SDK and the exporter only when tracing is on: an app without it does not carry them (about 5 MB idle). */
+  static async create(options: TracingOptions, service: string): Promise<AppTracing> {
+    if (!options.endpoint) return new AppTracing();
+    const [{ W3CTraceContextPropagator }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { BasicTracerProvider, BatchSpanProcessor }] = await Promise.all([
+      import('@opentelemetry/core'),
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace-base'),
+    ]);
     if (!tracingInProcess) {
       // Process-wide and once: how a span stays the active one across awaits (AsyncLocalStorage).
       context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      propagator = new W3CTraceContextPropagator();
       tracingInProcess = true;
     }
     const url = new URL('v1/traces', options.endpoint.endsWith('/') ? options.endpoint : `${options.endpoint}/`).href;
-    this.provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName ?? service }),
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ [SpanAttributes.serviceName]: options.serviceName ?? service }),
       spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }), { scheduledDelayMillis: options.exportDelayMs })],
     });
-    this.tracer = this.provider.getTracer(service);
+    return new AppTracing(provider, provider.getTracer(service));
   }
 
   get enabled(): boolean {
@@ -84,11 +98,11 @@ export class AppTracing {
     return (request, response, next) => {
       const parent = propagator.extract(context.active(), request.headers, headerGetter);
       const method = request.method ?? 'GET';
-      const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method } }, parent);
+      const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { [SpanAttributes.httpRequestMethod]: method } }, parent);
       response.once('close', () => {
         const route = request.route?.path;
-        if (typeof route === 'string') span.setAttribute(ATTR_HTTP_ROUTE, route).updateName(`${method} ${route}`);
-        span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.statusCode);
+        if (typeof route === 'string') span.setAttribute(SpanAttributes.httpRoute, route).updateName(`${method} ${route}`);
+        span.setAttribute(SpanAttributes.httpResponseStatusCode, response.statusCode);
         if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
       });
@@ -158,7 +172,7 @@ export function injectTraceContext(headers: Record<string, string>): void {
 export function outgoingCall<T>(method: string, host: string, port: number, headers: Record<string, string>, send: () => Promise<T>): Promise<T> {
   const tracer = activeTracer();
   if (!tracer) return send();
-  const attributes = { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_SERVER_ADDRESS]: host, [ATTR_SERVER_PORT]: port };
+  const attributes = { [SpanAttributes.httpRequestMethod]: method, [SpanAttributes.serverAddress]: host, [SpanAttributes.serverPort]: port };
   return inSpanOf(tracer, method, SpanKind.CLIENT, attributes, () => {
     propagator.inject(context.active(), headers, headerSetter);
     return send();

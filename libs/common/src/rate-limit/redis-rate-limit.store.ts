@@ -1,8 +1,7 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { ATTR_DB_OPERATION_NAME, ATTR_DB_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
 import type { AppConfig } from '#libs/config';
-import { activeTracer, inSpanOf, SpanKind } from '#libs/tracing';
+import { activeTracer, inSpanOf, SpanAttributes, SpanKind } from '#libs/tracing';
 import { DependencyHealth } from '../health/dependency-health.js';
 import { RateLimitStore, RateLimitStoreUnavailableError, type RateLimitHit } from './rate-limit.store.js';
 
@@ -161,7 +160,7 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
   private call<T>(name: string, command: () => Promise<T>): Promise<T> {
     // In a traced request: a span per command (its name, never the key, which names a credential or an address).
     const tracer = activeTracer();
-    return tracer ? inSpanOf(tracer, name, SpanKind.CLIENT, { [ATTR_DB_SYSTEM_NAME]: 'redis', [ATTR_DB_OPERATION_NAME]: name }, () => this.send(command)) : this.send(command);
+    return tracer ? inSpanOf(tracer, name, SpanKind.CLIENT, { [SpanAttributes.dbSystemName]: 'redis', [SpanAttributes.dbOperationName]: name }, () => this.send(command)) : this.send(command);
   }
 
   private async send<T>(command: () => Promise<T>): Promise<T> {
