@@ -6,8 +6,8 @@ import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 /**
  * OpenTelemetry traces, made at our own chokepoints rather than by auto-instrumentation: the app's
  * HTTP middleware opens the server span (parent: the incoming `traceparent`), and the one database
- * executor, the Redis counter store and the outbound HTTP clients open child spans with `inSpan`
- * and add `traceparent` to what they send with `injectTraceContext`.
+ * executor, the Redis counter store and the outbound HTTP clients open child spans (`inSpanOf`,
+ * `outgoingCall`, which also adds `traceparent` to what they send).
  *
  * Each app has its own tracer (its own `service.name` and exporter: two apps may share a process),
  * carried in the request's context: code below the middleware finds it there, so libs need no
@@ -135,14 +135,9 @@ export function activeTracer(): Tracer | undefined {
 
 /**
  * Runs `work` in a child span of the active one (a database statement, a Redis command, an
- * outgoing call), ended when it settles, an error recorded. Outside a traced request: `work()`.
+ * outgoing call), ended when it settles, an error recorded. The caller checks `activeTracer()`
+ * first and runs `work` as it is when that answers nothing (tracing off, or outside a traced request).
  */
-export function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, work: () => Promise<T>): Promise<T> {
-  const tracer = activeTracer();
-  return tracer ? tracer.startActiveSpan(name, { kind, attributes }, (span) => settle(span, work())) : work();
-}
-
-/** `inSpan` when the caller already holds the tracer (a hot path checks `activeTracer()` first to allocate nothing without one). */
 export function inSpanOf<T>(tracer: Tracer, name: string, kind: SpanKind, attributes: Attributes, work: () => Promise<T>): Promise<T> {
   return tracer.startActiveSpan(name, { kind, attributes }, (span) => settle(span, work()));
 }
@@ -157,11 +152,6 @@ async function settle<T>(span: Span, pending: Promise<T>): Promise<T> {
   } finally {
     span.end();
   }
-}
-
-/** Adds the active span's `traceparent` (and `tracestate`) to an outgoing request's headers; nothing outside a traced request. */
-export function injectTraceContext(headers: Record<string, string>): void {
-  if (activeTracer()) propagator.inject(context.active(), headers, headerSetter);
 }
 
 /**
