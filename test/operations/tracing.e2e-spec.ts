@@ -62,7 +62,7 @@ class OtlpReceiver {
   }
 }
 
-/** The bot-check verifier stand-in: passes every token, keeps the headers it was sent. */
+/** The bot-check verifier stand-in: passes every token but `boom` (500), keeps the headers it was sent. */
 class Verifier {
   readonly headers: IncomingHttpHeaders[] = [];
   private server?: Server;
@@ -71,7 +71,12 @@ class Verifier {
   async start(): Promise<void> {
     this.server = createServer((request, response) => {
       this.headers.push(request.headers);
-      request.resume().on('end', () => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{"success":true}'));
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        if (new URLSearchParams(body).get('response') === 'boom') response.writeHead(500).end('oops');
+        else response.writeHead(200, { 'Content-Type': 'application/json' }).end('{"success":true}');
+      });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/siteverify`;
@@ -157,6 +162,21 @@ describe('OpenTelemetry traces (OTLP/HTTP)', () => {
     // The access line names the trace and the server span.
     await until(() => accessLinesOf(traced).some((line) => line.trace_id === traceId), 2000, 'the access line');
     expect(accessLinesOf(traced).find((line) => line.trace_id === traceId)).toMatchObject({ span_id: server.spanId, res: { statusCode: 201 } });
+  });
+
+  it("a service's own line logged while handling a traced request carries its trace_id and span_id", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const password = strongPassword();
+    await traced.http
+      .post('/api/v1/auth/signup')
+      .set('traceparent', `00-${traceId}-${randomBytes(8).toString('hex')}-01`)
+      .send({ email: uniqueEmail('traced'), password, passwordConfirm: password, turnstileToken: 'boom' })
+      .expect(503);
+    await until(() => receiver.inTrace(traceId).some((span) => span.kind === SERVER), 10_000, 'the server span');
+    const server = receiver.inTrace(traceId).find((span) => span.kind === SERVER)!;
+    const lines = traced.logs.lines.map((line) => JSON.parse(line) as Record<string, any>);
+    const warning = lines.find((line) => line.msg === 'Bot-challenge verifier unavailable; signup refused' && line.trace_id === traceId);
+    expect(warning).toMatchObject({ level: 40, context: 'TurnstileVerifier', span_id: server.spanId });
   });
 
   it('without OTEL_EXPORTER_OTLP_ENDPOINT: no span exported, no traceparent sent on, no trace ids logged', async () => {
