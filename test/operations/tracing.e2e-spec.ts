@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { until } from '#libs/testing';
+import { insertUser, until } from '#libs/testing';
 import { AppTracing } from '#libs/tracing';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { strongPassword, uniqueEmail } from '../auth/helpers.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
 
 const TURNSTILE_SECRET = 'tracing-test-turnstile-secret-0123';
 
@@ -101,13 +102,23 @@ function accessLinesOf(t: TestApp): Array<Record<string, any>> {
 describe('OpenTelemetry traces (OTLP/HTTP)', () => {
   const receiver = new OtlpReceiver();
   const verifier = new Verifier();
+  const stripe = new StripeTestServer();
   let traced: TestApp & { database: { url: string } };
   let untraced: TestApp;
 
   beforeAll(async () => {
     await receiver.start();
     await verifier.start();
-    const env = { TURNSTILE_SECRET_KEY: TURNSTILE_SECRET, TURNSTILE_VERIFY_URL: verifier.url, LOG_LEVEL: 'info' };
+    await stripe.start();
+    const env = {
+      TURNSTILE_SECRET_KEY: TURNSTILE_SECRET,
+      TURNSTILE_VERIFY_URL: verifier.url,
+      LOG_LEVEL: 'info',
+      STRIPE_SECRET_KEY: 'sk_test_local',
+      STRIPE_WEBHOOK_SECRET: 'whsec_tracing_test',
+      STRIPE_PRICE_ID: 'price_tracing_test',
+      STRIPE_API_BASE: stripe.url,
+    };
     traced = await startWithDatabase('todo-api', { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' });
     // Another replica on the same database, OTEL_EXPORTER_OTLP_ENDPOINT unset.
     untraced = await startApp('todo-api', traced.database.url, env);
@@ -116,6 +127,7 @@ describe('OpenTelemetry traces (OTLP/HTTP)', () => {
     await untraced?.close();
     await traced?.close();
     await verifier.stop();
+    await stripe.stop();
     await receiver.stop();
   });
 
@@ -162,6 +174,29 @@ describe('OpenTelemetry traces (OTLP/HTTP)', () => {
     // The access line names the trace and the server span.
     await until(() => accessLinesOf(traced).some((line) => line.trace_id === traceId), 2000, 'the access line');
     expect(accessLinesOf(traced).find((line) => line.trace_id === traceId)).toMatchObject({ span_id: server.spanId, res: { statusCode: 201 } });
+  });
+
+  it('Stripe calls carry the trace on, only from the traced replica', async () => {
+    const user = await insertUser(traced.dataSource);
+    const traceId = randomBytes(16).toString('hex');
+    const sentTo = stripe.requests.length;
+    await traced.http
+      .post('/api/v1/billing/checkout-session')
+      .set('Authorization', `Bearer ${await traced.accessTokenFor(user.id)}`)
+      .set('traceparent', `00-${traceId}-${randomBytes(8).toString('hex')}-01`)
+      .expect(200);
+    const calls = stripe.requests.slice(sentTo);
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(call.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+
+    const untracedCalls = stripe.requests.length;
+    await untraced.http
+      .post('/api/v1/billing/checkout-session')
+      .set('Authorization', `Bearer ${await untraced.accessTokenFor((await insertUser(traced.dataSource)).id)}`)
+      .set('traceparent', `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`)
+      .expect(200);
+    expect(stripe.requests.length).toBeGreaterThan(untracedCalls);
+    expect(stripe.requests.slice(untracedCalls).filter((call) => call.traceparent !== undefined)).toEqual([]);
   });
 
   it("a service's own line logged while handling a traced request carries its trace_id and span_id", async () => {
