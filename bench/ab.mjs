@@ -7,7 +7,12 @@
 //   DATABASE_URL=… BENCH_AB=/tmp/before,/tmp/after BENCH_AB_SCENARIO=get node bench/ab.mjs
 //
 // A build directory gets a package.json mapping `#libs/*` into itself, so two builds can run side by side.
+//
+// BENCH_AB_OTLP=B (or A, or AB) runs that side with OpenTelemetry traces on, exported to a sink on 127.0.0.1
+// (a node:http server in this process answering every POST /v1/traces): the cost of tracing on, e.g.
+// BENCH_AB=/tmp/after,/tmp/after BENCH_AB_OTLP=B compares one build with tracing off and on.
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
@@ -61,14 +66,25 @@ async function seed(url) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+const TRACED = process.env.BENCH_AB_OTLP ?? '';
+let otlpSink;
+let otlpEndpoint;
+if (TRACED) {
+  otlpSink = createServer((request, response) => request.resume().on('end', () => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}')));
+  const sinkPort = await freePort();
+  await new Promise((resolve) => otlpSink.listen(sinkPort, '127.0.0.1', resolve));
+  otlpEndpoint = `http://127.0.0.1:${sinkPort}`;
+}
+
 const database = await createDatabase(adminUrl, `bench_ab_${process.pid}`);
 const children = [];
 try {
   const env = { NODE_ENV: 'production', DATABASE_URL: database.url, JWT_SECRET: 'bench-jwt-secret-0123456789-0123456789-0123456789', LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', REDIS_URL: '' };
   const services = [];
-  for (const dir of builds) {
+  for (const [index, dir] of builds.entries()) {
     const port = await freePort();
-    const child = startProcess(dir, ['--max-semi-space-size=4', join(dir, 'apps/todo-api/src/main.js')], { ...env, TODO_API_PORT: String(port), HOST: '127.0.0.1' });
+    const tracing = TRACED.includes('AB'[index]) ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } : {};
+    const child = startProcess(dir, ['--max-semi-space-size=4', join(dir, 'apps/todo-api/src/main.js')], { ...env, ...tracing, TODO_API_PORT: String(port), HOST: '127.0.0.1' });
     children.push(child);
     const url = `http://127.0.0.1:${port}`;
     await waitForOk(`${url}/api/v1/status`);
@@ -88,7 +104,7 @@ try {
           setupRequest: withKey,
         }
       : { method: 'GET', path: '/api/v1/todos', setupRequest: withKey };
-  console.log(`ab: ${SCENARIO}, ${ROUNDS} rounds of ${SECONDS} s per side (1 s warm-up each), A = ${builds[0]}, B = ${builds[1]}`);
+  console.log(`ab: ${SCENARIO}, ${ROUNDS} rounds of ${SECONDS} s per side (1 s warm-up each), A = ${builds[0]}, B = ${builds[1]}${TRACED ? `, traced: ${TRACED}` : ''}`);
   for (const service of services) console.log(`  idle RSS ${service.dir}: ${service.idleRss} MB`);
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? services : [...services].reverse();
@@ -107,4 +123,5 @@ try {
 } finally {
   for (const child of children) await child.stop();
   await database.drop().catch(() => undefined);
+  otlpSink?.close();
 }

@@ -4,8 +4,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BODY_METHODS, ERROR_CATALOGUE, ErrorCode, listRoutes, OVERLOAD_EXEMPT_PATHS, publicCodeOf, refusesOtherBodies } from '#libs/common';
-import { createTestDatabase, type TestDatabase } from '#libs/testing';
+import { EventSource } from 'eventsource';
+import { createTestDatabase, insertUser, until, type TestDatabase } from '#libs/testing';
+import { grantBetaAccess } from '../support/api-access.js';
+import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
+import { ResponseSchemas } from '../reliability/support/response-schemas.js';
 
 /**
  * The two OpenAPI documents as a front-end team meets them:
@@ -192,6 +196,38 @@ describe('OpenAPI contract', () => {
       return `${['PATCH', 'PUT', 'DELETE', 'POST'].find((method) => !listed.includes(method))} ${path}: 405 METHOD_NOT_ALLOWED ${allowed.join(',')}`;
     });
     expect(answers).toEqual(expected);
+  });
+
+  it('todo-api: every event the realtime stream sends is one of its documented event schemas, no field undocumented', async () => {
+    const stream = documents['todo-api'].paths['/api/v1/todos/events'].get.responses[200].content['text/event-stream'];
+    expect(stream.schema.type).toBe('array');
+    const events = stream.schema.items.oneOf.map((item: { $ref: string }) => documents['todo-api'].components.schemas[item.$ref.split('/').pop()!]);
+    const documentedNames = events.map((schema: any) => schema.properties.event.enum).flat().sort();
+    expect(documentedNames).toEqual(['todo.created', 'todo.deleted', 'todo.updated']);
+    const validate = new ResponseSchemas(documents['todo-api']).closedValidatorOf(stream.schema.items);
+
+    const t = apps['todo-api'];
+    const user = await insertUser(t.dataSource);
+    await grantBetaAccess(t.dataSource, user.id);
+    const { key } = await insertApiKey(t.dataSource, user.id);
+    const received: Array<{ id: string; event: string; data: unknown }> = [];
+    const source = new EventSource(`${t.baseUrl}/api/v1/todos/events?access_token=${key}`);
+    try {
+      // Every name the document lists is listened for: a name the stream sends but the document lacks never arrives, and the count below fails.
+      for (const name of documentedNames) source.addEventListener(name, (event) => received.push({ id: event.lastEventId, event: name, data: JSON.parse(event.data) }));
+      await new Promise<void>((resolve, reject) => {
+        source.onopen = () => resolve();
+        source.onerror = () => reject(new Error('the stream did not open'));
+      });
+      const created = await t.http.post('/api/v1/todos').set('X-API-Key', key).send({ text: 'Contract event', priority: 2, category: 'contract' }).expect(201);
+      await t.http.put(`/api/v1/todos/${created.body.data.todo.id}`).set('X-API-Key', key).send({ estimatedDurationMinutes: 5 }).expect(200);
+      await t.http.delete(`/api/v1/todos/${created.body.data.todo.id}`).set('X-API-Key', key).expect(200);
+      await until(() => received.length === 3, 5000, 'the three events');
+    } finally {
+      source.close();
+    }
+    expect(received.map((event) => event.event)).toEqual(['todo.created', 'todo.updated', 'todo.deleted']);
+    for (const event of received) expect({ event, errors: validate(event) ? null : validate.errors }).toEqual({ event, errors: null });
   });
 
   it('both documents declare only the schemes they use, opaque tokens without a JWT format (the OAuth access tokens of MCP are JWTs)', () => {

@@ -9,6 +9,8 @@ export interface StripeTestRequest {
   path: string;
   body: Record<string, any>;
   idempotencyKey?: string;
+  /** The W3C trace context the caller sent (an app with tracing on). */
+  traceparent?: string;
 }
 
 /** A fault for the next matching request: an error answer, or no answer at all (the client times out). */
@@ -189,7 +191,8 @@ export class StripeTestServer {
     const method = request.method ?? 'GET';
     const body = method === 'GET' || method === 'DELETE' ? decodeStripeForm(url.search.slice(1)) : decodeStripeForm(raw);
     const idempotencyKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined;
-    this.requests.push({ method, path: url.pathname, body, idempotencyKey });
+    const traceparent = typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined;
+    this.requests.push({ method, path: url.pathname, body, idempotencyKey, ...(traceparent ? { traceparent } : {}) });
 
     const faultIndex = this.faults.findIndex((entry) => entry.match.test(`${method} ${url.pathname}`));
     if (faultIndex >= 0) {

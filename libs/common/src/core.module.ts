@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { AppConfigModule, type AppConfig } from '#libs/config';
 import { DatabaseModule } from '#libs/database';
+import { AppTracing } from '#libs/tracing';
 import { AUTH_SCHEME_GUARDS, AuthSchemeGuard, type AuthSchemeGuards } from './auth/auth-scheme.guard.js';
 import { HealthModule } from './health/health.module.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
@@ -44,6 +45,7 @@ export class CoreModule {
         HealthModule.forService(options.service),
       ],
       providers: [
+        { provide: AppTracing, useFactory: () => AppTracing.create(options.config.tracing, options.service) },
         { provide: REQUEST_LOGGING, useValue: createRequestLogging(options.config, options.service, options.logDestination, options.requestLogging) },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

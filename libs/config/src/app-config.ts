@@ -46,6 +46,8 @@ export interface AppConfig {
   metricsToken?: string;
   /** How long in-flight requests may take to finish after SIGTERM (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
+  /** OpenTelemetry traces: exported over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing: TracingConfig;
   /**
    * MIGRATE_AT_START (default true): each app applies pending migrations before it listens. False where
    * a separate step runs them (the migration Job of deploy/kubernetes, `node dist/apps/migrate.js`): the
@@ -90,6 +92,23 @@ function readOverload(env: Env): OverloadConfig {
 }
 
 export type LogFormat = 'json' | 'pretty';
+
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (`<endpoint>/v1/traces`); unset, nothing is traced. */
+  endpoint?: string;
+  /** OTEL_SERVICE_NAME: the spans' `service.name`; unset, each app's own name. */
+  serviceName?: string;
+  /** OTEL_BSP_SCHEDULE_DELAY: milliseconds between two exports of finished spans. */
+  exportDelayMs: number;
+}
+
+function readTracingConfig(env: Env): TracingConfig {
+  return {
+    endpoint: readUrlVariable(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    serviceName: readVariable(env, 'OTEL_SERVICE_NAME'),
+    exportDelayMs: readIntVariable(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 10, 600_000),
+  };
+}
 
 function readRedisKeyPrefix(env: Env): string {
   const value = readVariable(env, 'REDIS_KEY_PREFIX') ?? 'ratelimit:';
@@ -248,6 +267,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metricsToken,
     shutdownGraceMs: readIntVariable(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     migrateAtStart: readMigrateAtStart(env),
+    tracing: readTracingConfig(env),
     oauthClientMetadataLoopback,
     overload: readOverload(env),
   };

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
+import { activeTracer } from '#libs/tracing';
 import { DatabaseFlavour, mainPoolOf } from './database-flavour.js';
+import { tracedStatement, tracedTransaction } from './statement-spans.js';
 import { asTransaction, type Transaction } from './transaction.js';
 
 const statementNames = new Map<string, string>();
@@ -46,7 +48,12 @@ export class PreparedQueries {
     return new PreparedQueries(() => mainPoolOf(dataSource), flavour);
   }
 
-  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+  query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const tracer = activeTracer();
+    return tracer ? tracedStatement(tracer, sql, () => this.run<T>(sql, params)) : this.run<T>(sql, params);
+  }
+
+  private async run<T>(sql: string, params: unknown[]): Promise<T[]> {
     const pool = this.pool();
     // Known after the first statement: no extra await on the hot path.
     const named = this.knownUsesNames() ?? !(await this.flavour.isEmbedded());
@@ -62,7 +69,12 @@ export class PreparedQueries {
    * `work` inside one transaction on one connection, its statements prepared like `query`'s
    * (queries answer their rows). Committed when `work` resolves, rolled back when it throws.
    */
-  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const tracer = activeTracer();
+    return tracer ? tracedTransaction(tracer, () => this.runTransaction(work)) : this.runTransaction(work);
+  }
+
+  private async runTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     const pool = this.pool();
     const named = this.knownUsesNames() ?? !(await this.flavour.isEmbedded());
     const client = await pool.connect();
@@ -75,8 +87,14 @@ export class PreparedQueries {
     client.on('error', onConnectionError);
     try {
       await client.query('BEGIN');
+      const run = async <R>(sql: string, params: unknown[]): Promise<R[]> => (await client.query(statement(named, sql, params))).rows as R[];
       const result = await work(
-        asTransaction({ query: async <R>(sql: string, params: unknown[] = []) => (await client.query(statement(named, sql, params))).rows as R[] }),
+        asTransaction({
+          query: <R>(sql: string, params: unknown[] = []) => {
+            const tracer = activeTracer();
+            return tracer ? tracedStatement(tracer, sql, () => run<R>(sql, params)) : run<R>(sql, params);
+          },
+        }),
       );
       await client.query('COMMIT');
       return result;

@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import { activeTracer } from '#libs/tracing';
+import { tracedStatement } from './statement-spans.js';
 
 /**
  * What repositories run SQL on: PreparedQueries (or its transaction handle), or a TypeORM
@@ -15,14 +17,18 @@ export interface SqlExecutor {
  * runner of its own), asking for TypeORM's structured result so the rows come in one shape.
  */
 export function executorOf(manager: EntityManager): SqlExecutor {
+  async function run<T>(sql: string, params: unknown[]): Promise<T[]> {
+    const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+    try {
+      return (await runner.query(sql, params, true)).records as T[];
+    } finally {
+      if (!manager.queryRunner) await runner.release();
+    }
+  }
   return {
-    async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-      const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
-      try {
-        return (await runner.query(sql, params, true)).records as T[];
-      } finally {
-        if (!manager.queryRunner) await runner.release();
-      }
+    query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+      const tracer = activeTracer();
+      return tracer ? tracedStatement(tracer, sql, () => run<T>(sql, params)) : run<T>(sql, params);
     },
   };
 }

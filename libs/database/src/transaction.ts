@@ -1,5 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { activeTracer } from '#libs/tracing';
 import { executorOf, type SqlExecutor } from './sql-executor.js';
+import { tracedTransaction } from './statement-spans.js';
 
 const TRANSACTION = Symbol('Transaction');
 
@@ -34,5 +36,7 @@ export function managerOf(tx: Transaction): EntityManager {
 
 /** `work` in one transaction: committed when it resolves, rolled back when it throws. */
 export function inTransaction<T>(dataSource: DataSource, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return dataSource.transaction((manager) => work(transactionOf(manager)));
+  const tracer = activeTracer();
+  const run = () => dataSource.transaction((manager) => work(transactionOf(manager)));
+  return tracer ? tracedTransaction(tracer, run) : run();
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppException, ErrorCode } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { outgoingCall } from '#libs/tracing';
 
 /** How long signup waits for the bot-check service before failing closed. */
 const VERIFY_TIMEOUT_MS = 5000;
@@ -29,7 +30,11 @@ export class TurnstileVerifier {
     if (remoteIp) form.set('remoteip', remoteIp);
     let body: { success?: unknown } | undefined;
     try {
-      const response = await fetch(this.config.turnstileVerifyUrl, { method: 'POST', body: form, signal: AbortSignal.timeout(VERIFY_TIMEOUT_MS) });
+      const url = new URL(this.config.turnstileVerifyUrl);
+      const headers: Record<string, string> = {};
+      const response = await outgoingCall('POST', url.hostname, Number(url.port) || (url.protocol === 'https:' ? 443 : 80), headers, () =>
+        fetch(url, { method: 'POST', body: form, headers, signal: AbortSignal.timeout(VERIFY_TIMEOUT_MS) }),
+      );
       if (!response.ok) throw new Error(`verifier answered HTTP ${response.status}`);
       body = (await response.json()) as { success?: unknown };
     } catch (error) {

@@ -1,6 +1,7 @@
 import type { Counter, Histogram } from 'prom-client';
 import type Stripe from 'stripe';
 import type { AppMetrics } from '#libs/common';
+import { outgoingCall } from '#libs/tracing';
 
 type HttpClient = ReturnType<typeof Stripe.createNodeHttpClient>;
 
@@ -43,7 +44,10 @@ export function measuredStripeHttpClient(metrics: AppMetrics, sdk: Pick<typeof S
     const labels = { method, path: stripePathTemplate(path) };
     const started = performance.now();
     try {
-      const response = await inner.makeRequest(host, port, path, method, headers, requestData, protocol, timeout);
+      // In a traced request: a client span, and `traceparent` to Stripe.
+      const response = await outgoingCall(method, host, Number(port), headers as Record<string, string>, () =>
+        inner.makeRequest(host, port, path, method, headers, requestData, protocol, timeout),
+      );
       const status = response.getStatusCode();
       duration.observe({ ...labels, status: String(status) }, (performance.now() - started) / 1000);
       if (status < 200 || status > 299) failures.inc({ ...labels, reason: status === 429 ? '429' : `${Math.floor(status / 100)}xx` });

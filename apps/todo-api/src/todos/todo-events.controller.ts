@@ -1,7 +1,8 @@
 import { Controller, Get, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiErrors, CurrentUserId, ErrorCode, RateLimit, RawResponse, UseAuth } from '#libs/common';
+import { TODO_EVENT_MODELS, TODO_EVENT_STREAM_SCHEMA } from './dto/todo-event.dto.js';
 import { TodoEventsOutageFilter } from './todo-events-outage.filter.js';
 import { TodoEventsService } from './todo-events.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from './todo-stream-leases.service.js';
@@ -47,15 +48,20 @@ export class TodoEventsController {
   })
   @ApiHeader({ name: 'Last-Event-ID', required: false, schema: { type: 'string', example: '41' }, description: 'Resume after this event id (EventSource sends it on reconnect)' })
   @ApiProduces('text/event-stream')
+  @ApiExtraModels(...TODO_EVENT_MODELS)
   @ApiResponse({
     status: 200,
-    description: 'text/event-stream: `id`, `event` and a JSON `data` line per change',
+    description:
+      'text/event-stream: `id`, `event` and a JSON `data` line per change, each event one of the schemas below (by its `event` name). On the wire:\n\n' +
+      '```\nid: 42\nevent: todo.created\ndata: {"id":7,"text":"Renew the passport","priority":2,"category":"errands","estimatedDurationMinutes":null,"createdAt":1763700000}\n\n' +
+      ':\n\nid: 43\nevent: todo.deleted\ndata: {"id":7}\n```',
     content: {
       'text/event-stream': {
-        schema: { type: 'string' },
-        example:
-          'id: 42\nevent: todo.created\ndata: {"id":7,"text":"Renew the passport","priority":2,"category":"errands","estimatedDurationMinutes":null,"createdAt":1763700000}\n\n' +
-          ':\n\nid: 43\nevent: todo.deleted\ndata: {"id":7}\n\n',
+        schema: TODO_EVENT_STREAM_SCHEMA,
+        example: [
+          { id: '42', event: 'todo.created', data: { id: 7, text: 'Renew the passport', priority: 2, category: 'errands', estimatedDurationMinutes: null, createdAt: 1763700000 } },
+          { id: '43', event: 'todo.deleted', data: { id: 7 } },
+        ],
       },
     },
   })

@@ -6,6 +6,7 @@ import { CredentialRevocations } from '#libs/accounts';
 import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, destroyPgClientSocket, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
 import { DatabaseFlavour, type Transaction } from '#libs/database';
 import { credentialExpiryOf, JwtOrApiKeyGuard } from '../api-access/jwt-or-api-key.guard.js';
+import type { TodoEventData } from './dto/todo-event.dto.js';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
 import type { HeldLease } from './todo-stream-leases.repository.js';
 import { TODO_EVENTS_CHANNEL, TodosRepository, type TodoEventRow } from './todos.repository.js';
@@ -21,7 +22,7 @@ const REPLAY_PAGE = 500;
 const DRAIN_RETRY_MIN_MS = 1000;
 const DRAIN_RETRY_SPREAD_MS = 2000;
 
-export type TodoEventType = 'todo.created' | 'todo.updated' | 'todo.deleted';
+export type TodoEventType = keyof TodoEventData;
 
 interface Notice {
   /** user id */

@@ -5,6 +5,7 @@ import { AppException, assertIdempotencyKey, ErrorCode, IDEMPOTENCY_WINDOW_HOURS
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { ListTodosQuery } from './dto/list-todos.query.js';
+import type { TodoEventData } from './dto/todo-event.dto.js';
 import { toTodoDto, type DeletedTodoDto, type TodoDataDto, type TodoDto, type TodoListDto } from './dto/todo.dto.js';
 import { TodoEventsService, type TodoEventType } from './todo-events.service.js';
 import { EVENT_RETENTION_HOURS, TODO_LIMITS, type SortOrder, type TodoSort } from './todo-limits.js';
@@ -178,7 +179,7 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     if (!(await this.repository.lockOwner(tx, userId))) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
   }
 
-  private async recordEvent(tx: Transaction, userId: string, type: TodoEventType, payload: unknown): Promise<string> {
+  private async recordEvent<Type extends TodoEventType>(tx: Transaction, userId: string, type: Type, payload: TodoEventData[Type]): Promise<string> {
     const eventId = await this.repository.appendEvent(tx, userId, type, payload);
     await this.events.announce(tx, userId, eventId);
     return eventId;

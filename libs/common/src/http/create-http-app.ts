@@ -7,6 +7,7 @@ import helmet from 'helmet';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
 import { runMigrations, waitForMigrations } from '#libs/database';
+import { AppTracing } from '#libs/tracing';
 import { assertEveryRouteHasScheme, listRoutes, rawResponsePaths } from '../auth/route-table.js';
 import { successBody } from './envelope.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
@@ -128,7 +129,10 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
   app.useLogger(SERVICE_SCOPED_LOGGER);
   // On the server itself, ahead of Express: request metrics and the in-flight count of the drain.
   observeRequests(app.getHttpServer() as Server, app.get(AppMetrics), app.get(GracefulShutdown));
-  // First, so every request (a refused body too) gets its id and its access-log line.
+  // With OTEL_EXPORTER_OTLP_ENDPOINT set: the request runs in its server span (the access line carries its ids).
+  const tracing = app.get(AppTracing).middleware();
+  if (tracing) app.use(tracing);
+  // First (after the span), so every request (a refused body too) gets its id and its access-log line.
   app.use(requestLogging);
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import type { AppConfig } from '#libs/config';
+import { traceLogFields } from '#libs/tracing';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -97,9 +98,16 @@ export function prettyLines(destination: DestinationStream | number = 1): Destin
  * `service`, `msg`), JSON on standard output unless LOG_FORMAT=pretty. The app's logger, the
  * launcher's (start, drain, a failed start) and the logger an app boots with are all made here.
  */
-export function createServiceLogger(config: Pick<AppConfig, 'logLevel' | 'logFormat'>, service: string, destination?: DestinationStream, secretHeaders: readonly string[] = []): Logger {
+export function createServiceLogger(
+  config: Pick<AppConfig, 'logLevel' | 'logFormat'> & Partial<Pick<AppConfig, 'tracing'>>,
+  service: string,
+  destination?: DestinationStream,
+  secretHeaders: readonly string[] = [],
+): Logger {
   const redacted = [...REDACTED_PATHS, ...secretHeaders.map((name) => `req.headers[${JSON.stringify(name.toLowerCase())}]`)];
-  const options = { level: config.logLevel, base: { service }, redact: { paths: redacted, censor: '[redacted]' } };
+  // Traced: a line written inside a traced request carries its `trace_id` and `span_id`.
+  const mixin = config.tracing?.endpoint ? () => traceLogFields() ?? {} : undefined;
+  const options = { level: config.logLevel, base: { service }, redact: { paths: redacted, censor: '[redacted]' }, ...(mixin ? { mixin } : {}) };
   const stream = destination ?? (config.logFormat === 'pretty' ? prettyLines() : undefined);
   return stream ? pino(options, stream) : pino(options);
 }
@@ -123,6 +131,8 @@ export function createRequestLogging(config: AppConfig, service: string, destina
     request.id = id;
     if (!UNLOGGED_PATHS.has(request.url ?? '')) {
       const started = Date.now();
+      // Read now: the line is written when the response closes, outside the request's context.
+      const traced = traceLogFields();
       response.once('close', () => {
         // A 503 is a refusal (a dependency outage, a full queue, a drain), logged as an event elsewhere, not an error.
         const failed = response.statusCode >= 500 && response.statusCode !== 503;
@@ -135,6 +145,7 @@ export function createRequestLogging(config: AppConfig, service: string, destina
           res: { statusCode: response.statusCode },
           responseTime: Date.now() - started,
           ...(errorCode === undefined ? {} : { errorCode }),
+          ...traced,
         };
         const outcome = !response.writableFinished ? 'request aborted' : failed ? 'request failed' : response.statusCode === 503 ? 'request refused' : 'request completed';
         logger[level](line, outcome);

@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
+import { outgoingCall } from '#libs/tracing';
 
 /**
  * The one guard of every outbound fetch to a URL someone else chose (client ID metadata documents,
@@ -132,8 +133,10 @@ export async function guardedFetch(input: string | URL, init: OutboundRequestIni
   const headers: Record<string, string> = {};
   new Headers(init.headers).forEach((value, name) => (headers[name] = value));
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<Response>((resolve, reject) => {
-    const request = send(url, { method: init.method ?? 'GET', headers, signal: init.signal, lookup: guardedLookup(options), agent: false }, (message) => {
+  const method = init.method ?? 'GET';
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  return outgoingCall(method, host, port, headers, () => new Promise<Response>((resolve, reject) => {
+    const request = send(url, { method, headers, signal: init.signal, lookup: guardedLookup(options), agent: false }, (message) => {
       const status = message.statusCode ?? 502;
       const body = NULL_BODY_STATUSES.has(status) ? null : (Readable.toWeb(message) as ReadableStream<Uint8Array>);
       if (body === null) message.resume();
@@ -146,5 +149,5 @@ export async function guardedFetch(input: string | URL, init: OutboundRequestIni
     });
     request.on('error', reject);
     request.end(init.body);
-  });
+  }));
 }

@@ -1,6 +1,7 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import type { AppConfig } from '#libs/config';
+import { activeTracer, inSpanOf, SpanAttributes, SpanKind } from '#libs/tracing';
 import { DependencyHealth } from '../health/dependency-health.js';
 import { RateLimitStore, RateLimitStoreUnavailableError, type RateLimitHit } from './rate-limit.store.js';
 
@@ -156,7 +157,13 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
    * unavailable for this call only (Redis answered, so it is not an outage). Any other reply
    * error is a bug of ours (500).
    */
-  private async call<T>(command: () => Promise<T>): Promise<T> {
+  private call<T>(name: string, command: () => Promise<T>): Promise<T> {
+    // In a traced request: a span per command (its name, never the key, which names a credential or an address).
+    const tracer = activeTracer();
+    return tracer ? inSpanOf(tracer, name, SpanKind.CLIENT, { [SpanAttributes.dbSystemName]: 'redis', [SpanAttributes.dbOperationName]: name }, () => this.send(command)) : this.send(command);
+  }
+
+  private async send<T>(command: () => Promise<T>): Promise<T> {
     if (!this.health.isUp) throw new RateLimitStoreUnavailableError(new Error(`Redis is ${this.health.state}`));
     try {
       return await command();
@@ -182,28 +189,28 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
   }
 
   async hit(key: string, windowMs: number): Promise<RateLimitHit> {
-    const [hits, ttlMs] = await this.call(() => this.scripts.rateLimitHit(key, windowMs));
+    const [hits, ttlMs] = await this.call('rateLimitHit', () => this.scripts.rateLimitHit(key, windowMs));
     return { hits, resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
   }
 
   async peek(key: string): Promise<RateLimitHit> {
-    const [hits, ttlMs] = await this.call(() => this.scripts.rateLimitPeek(key));
+    const [hits, ttlMs] = await this.call('rateLimitPeek', () => this.scripts.rateLimitPeek(key));
     if (hits === 0 || ttlMs <= 0) return { hits: 0, resetSeconds: 0 };
     return { hits, resetSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
   }
 
   async release(key: string): Promise<void> {
-    await this.call(() => this.scripts.rateLimitRelease(key));
+    await this.call('rateLimitRelease', () => this.scripts.rateLimitRelease(key));
   }
 
   async reset(key: string): Promise<void> {
-    await this.call(() => this.redis.del(key));
+    await this.call('DEL', () => this.redis.del(key));
   }
 
   /** SCAN (not KEYS: it does not block the server) over the counters of each tracker. */
   async forgetTrackers(trackers: string[]): Promise<void> {
     for (const tracker of trackers) {
-      const keys = await this.call(async () => {
+      const keys = await this.call('SCAN', async () => {
         const found: string[] = [];
         // SCAN patterns are not prefixed by ioredis; the keys it returns carry the prefix.
         for await (const batch of this.redis.scanStream({ match: `${globLiteral(this.keyPrefix)}*:${globLiteral(tracker)}`, count: 1000 })) {
@@ -211,7 +218,7 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
         }
         return found;
       });
-      if (keys.length > 0) await this.call(() => this.redis.del(...keys));
+      if (keys.length > 0) await this.call('DEL', () => this.redis.del(...keys));
     }
   }
 }
