@@ -142,6 +142,11 @@ describe('MCP tools of the feedback service', () => {
     await callAndValidate(writer, tools.list_question_batches, {});
     await callAndValidate(writer, tools.get_question_batch, { id: batchId });
     await callAndValidate(writer, tools.get_share_link, { id: batchId });
+    const draftId = (await callAndValidate(writer, tools.create_question_batch, { title: 'Contract draft', questions: sampleQuestions(1) })).structuredContent!.id as string;
+    await callAndValidate(writer, tools.update_question_batch, { id: draftId, introHtml: null, notifyEmail: null, questions: sampleQuestions(2) });
+    await callAndValidate(writer, tools.send_question_batch, { id: draftId });
+    const doomedId = (await callAndValidate(writer, tools.create_question_batch, { title: 'Contract doomed', questions: sampleQuestions(1) })).structuredContent!.id as string;
+    await callAndValidate(writer, tools.delete_question_batch, { id: doomedId });
     const portfolio = await connect(url, bearer(owner.portfolioToken), clients);
     const [portfolioTool] = (await portfolio.listTools()).tools;
     await callAndValidate(portfolio, portfolioTool, { limit: 2 });
