@@ -39,12 +39,35 @@ async function callAndValidate(client: Client, tool: Tool, args: Record<string, 
   return result;
 }
 
+/**
+ * What a strict client (the Inspector's schema lint) finds wrong in a schema: a property without a
+ * description, a type written as a union array, zod's safe-integer bounds. Paths of each, none expected.
+ */
+function schemaNoise(schema: unknown, path: string): string[] {
+  if (Array.isArray(schema)) return schema.flatMap((each, i) => schemaNoise(each, `${path}[${i}]`));
+  if (typeof schema !== 'object' || schema === null) return [];
+  const node = schema as Record<string, unknown>;
+  const own = [
+    ...(Array.isArray(node.type) ? [`${path}: type union ${JSON.stringify(node.type)}`] : []),
+    ...(['minimum', 'maximum'] as const).filter((key) => Math.abs(Number(node[key])) === Number.MAX_SAFE_INTEGER).map((key) => `${path}: ${key} ${String(node[key])}`),
+  ];
+  const properties = (node.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const undescribed = Object.entries(properties)
+    .filter(([, property]) => typeof property.description !== 'string' || property.description.length === 0)
+    .map(([name]) => `${path}.${name}: no description`);
+  const nested = Object.entries(node).flatMap(([key, value]) =>
+    key === 'properties' ? Object.entries(value as object).flatMap(([name, each]) => schemaNoise(each, `${path}.${name}`)) : schemaNoise(value, `${path}/${key}`),
+  );
+  return [...own, ...undescribed, ...nested];
+}
+
 function expectAgentGradeListing(tools: Tool[]): void {
   expect(tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name).sort());
   for (const tool of tools) {
     expect([tool.name, HINTS.filter((hint) => typeof (tool.annotations as Record<string, unknown> | undefined)?.[hint] !== 'boolean')]).toEqual([tool.name, []]);
     expect([tool.name, tool.outputSchema?.type]).toEqual([tool.name, 'object']);
     expect([tool.name, tool.inputSchema.additionalProperties]).toEqual([tool.name, false]);
+    expect([tool.name, schemaNoise(tool.inputSchema, 'input'), schemaNoise(tool.outputSchema, 'output')]).toEqual([tool.name, [], []]);
   }
 }
 

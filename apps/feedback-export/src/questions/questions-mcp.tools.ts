@@ -2,7 +2,15 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN } from '#libs/common';
 import { FeedbackMcpToolRegistry, siteAccessOf } from '../mcp/feedback-mcp-tool.registry.js';
-import { BATCH_STATUSES, MAX_HTML_LENGTH, MAX_QUESTION_NUMBER, MAX_QUESTIONS, MAX_TITLE_LENGTH } from './dto/question-batch.dto.js';
+import {
+  BATCH_STATUSES,
+  CreateQuestionBatchDto,
+  MAX_HTML_LENGTH,
+  MAX_QUESTION_NUMBER,
+  MAX_QUESTIONS,
+  MAX_TITLE_LENGTH,
+  UpdateQuestionBatchDto,
+} from './dto/question-batch.dto.js';
 import { MAX_BATCH_HTML_ELEMENTS, MAX_BATCH_HTML_LENGTH, MAX_HTML_NESTING } from './html-policy.js';
 import { QuestionsService } from './questions.service.js';
 
@@ -110,6 +118,7 @@ export class QuestionsMcpTools implements OnModuleInit {
         status: z.enum(BATCH_STATUSES).describe('draft, or sent with sendNow'),
         shareUrl: shareUrl.optional().describe('The share link; present only when sent'),
       }),
+      rules: CreateQuestionBatchDto,
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (principal, args) => this.questions.create(siteAccessOf(principal), args),
@@ -138,6 +147,7 @@ export class QuestionsMcpTools implements OnModuleInit {
         questions: questionsInput.optional().describe(`Replaces every question: 1..${MAX_QUESTIONS}, n unique`),
       }),
       output: batchResult,
+      rules: UpdateQuestionBatchDto,
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async (principal, { id, ...changes }) => ({ batch: await this.questions.updateDraft(siteAccessOf(principal), id, changes) }),

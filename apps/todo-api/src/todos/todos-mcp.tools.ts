@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '#libs/common';
 import { TodoMcpToolRegistry, type TodoMcpScope } from '../mcp/todo-mcp-tool.registry.js';
+import { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import { SORT_ORDERS, TODO_LIMITS, TODO_SORTS } from './todo-limits.js';
 import { TodosService } from './todos.service.js';
 
@@ -13,14 +14,14 @@ const category = z.string().min(1).max(TODO_LIMITS.categoryMaxLength).describe('
 const duration = z.number().int().min(0).nullable().describe('Estimated minutes of work; null or omitted when unknown');
 
 const todo = z.object({
-  id: z.number().int().min(1),
-  text: z.string(),
+  id: z.number().int().min(1).describe('The todo id'),
+  text: z.string().describe('What to do'),
   priority: z.number().int().min(TODO_LIMITS.priorityMin).max(TODO_LIMITS.priorityMax).describe('1 is urgent, 4 is low'),
-  category: z.string(),
-  estimatedDurationMinutes: z.number().int().min(0).nullable(),
-  createdAt: z.number().int().describe('Unix timestamp in seconds'),
+  category: z.string().describe('Its label'),
+  estimatedDurationMinutes: z.number().int().min(0).nullable().describe('Estimated minutes of work; null when unknown'),
+  createdAt: z.number().int().nonnegative().describe('Unix timestamp in seconds'),
 });
-const todoResult = z.object({ todo });
+const todoResult = z.object({ todo: todo.describe('The todo') });
 
 const READ: readonly TodoMcpScope[] = ['todos:read'];
 const WRITE: readonly TodoMcpScope[] = ['todos:write'];
@@ -50,7 +51,10 @@ export class TodosMcpTools implements OnModuleInit {
         limit: z.number().int().min(1).max(TODO_LIMITS.listMaxLimit).describe('Page size, default 100'),
         cursor: z.string().min(1).max(2000).describe('nextCursor of the previous page'),
       }).partial(),
-      output: z.object({ todos: z.array(todo), nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null when there are no more') }),
+      output: z.object({
+        todos: z.array(todo).describe('This page of todos'),
+        nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null when there are no more'),
+      }),
       scopes: READ,
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, query) => this.todos.list(principal.userId, query),
@@ -79,6 +83,7 @@ export class TodosMcpTools implements OnModuleInit {
         idempotencyKey: z.string().min(1).max(IDEMPOTENCY_KEY_MAX_LENGTH).optional().describe('Optional unique key (e.g. a UUID) that makes retries safe'),
       }),
       output: todoResult,
+      rules: CreateTodoDto,
       scopes: WRITE,
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (principal, { idempotencyKey, ...input }) =>
@@ -102,6 +107,7 @@ export class TodosMcpTools implements OnModuleInit {
         'Fields not given keep their value. Returns the updated todo.',
       input: z.object({ id, text: text.optional(), priority: priority.optional(), category: category.optional(), estimatedDurationMinutes: duration.optional() }),
       output: todoResult,
+      rules: UpdateTodoDto,
       scopes: WRITE,
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async (principal, { id: todoId, ...changes }) => this.todos.update(principal.userId, todoId, changes),
@@ -111,7 +117,7 @@ export class TodosMcpTools implements OnModuleInit {
       title: 'Delete a todo',
       description: 'Deletes a todo for good (there is no undo). Returns {id, deleted: true}; an unknown id gives NOT_FOUND.',
       input: z.object({ id }),
-      output: z.object({ id: z.number().int(), deleted: z.literal(true) }),
+      output: z.object({ id: z.number().int().min(1).describe('The deleted todo id'), deleted: z.literal(true).describe('Always true') }),
       scopes: WRITE,
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async (principal, args) => this.todos.delete(principal.userId, args.id),
