@@ -92,7 +92,7 @@ describe('MCP tools of the todo service', () => {
   it('lists every tool with all annotations and an outputSchema, in the same order each time', async () => {
     const first = (await client.listTools()).tools;
     expectAgentGradeListing(first);
-    expect(first.map((tool) => tool.name)).toEqual(['create_todo', 'delete_todo', 'get_todo', 'list_todos', 'update_todo']);
+    expect(first.map((tool) => tool.name)).toEqual(['create_todo', 'create_todos', 'delete_todo', 'get_todo', 'list_categories', 'list_todos', 'update_todo', 'update_todos']);
     expect((await client.listTools()).tools).toEqual(first);
   });
 
@@ -103,6 +103,10 @@ describe('MCP tools of the todo service', () => {
     await callAndValidate(client, tools.get_todo, { id });
     await callAndValidate(client, tools.list_todos, { category: 'contract' });
     await callAndValidate(client, tools.update_todo, { id, estimatedDurationMinutes: null });
+    const bulk = await callAndValidate(client, tools.create_todos, { todos: [{ text: 'Bulk 1', priority: 1, category: 'contract' }, { text: 'Bulk 2', priority: 4, category: 'bulk' }] });
+    const bulkIds = (bulk.structuredContent!.todos as Array<{ id: number }>).map((each) => each.id);
+    await callAndValidate(client, tools.update_todos, { todos: bulkIds.map((each) => ({ id: each, estimatedDurationMinutes: 5 })) });
+    await callAndValidate(client, tools.list_categories, {});
     await callAndValidate(client, tools.delete_todo, { id });
   });
 
