@@ -49,7 +49,7 @@ describe('todo tools refuse bad input in the REST routes’ words', () => {
     await t?.close();
   });
 
-  it('create_todo and update_todo say what POST and PUT /api/v1/todos say', async () => {
+  it('create_todo, update_todo and list_todos say what POST, PUT and GET /api/v1/todos say', async () => {
     const client = await connect(`${t.baseUrl}/api/v1/mcp`, key);
     const valid = { text: 'ok', priority: 2, category: 'words' };
     const creates: object[] = [
@@ -65,6 +65,16 @@ describe('todo tools refuse bad input in the REST routes’ words', () => {
     for (const body of creates) {
       const rest = (await t.http.post('/api/v1/todos').set(bearer(key)).send(body).expect(400)).body.error;
       expect([body, await toolError(client, 'create_todo', body as Record<string, unknown>)]).toEqual([body, rest]);
+    }
+    for (const [query, args] of [
+      ['limit=0', { limit: 0 }],
+      ['limit=501', { limit: 501 }],
+      ['priority=5', { priority: 5 }],
+      ['sort=text', { sort: 'text' }],
+      [`category=${'x'.repeat(101)}`, { category: 'x'.repeat(101) }],
+    ] as const) {
+      const rest = (await t.http.get(`/api/v1/todos?${query}`).set(bearer(key)).expect(400)).body.error;
+      expect([query, await toolError(client, 'list_todos', args)]).toEqual([query, rest]);
     }
     const id = (await t.http.post('/api/v1/todos').set(bearer(key)).send(valid).expect(201)).body.data.todo.id;
     for (const body of [{ text: '' }, { priority: 0 }, { category: '' }, { text: 5 }]) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AttemptLimiter, IDEMPOTENCY_KEY_MAX_LENGTH, principalRateLimitTracker, RateLimitStoreUnavailableError } from '#libs/common';
 import { TodoMcpToolRegistry, type TodoMcpPrincipal, type TodoMcpScope } from '../mcp/todo-mcp-tool.registry.js';
 import { CreateTodoDto, CreateTodosDto, UpdateTodoDto, UpdateTodosDto } from './dto/todo-input.dto.js';
+import { ListTodosQuery } from './dto/list-todos.query.js';
 import { TODO_RATE_LIMIT } from './todo-rate-limit.js';
 import { SORT_ORDERS, TODO_LIMITS, TODO_SORTS } from './todo-limits.js';
 import { TodosService } from './todos.service.js';
@@ -85,6 +86,7 @@ export class TodosMcpTools implements OnModuleInit {
         todos: z.array(todo).describe('This page of todos'),
         nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null when there are no more'),
       }),
+      rules: ListTodosQuery,
       scopes: READ,
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, query) => this.todos.list(principal.userId, query),
