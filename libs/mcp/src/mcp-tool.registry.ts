@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Type } from '@nestjs/common';
-import { AppException, MESSAGES, publicCodeOf, validateAsBody, validationException, type ErrorCode, type FieldError } from '#libs/common';
+import { AppException, VALIDATION_MESSAGES, publicCodeOf, validateAsBody, validationException, type ErrorCode, type FieldError } from '#libs/common';
 import { runTool, toolError, type ToolOutcomeListener } from './tool-result.js';
 
 /** What an agent may assume about a tool (MCP tool annotations); every tool states all four. */
@@ -52,7 +52,7 @@ export function defineMcpTool<Principal, Scope extends string, Input extends z.Z
   return tool;
 }
 
-/** zod's expected types named as REST's type rules name them (`MESSAGES`), so a wrong type reads alike on both surfaces. */
+/** zod's expected types named as REST's type rules name them (`VALIDATION_MESSAGES`), so a wrong type reads alike on both surfaces. */
 const REST_TYPE_RULES: Record<string, string> = { int: 'isInt', number: 'isNumber', string: 'isString', boolean: 'isBoolean', array: 'isArray', object: 'isObject' };
 
 /** One zod issue in REST's words where REST has words for it (absent, null, wrong type), else zod's. */
@@ -61,7 +61,7 @@ function messageOf(issue: z.core.$ZodIssue, field: string): string {
     if (issue.input === undefined) return `${field} is required`;
     if (issue.input === null) return `${field} must not be null`;
     const rule = REST_TYPE_RULES[issue.expected];
-    if (rule && MESSAGES[rule]) return MESSAGES[rule](field);
+    if (rule && VALIDATION_MESSAGES[rule]) return VALIDATION_MESSAGES[rule](field);
   }
   return `${field}: ${issue.message}`;
 }

@@ -21,7 +21,7 @@ export interface FieldError {
 const TYPE_CONSTRAINTS = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
 
 /** class-validator's default wording, in words a person reads; constraints not listed keep their (DTO's) message. */
-export const MESSAGES: Record<string, (field: string) => string> = {
+export const VALIDATION_MESSAGES: Record<string, (field: string) => string> = {
   isInt: (field) => `${field} must be a whole number`,
   isNumber: (field) => `${field} must be a number`,
   isString: (field) => `${field} must be text (a JSON string)`,
@@ -46,7 +46,7 @@ function messagesOf(error: ValidationError, field: string): string[] {
   const shown = typeFailures.length > 0 ? typeFailures : names;
   return shown.map((name) => {
     if (name === 'whitelistValidation') return `${field} is not a known property here`;
-    return MESSAGES[name]?.(field) ?? withField(constraints[name], error.property, field);
+    return VALIDATION_MESSAGES[name]?.(field) ?? withField(constraints[name], error.property, field);
   });
 }
 
