@@ -40,7 +40,20 @@ describe('feedback MCP server', () => {
   it('lists to each kind of token only the tools it may call', async () => {
     const expected: Array<[string, string[]]> = [
       [site.readToken, ['get_question_batch', 'list_feedback', 'list_question_batches']],
-      [site.writeToken, ['create_question_batch', 'get_question_batch', 'get_share_link', 'list_feedback', 'list_question_batches', 'update_feedback_status']],
+      [
+        site.writeToken,
+        [
+          'create_question_batch',
+          'delete_question_batch',
+          'get_question_batch',
+          'get_share_link',
+          'list_feedback',
+          'list_question_batches',
+          'send_question_batch',
+          'update_feedback_status',
+          'update_question_batch',
+        ],
+      ],
       [owner.portfolioToken, ['list_portfolio_feedback']],
     ];
     for (const [token, names] of expected) {

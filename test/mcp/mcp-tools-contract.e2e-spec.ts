@@ -39,12 +39,35 @@ async function callAndValidate(client: Client, tool: Tool, args: Record<string, 
   return result;
 }
 
+/**
+ * What a strict client (the Inspector's schema lint) finds wrong in a schema: a property without a
+ * description, a type written as a union array, zod's safe-integer bounds. Paths of each, none expected.
+ */
+function schemaNoise(schema: unknown, path: string): string[] {
+  if (Array.isArray(schema)) return schema.flatMap((each, i) => schemaNoise(each, `${path}[${i}]`));
+  if (typeof schema !== 'object' || schema === null) return [];
+  const node = schema as Record<string, unknown>;
+  const own = [
+    ...(Array.isArray(node.type) ? [`${path}: type union ${JSON.stringify(node.type)}`] : []),
+    ...(['minimum', 'maximum'] as const).filter((key) => Math.abs(Number(node[key])) === Number.MAX_SAFE_INTEGER).map((key) => `${path}: ${key} ${String(node[key])}`),
+  ];
+  const properties = (node.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const undescribed = Object.entries(properties)
+    .filter(([, property]) => typeof property.description !== 'string' || property.description.length === 0)
+    .map(([name]) => `${path}.${name}: no description`);
+  const nested = Object.entries(node).flatMap(([key, value]) =>
+    key === 'properties' ? Object.entries(value as object).flatMap(([name, each]) => schemaNoise(each, `${path}.${name}`)) : schemaNoise(value, `${path}/${key}`),
+  );
+  return [...own, ...undescribed, ...nested];
+}
+
 function expectAgentGradeListing(tools: Tool[]): void {
   expect(tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name).sort());
   for (const tool of tools) {
     expect([tool.name, HINTS.filter((hint) => typeof (tool.annotations as Record<string, unknown> | undefined)?.[hint] !== 'boolean')]).toEqual([tool.name, []]);
     expect([tool.name, tool.outputSchema?.type]).toEqual([tool.name, 'object']);
     expect([tool.name, tool.inputSchema.additionalProperties]).toEqual([tool.name, false]);
+    expect([tool.name, schemaNoise(tool.inputSchema, 'input'), schemaNoise(tool.outputSchema, 'output')]).toEqual([tool.name, [], []]);
   }
 }
 
@@ -69,7 +92,7 @@ describe('MCP tools of the todo service', () => {
   it('lists every tool with all annotations and an outputSchema, in the same order each time', async () => {
     const first = (await client.listTools()).tools;
     expectAgentGradeListing(first);
-    expect(first.map((tool) => tool.name)).toEqual(['create_todo', 'delete_todo', 'get_todo', 'list_todos', 'update_todo']);
+    expect(first.map((tool) => tool.name)).toEqual(['create_todo', 'create_todos', 'delete_todo', 'get_todo', 'list_categories', 'list_todos', 'update_todo', 'update_todos']);
     expect((await client.listTools()).tools).toEqual(first);
   });
 
@@ -80,6 +103,10 @@ describe('MCP tools of the todo service', () => {
     await callAndValidate(client, tools.get_todo, { id });
     await callAndValidate(client, tools.list_todos, { category: 'contract' });
     await callAndValidate(client, tools.update_todo, { id, estimatedDurationMinutes: null });
+    const bulk = await callAndValidate(client, tools.create_todos, { todos: [{ text: 'Bulk 1', priority: 1, category: 'contract' }, { text: 'Bulk 2', priority: 4, category: 'bulk' }] });
+    const bulkIds = (bulk.structuredContent!.todos as Array<{ id: number }>).map((each) => each.id);
+    await callAndValidate(client, tools.update_todos, { todos: bulkIds.map((each) => ({ id: each, estimatedDurationMinutes: 5 })) });
+    await callAndValidate(client, tools.list_categories, {});
     await callAndValidate(client, tools.delete_todo, { id });
   });
 
@@ -142,6 +169,11 @@ describe('MCP tools of the feedback service', () => {
     await callAndValidate(writer, tools.list_question_batches, {});
     await callAndValidate(writer, tools.get_question_batch, { id: batchId });
     await callAndValidate(writer, tools.get_share_link, { id: batchId });
+    const draftId = (await callAndValidate(writer, tools.create_question_batch, { title: 'Contract draft', questions: sampleQuestions(1) })).structuredContent!.id as string;
+    await callAndValidate(writer, tools.update_question_batch, { id: draftId, introHtml: null, notifyEmail: null, questions: sampleQuestions(2) });
+    await callAndValidate(writer, tools.send_question_batch, { id: draftId });
+    const doomedId = (await callAndValidate(writer, tools.create_question_batch, { title: 'Contract doomed', questions: sampleQuestions(1) })).structuredContent!.id as string;
+    await callAndValidate(writer, tools.delete_question_batch, { id: doomedId });
     const portfolio = await connect(url, bearer(owner.portfolioToken), clients);
     const [portfolioTool] = (await portfolio.listTools()).tools;
     await callAndValidate(portfolio, portfolioTool, { limit: 2 });

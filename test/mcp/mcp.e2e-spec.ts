@@ -35,12 +35,12 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
     await t?.close();
   });
 
-  it('initializes with the SDK client and lists the five tools with schemas, descriptions and annotations', async () => {
+  it('initializes with the SDK client and lists the tools with schemas, descriptions and annotations', async () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'todo-api', version: '1.0.0' });
     expect(client.getServerCapabilities()?.tools).toBeDefined();
     await expect(client.ping()).resolves.toBeDefined();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['create_todo', 'delete_todo', 'get_todo', 'list_todos', 'update_todo']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['create_todo', 'create_todos', 'delete_todo', 'get_todo', 'list_categories', 'list_todos', 'update_todo', 'update_todos']);
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(30);
       expect(tool.inputSchema.type).toBe('object');

@@ -14,7 +14,18 @@ import { grantBetaAccess } from '../support/api-access.js';
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
 
 const MCP_ACCEPT = 'application/json, text/event-stream';
-const ALL_FEEDBACK_TOOLS = ['create_question_batch', 'get_question_batch', 'get_share_link', 'list_feedback', 'list_portfolio_feedback', 'list_question_batches', 'update_feedback_status'];
+const ALL_FEEDBACK_TOOLS = [
+  'create_question_batch',
+  'delete_question_batch',
+  'get_question_batch',
+  'get_share_link',
+  'list_feedback',
+  'list_portfolio_feedback',
+  'list_question_batches',
+  'send_question_batch',
+  'update_feedback_status',
+  'update_question_batch',
+];
 
 /**
  * An agent connects to the feedback MCP endpoint with the MCP SDK's own OAuth client: the 401

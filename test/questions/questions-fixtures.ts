@@ -22,12 +22,12 @@ export interface QuestionsApp {
  * through an SMTP test server it starts, its public links under QUESTIONS_PUBLIC_BASE, with an
  * owner and their 'Main site'. Call in beforeAll, close in afterAll.
  */
-export async function startQuestionsApp(): Promise<QuestionsApp> {
+export async function startQuestionsApp(env: Record<string, string> = {}): Promise<QuestionsApp> {
   const smtp = new SmtpTestServer();
   await smtp.start();
   let t: QuestionsApp['t'];
   try {
-    t = await startWithDatabase('feedback-export', { SMTP_URL: smtp.url, FEEDBACK_PUBLIC_BASE_URL: QUESTIONS_PUBLIC_BASE, MAIL_FROM: 'questions@example.test' });
+    t = await startWithDatabase('feedback-export', { SMTP_URL: smtp.url, FEEDBACK_PUBLIC_BASE_URL: QUESTIONS_PUBLIC_BASE, MAIL_FROM: 'questions@example.test', ...env });
   } catch (error) {
     await smtp.stop();
     throw error;

@@ -35,7 +35,9 @@ describe('question-batch tools of the feedback MCP server', () => {
   it('announces the four question tools with their read-only hints (to a write token; a read token sees the two reading ones)', async () => {
     const { tools } = await (await connect(site.writeToken)).listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    for (const name of ['list_question_batches', 'get_question_batch', 'create_question_batch', 'get_share_link']) expect(byName[name]).toBeDefined();
+    for (const name of ['list_question_batches', 'get_question_batch', 'create_question_batch', 'get_share_link', 'update_question_batch', 'delete_question_batch', 'send_question_batch']) {
+      expect([name, byName[name]?.name]).toEqual([name, name]);
+    }
     expect(byName.create_question_batch.annotations?.readOnlyHint).toBe(false);
     expect(byName.list_question_batches.annotations?.readOnlyHint).toBe(true);
     expect(byName.create_question_batch.inputSchema.properties).toHaveProperty('questions');
@@ -78,6 +80,34 @@ describe('question-batch tools of the feedback MCP server', () => {
     expect(otherSites.content[0].text).toContain('NOT_FOUND');
     const badId = await call(client, 'get_question_batch', { id: 'nope' });
     expect(badId.isError).toBe(true);
+  });
+
+  it('write token: edits, sends and deletes drafts through the REST service; a sent batch is BATCH_ALREADY_SENT, as REST answers 409', async () => {
+    const client = await connect(site.writeToken);
+    const created = (await call(client, 'create_question_batch', { title: 'Agent draft', questions: sampleQuestions(2) })).structuredContent;
+    const edited = await call(client, 'update_question_batch', { id: created.id, title: 'Agent draft, edited', introHtml: '<p>Hi<script>x()</script></p>', questions: sampleQuestions(3) });
+    expect(edited.isError).toBeFalsy();
+    expect(edited.structuredContent.batch).toMatchObject({ id: created.id, title: 'Agent draft, edited', introHtml: '<p>Hi</p>', status: 'draft', questionCount: 3 });
+    expect(edited.structuredContent).toEqual((await t.http.get(`/api/v1/export/questions/${created.id}`).set(bearer(site.readToken)).expect(200)).body.data);
+
+    const sent = await call(client, 'send_question_batch', { id: created.id });
+    expect(sent.structuredContent).toEqual({ id: created.id, status: 'sent', shareUrl: expect.stringMatching(/\/q\/[A-Za-z0-9_-]{43}$/) });
+    await t.http.get(`/api/v1/share/${tokenOfUrl(sent.structuredContent.shareUrl)}`).expect(200);
+    for (const [name, args] of [['send_question_batch', { id: created.id }], ['update_question_batch', { id: created.id, title: 'late' }], ['delete_question_batch', { id: created.id }]] as const) {
+      const refused = await call(client, name, args);
+      expect([name, refused.isError, refused.content[0].text.split(':')[0]]).toEqual([name, true, 'BATCH_ALREADY_SENT']);
+    }
+
+    const doomed = (await call(client, 'create_question_batch', { title: 'Duplicate draft', questions: sampleQuestions(1) })).structuredContent;
+    expect((await call(client, 'delete_question_batch', { id: doomed.id })).structuredContent).toEqual({ id: doomed.id, deleted: true });
+    await t.http.get(`/api/v1/export/questions/${doomed.id}`).set(bearer(site.readToken)).expect(404);
+    expect((await call(client, 'delete_question_batch', { id: doomed.id })).content[0].text).toMatch(/^NOT_FOUND: /);
+
+    const reader = await connect(site.readToken);
+    for (const name of ['update_question_batch', 'delete_question_batch', 'send_question_batch']) {
+      const refused = await call(reader, name, { id: created.id });
+      expect([name, refused.isError, refused.content[0].text.split(':')[0]]).toEqual([name, true, 'INVALID_TOKEN']);
+    }
   });
 
   it('read token: lists and reads, but cannot create or fetch links (INVALID_TOKEN); ok_ is refused on every question tool', async () => {

@@ -406,6 +406,19 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'feedback', scheme: 'site-read', method: 'GET', route: '/api/v1/export/questions', path: () => '/api/v1/export/questions', ok: 200 },
     { service: 'feedback', scheme: 'site-read', method: 'GET', route: '/api/v1/export/questions/:id', path: (x) => `/api/v1/export/questions/${x.sentA}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'feedback', scheme: 'site-write', method: 'GET', route: '/api/v1/export/questions/:id/link', path: (x) => `/api/v1/export/questions/${x.sentA}/link`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    {
+      service: 'feedback', scheme: 'site-write', method: 'PATCH', route: '/api/v1/export/questions/:id',
+      path: async (x) => `/api/v1/export/questions/${(await createBatch(x.tokens.wkA, false)).id}`, body: () => ({ title: `${MARKER} edited` }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND',
+    },
+    {
+      service: 'feedback', scheme: 'site-write', method: 'DELETE', route: '/api/v1/export/questions/:id',
+      path: async (x) => `/api/v1/export/questions/${(await createBatch(x.tokens.wkA, false)).id}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND',
+    },
+    {
+      service: 'feedback', scheme: 'site-write', method: 'POST', route: '/api/v1/export/questions/:id/send',
+      path: async (x) => `/api/v1/export/questions/${(await createBatch(x.tokens.wkA, false)).id}/send`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND',
+      after: (_x, _c, res) => { const url = (res.json as any)?.data?.shareUrl; if (url) keep(String(url).split('/q/')[1]); },
+    },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId/questions', path: (x) => `/api/v1/sites/${x.siteA.id}/questions`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     {
       service: 'feedback', scheme: 'jwt', method: 'POST', route: '/api/v1/sites/:siteId/questions', path: (x) => `/api/v1/sites/${x.siteA.id}/questions`,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AppException, publicCodeOf, validationException, type ErrorCode, type FieldError } from '#libs/common';
+import type { Type } from '@nestjs/common';
+import { AppException, VALIDATION_MESSAGES, publicCodeOf, validateAsBody, validationException, type ErrorCode, type FieldError } from '#libs/common';
 import { runTool, toolError, type ToolOutcomeListener } from './tool-result.js';
 
 /** What an agent may assume about a tool (MCP tool annotations); every tool states all four. */
@@ -24,6 +25,12 @@ export interface McpTool<Principal, Scope extends string, Input extends z.ZodObj
   /** The caller needs one of these scopes to see and call the tool. */
   scopes: readonly Scope[];
   hints: McpToolHints;
+  /**
+   * The REST route's body DTO, when the tool takes the same input: the arguments it declares are
+   * validated with its rules first, so a refusal reads as REST's, word for word (one rule source);
+   * `input` then checks the rest (ids, unknown arguments).
+   */
+  rules?: Type<object>;
   /** Calls the service the REST route calls; AppExceptions become isError results with the REST code. */
   run(principal: Principal, args: z.output<Input>): Promise<z.input<Output>>;
 }
@@ -45,6 +52,20 @@ export function defineMcpTool<Principal, Scope extends string, Input extends z.Z
   return tool;
 }
 
+/** zod's expected types named as REST's type rules name them (`VALIDATION_MESSAGES`), so a wrong type reads alike on both surfaces. */
+const REST_TYPE_RULES: Record<string, string> = { int: 'isInt', number: 'isNumber', string: 'isString', boolean: 'isBoolean', array: 'isArray', object: 'isObject' };
+
+/** One zod issue in REST's words where REST has words for it (absent, null, wrong type), else zod's. */
+function messageOf(issue: z.core.$ZodIssue, field: string): string {
+  if (issue.code === 'invalid_type') {
+    if (issue.input === undefined) return `${field} is required`;
+    if (issue.input === null) return `${field} must not be null`;
+    const rule = REST_TYPE_RULES[issue.expected];
+    if (rule && VALIDATION_MESSAGES[rule]) return VALIDATION_MESSAGES[rule](field);
+  }
+  return `${field}: ${issue.message}`;
+}
+
 /** zod's issues in the REST VALIDATION_ERROR form (`details.fields`), so both surfaces read alike. */
 function fieldErrorsOf(error: z.ZodError): FieldError[] {
   return error.issues.flatMap((issue): FieldError[] => {
@@ -52,14 +73,43 @@ function fieldErrorsOf(error: z.ZodError): FieldError[] {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ field: field ? `${field}.${key}` : key, messages: [`${key} is not a known argument of this tool`] }));
     }
-    return [{ field: field || 'arguments', messages: [field ? `${field}: ${issue.message}` : issue.message] }];
+    return [{ field: field || 'arguments', messages: [field ? messageOf(issue, field) : issue.message] }];
   });
+}
+
+/** zod's stand-ins for "any integer" (JavaScript's safe range): noise in a listing, dropped. */
+const SAFE_INTEGER_BOUNDS: Record<string, number> = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+/** Keywords that describe a value whatever its type: they stay beside an anyOf, not inside a branch. */
+const ANNOTATIONS = new Set(['description', 'title', 'default', 'deprecated', 'examples', 'readOnly', 'writeOnly']);
+
+/**
+ * A JSON Schema as every MCP client reads it: a type union (`"type": ["string", "null"]`, legal
+ * but read as a single string by several clients) becomes an anyOf of one-type branches, and
+ * zod's safe-integer bounds go. The values it accepts are the same.
+ */
+export function portableSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portableSchema);
+  if (typeof node !== 'object' || node === null) return node;
+  const entries = Object.entries(node as Record<string, unknown>)
+    .filter(([key, value]) => SAFE_INTEGER_BOUNDS[key] === undefined || value !== SAFE_INTEGER_BOUNDS[key])
+    .map(([key, value]): [string, unknown] => {
+      if (key === 'properties' || key === 'definitions' || key === '$defs') {
+        return [key, Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, schema]) => [name, portableSchema(schema)]))];
+      }
+      return [key, typeof value === 'object' ? portableSchema(value) : value];
+    });
+  const schema = Object.fromEntries(entries);
+  if (!Array.isArray(schema.type)) return schema;
+  const annotations = Object.fromEntries(entries.filter(([key]) => ANNOTATIONS.has(key)));
+  const rest = Object.fromEntries(entries.filter(([key]) => !ANNOTATIONS.has(key) && key !== 'type'));
+  const branches = (schema.type as string[]).map((type) => (type === 'null' ? { type } : { type, ...rest }));
+  return { ...annotations, anyOf: branches };
 }
 
 /** JSON Schema draft-07 (what MCP clients validate with) of a zod schema, as input or as output. */
 function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io }) as Record<string, unknown>;
-  return json as Tool['inputSchema'];
+  return portableSchema(json) as Tool['inputSchema'];
 }
 
 interface RegisteredTool<Principal, Scope extends string> {
@@ -136,7 +186,8 @@ export class McpToolRegistry<Principal, Scope extends string> {
       return toolError(refusal);
     }
     return runTool(async () => {
-      const parsed = tool.input.safeParse(args ?? {});
+      if (tool.rules) await validateAsBody(tool.rules, args ?? {});
+      const parsed = tool.input.safeParse(args ?? {}, { reportInput: true });
       if (!parsed.success) throw validationException(fieldErrorsOf(parsed.error));
       return (await tool.run(principal, parsed.data)) as Record<string, unknown>;
     }, onOutcome);

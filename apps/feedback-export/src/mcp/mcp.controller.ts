@@ -25,7 +25,7 @@ export class McpController {
     summary: 'MCP server (JSON-RPC 2.0 over stateless streamable HTTP)',
     description:
       'One JSON-RPC message per POST (initialize, ping, tools/list, tools/call); send `Accept: application/json, text/event-stream`. ' +
-      'Tools: list_feedback, list_question_batches, get_question_batch (sk_, wk_); update_feedback_status, create_question_batch, get_share_link (wk_); ' +
+      'Tools: list_feedback, list_question_batches, get_question_batch (sk_, wk_); update_feedback_status, create_question_batch, update_question_batch, delete_question_batch, send_question_batch, get_share_link (wk_); ' +
       'list_portfolio_feedback (ok_). An OAuth access token issued for this endpoint acts like sk_ (feedback:read) or wk_ (feedback:write) on the one site ' +
       'the user chose, and like ok_ (portfolio:read). tools/list shows only the tools the token may call; list tools page with `cursor` (the nextCursor of the previous call). ' +
       'A tool called with a token of the wrong kind returns isError with INVALID_TOKEN and the scope it needs in `details.requiredScopes`. ' +

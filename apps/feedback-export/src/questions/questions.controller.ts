@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentPrincipal, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type RateLimitOptions } from '#libs/common';
 import { EXPORT_TOKEN_RATE_LIMIT } from '../token-auth/export-rate-limit.js';
@@ -8,11 +8,13 @@ import {
   BatchListDto,
   CreatedBatchDto,
   CreateQuestionBatchDto,
+  DeletedBatchDto,
   MAX_HTML_LENGTH,
   PreviewQuestionsDto,
   QuestionsPreviewDto,
   SentBatchDto,
   ShareLinkDto,
+  UpdateQuestionBatchDto,
 } from './dto/question-batch.dto.js';
 import { MAX_BATCH_HTML_ELEMENTS, MAX_BATCH_HTML_LENGTH, MAX_HTML_NESTING } from './html-policy.js';
 import { QuestionsService } from './questions.service.js';
@@ -45,7 +47,7 @@ export class QuestionsController {
     summary: 'Create a question batch (wk_ only): a draft, or sent at once with sendNow',
     description:
       `n is unique within the batch; 1..100 questions; titles 1..200 characters; ${HTML_LIMITS} HTML is sanitised once, when stored. ` +
-      'notifyEmail defaults to the site owner’s e-mail. With sendNow true the answer carries shareUrl; a draft is sent by its owner in the dashboard. ' +
+      'notifyEmail defaults to the site owner’s e-mail. With sendNow true the answer carries shareUrl; a draft is sent later with POST /api/v1/export/questions/{id}/send or by its owner in the dashboard. ' +
       BATCH_QUOTAS,
   })
   @ApiEnvelope(CreatedBatchDto, { status: 201 })
@@ -71,6 +73,48 @@ export class QuestionsController {
   @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
   async detail(@CurrentPrincipal() principal: SitePrincipal, @Param('id', UUID_PARAM) id: string): Promise<BatchDataDto> {
     return { batch: await this.questions.detail(principal.ownerId, principal.siteId, id) };
+  }
+
+  @Patch(':id')
+  @UseAuth('site-write')
+  @ApiOperation({
+    operationId: 'updateQuestionBatch',
+    summary: 'Edit a draft (wk_ only): the fields given replace the stored ones; a sent batch is 409 BATCH_ALREADY_SENT',
+    description:
+      `The create's rules for each field given (titles 1..200 characters; questions replace the whole list: 1..100, n unique; ${HTML_LIMITS}). ` +
+      'introHtml null clears the intro; notifyEmail null puts back the site owner’s e-mail. The edited batch counts against the site’s stored bytes without its old text. ' +
+      'Answers the batch as stored (sanitised).',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiEnvelope(BatchDataDto)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.NOT_FOUND, ErrorCode.BATCH_ALREADY_SENT, ErrorCode.QUOTA_EXCEEDED, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.RATE_LIMITED)
+  async update(@CurrentPrincipal() principal: SitePrincipal, @Param('id', UUID_PARAM) id: string, @Body() body: UpdateQuestionBatchDto): Promise<BatchDataDto> {
+    return { batch: await this.questions.updateDraft(principal, id, body) };
+  }
+
+  @Delete(':id')
+  @UseAuth('site-write')
+  @ApiOperation({ operationId: 'deleteQuestionBatch', summary: 'Delete a draft with its questions (wk_ only); a sent batch is 409 BATCH_ALREADY_SENT' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiEnvelope(DeletedBatchDto)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.NOT_FOUND, ErrorCode.BATCH_ALREADY_SENT, ErrorCode.RATE_LIMITED)
+  delete(@CurrentPrincipal() principal: SitePrincipal, @Param('id', UUID_PARAM) id: string): Promise<DeletedBatchDto> {
+    return this.questions.deleteDraft(principal, id);
+  }
+
+  @Post(':id/send')
+  @HttpCode(200)
+  @UseAuth('site-write')
+  @ApiOperation({
+    operationId: 'sendQuestionBatchWithToken',
+    summary: 'Send a draft (wk_ only): draft -> sent, the link becomes live and is answered',
+    description: 'A batch already sent is 409 BATCH_ALREADY_SENT (GET …/{id}/link gives its link); the owner’s dashboard send answers such a batch as it is instead.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiEnvelope(SentBatchDto)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.NOT_FOUND, ErrorCode.BATCH_ALREADY_SENT, ErrorCode.RATE_LIMITED)
+  send(@CurrentPrincipal() principal: SitePrincipal, @Param('id', UUID_PARAM) id: string): Promise<SentBatchDto> {
+    return this.questions.sendDraft(principal, id);
   }
 
   @Get(':id/link')

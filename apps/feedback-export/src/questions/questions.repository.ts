@@ -60,6 +60,14 @@ export function storedBatchBytes(batch: { title: string; introHtml: string; ques
   return bytes(batch.title) + bytes(batch.introHtml) + batch.questions.reduce((sum, q) => sum + bytes(q.title) + bytes(q.html), 0);
 }
 
+/** What an edit of a batch reads back, locked: its status and its text as stored. */
+export interface StoredBatchText {
+  status: BatchStatus;
+  title: string;
+  introHtml: string;
+  questions: Array<{ n: number; title: string; html: string }>;
+}
+
 /** A site's batches and their stored bytes (storedBatchBytes summed), against its quotas. */
 export interface SiteBatchUsage {
   batches: number;
@@ -164,6 +172,50 @@ export class QuestionsRepository {
       [batchId, questions.map((q) => q.n), questions.map((q) => q.html)],
     );
     return true;
+  }
+
+  /**
+   * A batch of this owner's site with its questions, its row locked for an edit (FOR UPDATE: a
+   * concurrent send or delete waits for the edit, and the edit for them). Undefined: no such batch.
+   */
+  async lockForEdit(tx: Transaction, ownerId: string, siteId: string, batchId: string): Promise<StoredBatchText | undefined> {
+    const rows: Array<Omit<StoredBatchText, 'questions'>> = await tx.query(
+      `SELECT b.status, b.title, b.intro_html AS "introHtml" FROM question_batches b WHERE b.owner_id = $1 AND b.site_id = $2 AND b.id = $3 FOR UPDATE`,
+      [ownerId, siteId, batchId],
+    );
+    if (rows.length === 0) return undefined;
+    const questions: StoredBatchText['questions'] = await tx.query(`SELECT q.n, q.title, q.html FROM batch_questions q WHERE q.batch_id = $1 ORDER BY q.n`, [batchId]);
+    return { ...rows[0], questions: questions.map((q) => ({ ...q, n: Number(q.n) })) };
+  }
+
+  /**
+   * Rewrites a draft (locked by lockForEdit in the same transaction): title, intro, notify address
+   * (null: the owner's e-mail) and every question, all sanitised under `htmlPolicyVersion`. A draft
+   * has no answers (they are saved only on a sent batch), so replacing its questions loses none.
+   */
+  async rewriteDraft(tx: Transaction, batchId: string, batch: Pick<NewBatch, 'title' | 'introHtml' | 'notifyEmail' | 'htmlPolicyVersion' | 'questions'>, notifyEmailGiven: boolean): Promise<void> {
+    await tx.query(
+      `UPDATE question_batches b SET title = $2, intro_html = $3, html_policy_version = $4,
+         notify_email = CASE WHEN $5 THEN COALESCE($6, (SELECT u.email FROM users u WHERE u.id = b.owner_id)) ELSE b.notify_email END
+       WHERE b.id = $1 AND b.status = 'draft'`,
+      [batchId, batch.title, batch.introHtml, batch.htmlPolicyVersion, notifyEmailGiven, batch.notifyEmail],
+    );
+    await tx.query(`DELETE FROM batch_questions WHERE batch_id = $1`, [batchId]);
+    await tx.query(
+      `INSERT INTO batch_questions (batch_id, n, title, html)
+       SELECT $1, q.n, q.title, q.html FROM unnest($2::int[], $3::text[], $4::text[]) AS q(n, title, html)`,
+      [batchId, batch.questions.map((q) => q.n), batch.questions.map((q) => q.title), batch.questions.map((q) => q.html)],
+    );
+  }
+
+  /** Deletes a draft of this owner's site (its questions go with it); false when it was not one. */
+  async deleteDraft(ownerId: string, siteId: string, batchId: string): Promise<boolean> {
+    const rows = await this.sql.query(`DELETE FROM question_batches WHERE owner_id = $1 AND site_id = $2 AND id = $3 AND status = 'draft' RETURNING 1`, [
+      ownerId,
+      siteId,
+      batchId,
+    ]);
+    return rows.length > 0;
   }
 
   /** draft -> sent; false when the batch was not a draft of this owner's site. */

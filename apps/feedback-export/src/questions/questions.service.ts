@@ -16,12 +16,14 @@ import {
   type BatchSummaryDto,
   type CreatedBatchDto,
   type CreateQuestionBatchDto,
+  type DeletedBatchDto,
+  type UpdateQuestionBatchDto,
   type SentBatchDto,
   type ShareLinkDto,
 } from './dto/question-batch.dto.js';
 import { toSharedAnswerDto, toSharedBatchDto, type SharedAnswerDto, type SharedBatchDto, type SubmittedDto } from './dto/share.dto.js';
 import { HTML_POLICY_VERSION, htmlLimitViolations, type HtmlField, sanitizeQuestionHtml } from './html-policy.js';
-import { QuestionsRepository, storedBatchBytes, type BatchRow, type NewBatch, type QuestionRow } from './questions.repository.js';
+import { QuestionsRepository, storedBatchBytes, type BatchRow, type NewBatch, type QuestionRow, type StoredBatchText } from './questions.repository.js';
 import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, ShareTokenSealer } from './share-token.js';
 
 /** The whole life of a question batch: create, list, detail, link, send, and the recipient's side. */
@@ -156,11 +158,73 @@ export class QuestionsService {
     return this.link(access.ownerId, access.siteId, batchId);
   }
 
+  /**
+   * Edits a draft (write scope): the fields given replace the stored ones under the create's rules
+   * (limits, unique n, the batch's HTML limits and the site's byte quota, counted without the old
+   * text). A batch no longer a draft is 409 BATCH_ALREADY_SENT. Answers the batch as stored.
+   */
+  async updateDraft(access: SiteAccess, batchId: string, input: UpdateQuestionBatchDto): Promise<BatchDetailDto> {
+    requireWriteScope(access, 'Editing a question batch');
+    const { ownerId, siteId } = access;
+    if (input.questions) this.requireUniqueNumbers(input.questions);
+    await this.questions.transaction(async (tx) => {
+      // The site's lock first, as a create takes it: the byte quota is counted one write at a time.
+      const usage = await this.questions.lockSiteBatchUsage(tx, ownerId, siteId);
+      const stored = usage && (await this.questions.lockForEdit(tx, ownerId, siteId, batchId));
+      if (!usage || !stored) throw this.notFound();
+      this.requireDraft(stored);
+      // Everything is sanitised again under the current policy: one version for the whole batch.
+      const sanitised = this.sanitiseBatchHtml({
+        introHtml: input.introHtml === undefined ? stored.introHtml : (input.introHtml ?? ''),
+        questions: input.questions ?? stored.questions,
+      });
+      const edited = { title: input.title?.trim() ?? stored.title, ...sanitised };
+      const bytes = storedBatchBytes(edited);
+      const othersBytes = usage.bytes - storedBatchBytes(stored);
+      if (othersBytes + bytes > this.quotas.maxBatchBytesPerSite) {
+        throw new AppException(
+          ErrorCode.QUOTA_EXCEEDED,
+          `This batch (${bytes} bytes of text) would take the site's question batches over ${this.quotas.maxBatchBytesPerSite} bytes (${othersBytes} stored in the others)`,
+          { quota: 'batchBytesPerSite', limit: this.quotas.maxBatchBytesPerSite },
+        );
+      }
+      await this.questions.rewriteDraft(tx, batchId, { ...edited, notifyEmail: input.notifyEmail ?? null, htmlPolicyVersion: HTML_POLICY_VERSION }, input.notifyEmail !== undefined);
+    });
+    return this.detail(ownerId, siteId, batchId);
+  }
+
+  /** Deletes a draft (write scope); a sent batch is 409 BATCH_ALREADY_SENT (its recipient holds the link). */
+  async deleteDraft(access: SiteAccess, batchId: string): Promise<DeletedBatchDto> {
+    requireWriteScope(access, 'Deleting a question batch');
+    if (!(await this.questions.deleteDraft(access.ownerId, access.siteId, batchId))) this.requireDraft(await this.requireBatch(access.ownerId, access.siteId, batchId));
+    return { id: batchId, deleted: true };
+  }
+
+  /**
+   * The write token's send: draft -> sent through the owner's send, but not idempotent: a batch
+   * already sent is 409 BATCH_ALREADY_SENT, so an agent learns the link went out before (get_share_link gives it).
+   */
+  async sendDraft(access: SiteAccess, batchId: string): Promise<SentBatchDto> {
+    requireWriteScope(access, 'Sending a question batch');
+    const { ownerId, siteId } = access;
+    if (!(await this.questions.markSent(ownerId, siteId, batchId))) this.requireDraft(await this.requireBatch(ownerId, siteId, batchId));
+    return this.sentBatch(ownerId, siteId, batchId);
+  }
+
+  /** 409 BATCH_ALREADY_SENT unless the batch is a draft. */
+  private requireDraft(batch: Pick<StoredBatchText, 'status'>): void {
+    if (batch.status !== 'draft') throw new AppException(ErrorCode.BATCH_ALREADY_SENT, `The batch is ${batch.status}: only a draft can be edited, deleted or sent`);
+  }
+
   // ---- owner side (JWT) ----
 
   /** Owner send: draft -> sent. Sending a batch already sent changes nothing and answers the same. */
   async send(ownerId: string, siteId: string, batchId: string): Promise<SentBatchDto> {
     await this.questions.markSent(ownerId, siteId, batchId);
+    return this.sentBatch(ownerId, siteId, batchId);
+  }
+
+  private async sentBatch(ownerId: string, siteId: string, batchId: string): Promise<SentBatchDto> {
     const row = await this.requireBatch(ownerId, siteId, batchId);
     return { id: row.id, status: row.status, shareUrl: this.shareUrlOf(row) };
   }

@@ -6,6 +6,8 @@ export const TODO_LIMITS = {
   priorityMax: 4,
   listDefaultLimit: 100,
   listMaxLimit: 500,
+  /** Items of one bulk write (the MCP create_todos / update_todos). */
+  bulkMaxItems: 50,
 } as const;
 
 export const TODO_SORTS = ['createdAt', 'priority'] as const;

@@ -130,6 +130,11 @@ export class TodosRepository {
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
+  /** The owner's categories with how many todos each holds, by name. */
+  async categoryCounts(userId: string): Promise<Array<{ category: string; count: number }>> {
+    return this.sql.query(`SELECT category, count(*)::int AS count FROM todos WHERE user_id = $1 GROUP BY category ORDER BY category`, [userId]);
+  }
+
   async delete(tx: Transaction, userId: string, id: number): Promise<boolean> {
     const rows = await tx.query(`DELETE FROM todos WHERE user_id = $1 AND id = $2 RETURNING id`, [userId, id]);
     return rows.length > 0;

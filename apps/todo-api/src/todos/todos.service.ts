@@ -3,10 +3,10 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { Transaction } from '#libs/database';
 import { AppException, assertIdempotencyKey, ErrorCode, IDEMPOTENCY_WINDOW_HOURS, idempotencyRequestHash, idempotentWrite, PeriodicTask, SignedCursorCodec, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
+import type { CreateTodoDto, UpdateTodoDto, UpdateTodoItemDto } from './dto/todo-input.dto.js';
 import type { ListTodosQuery } from './dto/list-todos.query.js';
 import type { TodoEventData } from './dto/todo-event.dto.js';
-import { toTodoDto, type DeletedTodoDto, type TodoDataDto, type TodoDto, type TodoListDto } from './dto/todo.dto.js';
+import { toCategoryCountDto, toTodoDto, type CategoriesDto, type DeletedTodoDto, type TodoDataDto, type TodoDto, type TodoListDto, type TodosDataDto } from './dto/todo.dto.js';
 import { TodoEventsService, type TodoEventType } from './todo-events.service.js';
 import { EVENT_RETENTION_HOURS, TODO_LIMITS, type SortOrder, type TodoSort } from './todo-limits.js';
 import { TodosRepository, type TodoKeyset, type TodoListFilter } from './todos.repository.js';
@@ -38,6 +38,17 @@ function filterFingerprint(filter: TodoListFilter): string {
     .update(JSON.stringify([filter.category ?? null, filter.priority ?? null, filter.q ?? null]))
     .digest('base64url')
     .slice(0, 16);
+}
+
+/** An update must change something: at least one of its fields (400 naming `field` otherwise). */
+function requireSomeChange(changes: UpdateTodoDto, field: string): void {
+  const present = (['text', 'priority', 'category', 'estimatedDurationMinutes'] as const).filter((name) => changes[name] !== undefined);
+  if (present.length === 0) {
+    throw validationException(
+      [{ field, messages: ['at least one of text, priority, category, estimatedDurationMinutes is required'] }],
+      'The update changes nothing: give at least one property',
+    );
+  }
 }
 
 function invalidCursor(message = 'The cursor is invalid'): AppException {
@@ -141,13 +152,7 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
   }
 
   async update(userId: string, id: number, changes: UpdateTodoDto): Promise<TodoDataDto> {
-    const present = (['text', 'priority', 'category', 'estimatedDurationMinutes'] as const).filter((field) => changes[field] !== undefined);
-    if (present.length === 0) {
-      throw validationException(
-        [{ field: 'body', messages: ['at least one of text, priority, category, estimatedDurationMinutes is required'] }],
-        'The update changes nothing: give at least one property',
-      );
-    }
+    requireSomeChange(changes, 'body');
     const { todo, eventId } = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, userId);
       const row = await this.repository.update(tx, userId, id, changes);
@@ -157,6 +162,73 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     });
     this.events.committed(userId, eventId);
     return { todo };
+  }
+
+  /**
+   * Creates up to TODO_LIMITS.bulkMaxItems todos, all or none: one transaction, each item under
+   * create's rules, one todo.created event each. An Idempotency-Key covers the whole list.
+   */
+  async createMany(actor: TodoActor, inputs: CreateTodoDto[], idempotencyKey?: string): Promise<TodosDataDto> {
+    assertIdempotencyKey(idempotencyKey);
+    const caller = actor.apiKeyId !== undefined ? `key:${actor.apiKeyId}` : actor.grantId !== undefined ? `grant:${actor.grantId}` : undefined;
+    const keyed =
+      idempotencyKey !== undefined && caller
+        ? {
+            caller,
+            key: idempotencyKey,
+            userId: actor.userId,
+            apiKeyId: actor.apiKeyId ?? null,
+            requestHash: idempotencyRequestHash(['bulk', ...inputs.flatMap((input) => [input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null])]),
+          }
+        : undefined;
+    const eventIds: string[] = [];
+    const outcome = await this.repository.transaction(async (tx) => {
+      await this.lockOwner(tx, actor.userId);
+      return idempotentWrite(tx, keyed, 201, async (): Promise<TodosDataDto> => {
+        const todos: TodoDto[] = [];
+        for (const input of inputs) {
+          const todo = toTodoDto(await this.repository.insert(tx, actor.userId, input));
+          eventIds.push(await this.recordEvent(tx, actor.userId, 'todo.created', todo));
+          todos.push(todo);
+        }
+        return { todos };
+      });
+    });
+    for (const eventId of eventIds) this.events.committed(actor.userId, eventId);
+    return outcome.data;
+  }
+
+  /**
+   * Applies up to TODO_LIMITS.bulkMaxItems updates, all or none: each under update's rules (at
+   * least one change), an id at most once; any unknown id is NOT_FOUND and nothing changes.
+   */
+  async updateMany(userId: string, items: UpdateTodoItemDto[]): Promise<TodosDataDto> {
+    const seen = new Set<number>();
+    items.forEach(({ id, ...changes }, i) => {
+      requireSomeChange(changes, `todos.${i}`);
+      if (seen.has(id)) throw validationException([{ field: `todos.${i}.id`, messages: [`todo ${id} appears more than once in this update`] }]);
+      seen.add(id);
+    });
+    const eventIds: string[] = [];
+    const todos = await this.repository.transaction(async (tx) => {
+      await this.lockOwner(tx, userId);
+      const updated: TodoDto[] = [];
+      for (const [i, { id, ...changes }] of items.entries()) {
+        const row = await this.repository.update(tx, userId, id, changes);
+        if (!row) throw new AppException(ErrorCode.NOT_FOUND, `Todo ${id} not found (todos.${i}); nothing was changed`, { index: i, id });
+        const todo = toTodoDto(row);
+        eventIds.push(await this.recordEvent(tx, userId, 'todo.updated', todo));
+        updated.push(todo);
+      }
+      return updated;
+    });
+    for (const eventId of eventIds) this.events.committed(userId, eventId);
+    return { todos };
+  }
+
+  /** The account's categories (the todo's grouping field) with how many todos each holds, by name. */
+  async categories(userId: string): Promise<CategoriesDto> {
+    return { categories: (await this.repository.categoryCounts(userId)).map(toCategoryCountDto) };
   }
 
   async delete(userId: string, id: number): Promise<DeletedTodoDto> {

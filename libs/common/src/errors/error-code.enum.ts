@@ -35,6 +35,8 @@ export enum ErrorCode {
   SUBSCRIPTION_NOT_REACTIVATABLE = 'SUBSCRIPTION_NOT_REACTIVATABLE',
   SUBSCRIPTION_ALREADY_ACTIVE = 'SUBSCRIPTION_ALREADY_ACTIVE',
   BATCH_NOT_SENT = 'BATCH_NOT_SENT',
+  /** A question batch that is no longer a draft: it cannot be edited, deleted or sent again. */
+  BATCH_ALREADY_SENT = 'BATCH_ALREADY_SENT',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
@@ -88,6 +90,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.SUBSCRIPTION_NOT_REACTIVATABLE]: { status: 409 },
   [ErrorCode.SUBSCRIPTION_ALREADY_ACTIVE]: { status: 409 },
   [ErrorCode.BATCH_NOT_SENT]: { status: 409 },
+  [ErrorCode.BATCH_ALREADY_SENT]: { status: 409, example: 'The batch was sent: only a draft can be edited, deleted or sent' },
   [ErrorCode.IDEMPOTENCY_KEY_REUSED]: { status: 422 },
   [ErrorCode.PAYLOAD_TOO_LARGE]: { status: 413 },
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: { status: 415 },

@@ -1,5 +1,5 @@
 import { getMetadataStorage, ValidateIf, type ValidatorOptions } from 'class-validator';
-import { ArgumentMetadata, Injectable, ParseUUIDPipe, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, ParseUUIDPipe, PipeTransform, type Type, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
 
@@ -21,7 +21,7 @@ export interface FieldError {
 const TYPE_CONSTRAINTS = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
 
 /** class-validator's default wording, in words a person reads; constraints not listed keep their (DTO's) message. */
-const MESSAGES: Record<string, (field: string) => string> = {
+export const VALIDATION_MESSAGES: Record<string, (field: string) => string> = {
   isInt: (field) => `${field} must be a whole number`,
   isNumber: (field) => `${field} must be a number`,
   isString: (field) => `${field} must be text (a JSON string)`,
@@ -46,7 +46,7 @@ function messagesOf(error: ValidationError, field: string): string[] {
   const shown = typeFailures.length > 0 ? typeFailures : names;
   return shown.map((name) => {
     if (name === 'whitelistValidation') return `${field} is not a known property here`;
-    return MESSAGES[name]?.(field) ?? withField(constraints[name], error.property, field);
+    return VALIDATION_MESSAGES[name]?.(field) ?? withField(constraints[name], error.property, field);
   });
 }
 
@@ -221,3 +221,19 @@ export class PositiveIntPipe implements PipeTransform<string, number> {
  * something (e.g. "clear this value").
  */
 export const IsOptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/** The one pipe `validateAsBody` runs: the global pipe's options, rules and words. */
+let bodyPipe: ValidationPipe | undefined;
+
+/**
+ * Validates `value` as the JSON body of a route taking `dto` would be, with the global pipe's
+ * rules and words (400 VALIDATION_ERROR, `details.fields`): for a surface that takes the same
+ * input another way (an MCP tool's arguments), so both refuse alike. Only the properties the DTO
+ * declares are looked at; what else the value holds is the caller's to judge.
+ */
+export async function validateAsBody(dto: Type<object>, value: Record<string, unknown>): Promise<void> {
+  const known = new Set(knownProperties(dto));
+  const body = Object.fromEntries(Object.entries(value).filter(([key]) => known.has(key)));
+  bodyPipe ??= createValidationPipe();
+  await bodyPipe.transform(body, { type: 'body', metatype: dto });
+}

@@ -1,7 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { getPrincipal, type OwnCredential } from '../auth/principal.js';
+import { getPrincipal, type OwnCredential, type Principal } from '../auth/principal.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.constants.js';
 import { clientTrackerOf, credentialTrackerOf, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf } from './rate-limit.keys.js';
 import { RateLimitStore, RateLimitStoreUnavailableError, toThrottlerRecord, type RateLimitHit } from './rate-limit.store.js';
@@ -62,7 +62,11 @@ export async function lookUpCounting<T>(
 
 /** Who a request counts against: the credential (or its session) when there is one, else the client IP. */
 export function rateLimitTracker(request: Request, options?: RateLimitOptions): string {
-  const principal = getPrincipal(request);
+  return principalRateLimitTracker(getPrincipal(request), request.ip, options);
+}
+
+/** Who a principal counts against (rateLimitTracker's rule, for work that counts outside the guard, e.g. a bulk tool's items). */
+export function principalRateLimitTracker(principal: Principal | undefined, ip: string | undefined, options?: RateLimitOptions): string {
   if (options?.per === 'session' && principal?.kind === 'user') return rateLimitTrackerOf('session', principal.sessionId);
   // An app's token credentials (their principals carry a tokenBudget) are counted per budget the app names, not per token.
   if (principal && 'tokenBudget' in principal && typeof principal.tokenBudget === 'string') return tokenTrackerOf(principal.kind, principal.tokenBudget);
@@ -75,7 +79,7 @@ export function rateLimitTracker(request: Request, options?: RateLimitOptions): 
     case 'user':
       return rateLimitTrackerOf('user', principal.userId);
     default:
-      return clientTrackerOf(request.ip);
+      return clientTrackerOf(ip);
   }
 }
 

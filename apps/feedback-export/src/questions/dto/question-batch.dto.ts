@@ -1,4 +1,6 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
+import { IsOptionalNotNull } from '#libs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import type { BatchRow, QuestionRow } from '../questions.repository.js';
@@ -38,39 +40,79 @@ export class QuestionInputDto {
   html: string;
 }
 
+/** The rules of a batch's fields, one source for the create and the draft edit (and so for their MCP tools). */
+const BatchTitleRules = () => applyDecorators(IsString(), Length(1, MAX_TITLE_LENGTH), Matches(/\S/, { message: 'title must not be blank' }));
+const BatchHtmlRules = () => applyDecorators(IsString(), MaxLength(MAX_HTML_LENGTH));
+const NotifyEmailRules = () => applyDecorators(IsEmail(), MaxLength(254));
+const BatchQuestionsRules = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(MAX_QUESTIONS),
+    // ValidateNested alone lets an array stand in for a question object.
+    IsObject({ each: true }),
+    ValidateNested({ each: true }),
+    Type(() => QuestionInputDto),
+  );
+
 export class CreateQuestionBatchDto {
   @ApiProperty({ minLength: 1, maxLength: MAX_TITLE_LENGTH, example: 'Homepage review' })
-  @IsString()
-  @Length(1, MAX_TITLE_LENGTH)
-  @Matches(/\S/, { message: 'title must not be blank' })
+  @BatchTitleRules()
   title: string;
 
   @ApiProperty({ example: '<p>Thanks for taking a look. A sentence or two per question is plenty.</p>', required: false, maxLength: MAX_HTML_LENGTH, description: 'Shown above the questions; sanitised like question html' })
   @IsOptional()
-  @IsString()
-  @MaxLength(MAX_HTML_LENGTH)
+  @BatchHtmlRules()
   introHtml?: string;
 
   @ApiProperty({ required: false, format: 'email', maxLength: 254, description: "Who is e-mailed when the recipient submits; defaults to the site owner's e-mail" })
   @IsOptional()
-  @IsEmail()
-  @MaxLength(254)
+  @NotifyEmailRules()
   notifyEmail?: string;
 
-  @ApiProperty({ required: false, default: false, description: 'true: create as sent and return shareUrl; false or absent: a draft the owner sends from the dashboard' })
+  @ApiProperty({ required: false, default: false, description: 'true: create as sent and return shareUrl; false or absent: a draft, sent later (POST …/{id}/send, or its owner in the dashboard)' })
   @IsOptional()
   @IsBoolean()
   sendNow?: boolean;
 
   @ApiProperty({ type: [QuestionInputDto], minItems: 1, maxItems: MAX_QUESTIONS, description: `1..${MAX_QUESTIONS} questions; n must be unique` })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_QUESTIONS)
-  // ValidateNested alone lets an array stand in for a question object.
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => QuestionInputDto)
+  @BatchQuestionsRules()
   questions: QuestionInputDto[];
+}
+
+/**
+ * An edit of a draft: the fields of a create (same rules), each optional; what is given replaces
+ * what is stored (questions as a whole list). null clears introHtml and puts notifyEmail back to
+ * the owner's e-mail, as leaving them out of a create does.
+ */
+export class UpdateQuestionBatchDto {
+  @ApiProperty({ required: false, minLength: 1, maxLength: MAX_TITLE_LENGTH, example: 'Homepage review, second round' })
+  @IsOptionalNotNull()
+  @BatchTitleRules()
+  title?: string;
+
+  @ApiProperty({ type: 'string', required: false, nullable: true, maxLength: MAX_HTML_LENGTH, example: '<p>Two more questions this time.</p>', description: 'Replaces the intro; null clears it' })
+  @IsOptional()
+  @BatchHtmlRules()
+  introHtml?: string | null;
+
+  @ApiProperty({ type: 'string', required: false, nullable: true, format: 'email', maxLength: 254, description: "Replaces the notified address; null: the site owner's e-mail" })
+  @IsOptional()
+  @NotifyEmailRules()
+  notifyEmail?: string | null;
+
+  @ApiProperty({ type: [QuestionInputDto], required: false, minItems: 1, maxItems: MAX_QUESTIONS, description: `Replaces every question: 1..${MAX_QUESTIONS}, n unique` })
+  @IsOptionalNotNull()
+  @BatchQuestionsRules()
+  questions?: QuestionInputDto[];
+}
+
+export class DeletedBatchDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: [true] })
+  deleted: true;
 }
 
 /** The HTML of a batch in the making, to see it as the recipient will (nothing is stored). */

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { TODO_LIMITS } from '../todo-limits.js';
 
 export class CreateTodoDto {
@@ -52,4 +53,34 @@ export class UpdateTodoDto {
   @IsInt()
   @Min(0)
   estimatedDurationMinutes?: number | null;
+}
+
+/** Up to TODO_LIMITS.bulkMaxItems todos to create at once (the MCP create_todos), each under CreateTodoDto's rules. */
+export class CreateTodosDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(TODO_LIMITS.bulkMaxItems)
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => CreateTodoDto)
+  todos: CreateTodoDto[];
+}
+
+/** One change of a bulk update: the todo's id and UpdateTodoDto's fields. */
+export class UpdateTodoItemDto extends UpdateTodoDto {
+  @IsInt()
+  @Min(1)
+  @Max(2147483647)
+  id: number;
+}
+
+/** Up to TODO_LIMITS.bulkMaxItems changes at once (the MCP update_todos), each under UpdateTodoDto's rules. */
+export class UpdateTodosDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(TODO_LIMITS.bulkMaxItems)
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => UpdateTodoItemDto)
+  todos: UpdateTodoItemDto[];
 }

@@ -45,6 +45,29 @@ export class TodoListDto {
   nextCursor: string | null;
 }
 
+/** The todos of a bulk write, in the order given. */
+export class TodosDataDto {
+  @ApiProperty({ type: [TodoDto] })
+  todos: TodoDto[];
+}
+
+export class CategoryCountDto {
+  @ApiProperty({ example: 'errands' })
+  category: string;
+
+  @ApiProperty({ type: 'integer', example: 3, description: 'Todos in this category' })
+  count: number;
+}
+
+export function toCategoryCountDto(row: { category: string; count: number }): CategoryCountDto {
+  return { category: row.category, count: Number(row.count) };
+}
+
+export class CategoriesDto {
+  @ApiProperty({ type: [CategoryCountDto], description: 'Every category the account uses, by name' })
+  categories: CategoryCountDto[];
+}
+
 export class DeletedTodoDto {
   @ApiProperty({ type: 'integer', example: 42 })
   id: number;
