@@ -103,7 +103,7 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
       };
     }
     if (BODY_METHODS.has(route.method.toUpperCase())) addErrorCode(operation, ErrorCode.PAYLOAD_TOO_LARGE, 'a body over the route’s size limit', false);
-    if (answersServiceUnavailable(route)) addErrorCode(operation, ErrorCode.SERVICE_UNAVAILABLE, 'the database or the rate-limit store is unreachable, or the replica is overloaded; retry after Retry-After', true);
+    if (answersServiceUnavailable(route)) addErrorCode(operation, ErrorCode.SERVICE_UNAVAILABLE, 'the database or the rate-limit store is unreachable; retry after Retry-After', true);
     if (answersServiceOverloaded(route)) addOverloadAnswer(operation);
   }
   addContractRoute(document);
