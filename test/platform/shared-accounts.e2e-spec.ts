@@ -60,7 +60,7 @@ function namesImportedFromAccounts(...dirs: string[]): Set<string> {
   const under = (file: ts.SourceFile) => dirs.some((dir) => file.fileName.startsWith(join(ROOT, dir) + '/'));
   for (const file of program.getSourceFiles().filter(under)) {
     for (const statement of file.statements) {
-      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || statement.moduleSpecifier.text !== '#libs/accounts') continue;
+      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || statement.moduleSpecifier.text !== '#libs/identity') continue;
       const bindings = statement.importClause?.namedBindings;
       if (bindings && ts.isNamespaceImport(bindings)) accountsExports().forEach((name) => names.add(name));
       if (bindings && ts.isNamedImports(bindings)) bindings.elements.forEach((element) => names.add((element.propertyName ?? element.name).text));

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
-import { AccountsCoreModule, JwtAuthGuard } from '#libs/accounts';
+import { AccountsCoreModule, JwtAuthGuard } from '#libs/identity';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { AccountModule } from './account/account.module.js';
@@ -9,7 +9,7 @@ import { API_KEY_HEADER } from './api-access/api-access.schemes.js';
 import { ApiKeyAuthGuard } from './api-access/api-key-auth.guard.js';
 import { JwtOrApiKeyGuard } from './api-access/jwt-or-api-key.guard.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
-import { AuthModule } from './auth/auth.module.js';
+import { AuthModule } from '#libs/identity';
 import { AdminKeyGuard } from './billing/admin-key.guard.js';
 import { ADMIN_KEY_HEADER } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_SIGNATURE_HEADER } from './billing/billing-webhook.controller.js';
@@ -17,10 +17,10 @@ import type { BillingConfig } from './billing/billing.config.js';
 import { BillingConfigModule } from './billing/billing-config.module.js';
 import { BillingModule } from './billing/billing.module.js';
 import { McpModule } from './mcp/mcp.module.js';
-import { OAUTH_INTERACTION_PATH_PREFIXES } from './oauth/oauth-interaction.controller.js';
-import { OAuthModule } from './oauth/oauth.module.js';
-import { TodoMcpAuthGuard } from './oauth/todo-mcp-auth.guard.js';
-import { SessionsModule } from './sessions/sessions.module.js';
+import { OAUTH_INTERACTION_PATH_PREFIXES } from '#libs/identity';
+import { OAuthModule } from '#libs/identity';
+import { TodoMcpAuthGuard } from './mcp/todo-mcp-auth.guard.js';
+import { SessionsModule } from '#libs/identity';
 import { TodosModule } from './todos/todos.module.js';
 
 export interface TodoApiOptions {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { FEEDBACK_SCOPES } from '#libs/accounts';
+import { FEEDBACK_SCOPES } from '#libs/identity';
 import { AppException, ErrorCode } from '#libs/common';
 import { McpToolRegistry } from '#libs/mcp';
-import type { FeedbackOAuthPrincipal } from '../mcp-auth/feedback-oauth-principal.js';
+import type { FeedbackOAuthPrincipal } from './feedback-oauth-principal.js';
 import type { FeedbackTokenPrincipal, PortfolioPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import type { SiteAccess } from '../token-auth/site-access.js';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module.js';
-import { OAuthModule } from '../oauth/oauth.module.js';
+import { OAuthModule } from '#libs/identity';
 import { TodosModule } from '../todos/todos.module.js';
 import { AccountController } from './account.controller.js';
 import { AccountRepository } from './account.repository.js';

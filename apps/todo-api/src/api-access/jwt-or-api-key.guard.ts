@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { JwtAuthGuard, presentAccessToken, type VerifiedAccessToken } from '#libs/accounts';
+import { JwtAuthGuard, presentAccessToken, type VerifiedAccessToken } from '#libs/identity';
 import { AppException, ErrorCode, rateLimitOptionsFor, setPrincipal, type Principal, type RateLimitCounting } from '#libs/common';
 import { API_KEY_PREFIX } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { canonicalEmailDigest } from '#libs/accounts';
+import { canonicalEmailDigest } from '../accounts/canonical-email.js';
 import { AttemptLimiter, type AttemptBudget, clientTrackerOf, rateLimitCounterKey, rateLimitIpAndEmailTracker, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
 
 /** decisions.md: 10 failed attempts per 15 minutes per (IP, e-mail), 100 per IP. */

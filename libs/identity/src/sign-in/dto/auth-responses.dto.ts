@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { RevokedOAuthApp, UserRow } from '#libs/accounts';
+import type { RevokedOAuthApp } from '../../oauth-resource/oauth-access.repository.js';
+import type { UserRow } from '../../accounts/account.rows.js';
 
 export class UserDto {
   @ApiProperty({ format: 'uuid' })

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CredentialRevocations } from '#libs/accounts';
+import { CredentialRevocations } from '../accounts/credential-revocations.js';
 import { AppException, ErrorCode } from '#libs/common';
 import type { Transaction } from '#libs/database';
 import { SessionListDto, toSessionDto } from './dto/session.dto.js';

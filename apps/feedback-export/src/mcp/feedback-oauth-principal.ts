@@ -1,4 +1,4 @@
-import { FEEDBACK_SCOPES, feedbackSiteDetailOf, type ProtectedResource } from '#libs/accounts';
+import { FEEDBACK_SCOPES, feedbackSiteDetailOf, type ProtectedResource } from '#libs/identity';
 import type { PrincipalOf } from '#libs/common';
 import type { SiteAccess } from '../token-auth/site-access.js';
 

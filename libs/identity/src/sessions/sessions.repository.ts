@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SESSION_COLUMNS, type SessionRow } from '#libs/accounts';
+import { SESSION_COLUMNS, type SessionRow } from '../accounts/account.rows.js';
 import { Database, type Transaction } from '#libs/database';
 import { REFRESH_TOKEN_TTL_DAYS } from './refresh-token.js';
 

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AccessTokenService, AccountOAuthGrants, CredentialRevocations, PasswordHasher, type RevokedOAuthApp, type UserRow } from '#libs/accounts';
+import { AccessTokenService } from '../access-tokens/access-token.service.js';
+import { AccountOAuthGrants } from '../oauth-resource/account-oauth-grants.service.js';
+import { CredentialRevocations } from '../accounts/credential-revocations.js';
+import { PasswordHasher } from '../accounts/password-hasher.js';
+import { type RevokedOAuthApp } from '../oauth-resource/oauth-access.repository.js';
+import { type UserRow } from '../accounts/account.rows.js';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import type { Transaction } from '#libs/database';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';

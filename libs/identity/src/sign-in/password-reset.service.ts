@@ -1,6 +1,7 @@
 import { createHash, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { CredentialRevocations, PasswordHasher } from '#libs/accounts';
+import { CredentialRevocations } from '../accounts/credential-revocations.js';
+import { PasswordHasher } from '../accounts/password-hasher.js';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';

@@ -1,13 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { AccessTokenService } from './access-token.service.js';
-import { CredentialRevocations } from './credential-revocations.js';
-import { JwtAuthGuard } from './jwt-auth.guard.js';
-import { JwtStrategy } from './jwt.strategy.js';
-import { AccountOAuthGrants, OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth/index.js';
-import { PasswordHasher } from './password-hasher.js';
-import { SessionAccessRepository } from './session-access.repository.js';
+import { AccessTokenService } from './access-tokens/access-token.service.js';
+import { CredentialRevocations } from './accounts/credential-revocations.js';
+import { JwtAuthGuard } from './access-tokens/jwt-auth.guard.js';
+import { JwtStrategy } from './access-tokens/jwt.strategy.js';
+import { AccountOAuthGrants, OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth-resource/index.js';
+import { PasswordHasher } from './accounts/password-hasher.js';
+import { SessionAccessRepository } from './sessions/session-access.repository.js';
 
 /** The account system both services share: passwords, access tokens (signed, and checked by JwtAuthGuard), OAuth token verification. */
 @Global()

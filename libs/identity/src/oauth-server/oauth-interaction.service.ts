@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { errors } from 'oidc-provider';
-import { FEEDBACK_SCOPES, feedbackSiteDetail, isDetailFor, type FeedbackSiteAction } from '#libs/accounts';
+import { FEEDBACK_SCOPES } from '../oauth-resource/protected-resource.js';
+import { feedbackSiteDetail, isDetailFor, type FeedbackSiteAction } from '../oauth-resource/feedback-site-grant.js';
 import { AppException, ErrorCode, HTML_PAGE_HEADERS } from '#libs/common';
-import { AuthService } from '../auth/auth.service.js';
+import { AuthService } from '../sign-in/auth.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
-import { OAuthConsentSitesRepository, type ConsentSite } from './oauth-consent-sites.repository.js';
+import { OAuthConsentSitesRepository, type ConsentSite } from '../../../../apps/feedback-export/src/sites/oauth-consent-sites.repository.js';
 import { OAuthProvider } from './oauth-provider.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';

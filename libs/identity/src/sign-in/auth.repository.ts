@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { canonicalEmail, USER_COLUMNS, type UserRow } from '#libs/accounts';
+import { canonicalEmail } from '../accounts/canonical-email.js';
+import { USER_COLUMNS, type UserRow } from '../accounts/account.rows.js';
 import { Database, type Transaction } from '#libs/database';
 
 export interface NewUser {

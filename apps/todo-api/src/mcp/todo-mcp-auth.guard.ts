@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { looksLikeJwt, OAuthAccessTokenVerifier, todoMcpResource, withBearerChallenge, type ProtectedResource } from '#libs/accounts';
+import { looksLikeJwt, OAuthAccessTokenVerifier, todoMcpResource, withBearerChallenge, type ProtectedResource } from '#libs/identity';
 import { AppException, ErrorCode, setPrincipal } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ApiKeyAccessRepository } from '../api-access/api-key-access.repository.js';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { SessionRow } from '#libs/accounts';
+import type { SessionRow } from '../../accounts/account.rows.js';
 
 export class SessionDto {
   @ApiProperty({ format: 'uuid' })

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { feedbackMcpResource, looksLikeJwt, OAuthAccessTokenVerifier, withBearerChallenge, type ProtectedResource } from '#libs/accounts';
+import { feedbackMcpResource, looksLikeJwt, OAuthAccessTokenVerifier, withBearerChallenge, type ProtectedResource } from '#libs/identity';
 import { setPrincipal } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { extractBearerToken } from '../token-auth/feedback-token.authenticator.js';

@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { feedbackMcpResource, protectedResourceMetadata } from '#libs/accounts';
+import { feedbackMcpResource, protectedResourceMetadata } from '#libs/identity';
 import { Public, RawResponse } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AcceptsBody, Public, RateLimit, RawResponse } from '#libs/common';
 import { OAUTH_ENDPOINTS_RATE_LIMIT } from './oauth-rate-limits.js';
-import { Client } from '../auth/client-info.decorator.js';
+import { Client } from '../sign-in/client-info.decorator.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { OAuthInteractionService, type SignInForm } from './oauth-interaction.service.js';
 

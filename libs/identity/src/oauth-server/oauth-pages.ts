@@ -1,5 +1,5 @@
 import { escape } from 'html-escaper';
-import { FEEDBACK_SCOPES, TODO_SCOPES } from '#libs/accounts';
+import { FEEDBACK_SCOPES, TODO_SCOPES } from '../oauth-resource/protected-resource.js';
 import { renderHtmlPage } from '#libs/common';
 
 /** What each scope lets an app do, as the consent page says it. */

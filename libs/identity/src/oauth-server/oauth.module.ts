@@ -1,9 +1,9 @@
 import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import express from 'express';
-import { AuthModule } from '../auth/auth.module.js';
+import { AuthModule } from '../sign-in/auth.module.js';
 import { ConnectedAppsController } from './connected-apps.controller.js';
 import { ConnectedAppsService } from './connected-apps.service.js';
-import { OAuthConsentSitesRepository } from './oauth-consent-sites.repository.js';
+import { OAuthConsentSitesRepository } from '../../../../apps/feedback-export/src/sites/oauth-consent-sites.repository.js';
 import { OAuthInteractionController } from './oauth-interaction.controller.js';
 import { OAuthInteractionService } from './oauth-interaction.service.js';
 import { OAuthProviderController } from './oauth-provider.controller.js';
@@ -11,8 +11,8 @@ import { OAuthProvider } from './oauth-provider.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { OAuthRecordsSweeper } from './oauth-records.sweeper.js';
 import { OAuthSigningKeyRotation } from './oauth-signing-key-rotation.js';
-import { ProtectedResourceController } from './protected-resource.controller.js';
-import { TodoMcpAuthGuard } from './todo-mcp-auth.guard.js';
+import { ProtectedResourceController } from '../../../../apps/todo-api/src/mcp/protected-resource.controller.js';
+import { TodoMcpAuthGuard } from '../../../../apps/todo-api/src/mcp/todo-mcp-auth.guard.js';
 
 /**
  * OAuth 2.1 for agents: the authorization server (oidc-provider under /oauth, metadata at

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { canonicalEmailDigest } from '#libs/accounts';
+import { canonicalEmailDigest } from '../accounts/canonical-email.js';
 import { AttemptLimiter, clientTrackerOf, rateLimitCounterKey, rateLimitHeaders, rateLimitIpAndEmailTracker, RateLimitStore, rateLimitTrackerOf, tightestRateLimitHeaders } from '#libs/common';
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { PeriodicTask } from '#libs/common';
-import { OAuthSigningKeys } from '#libs/accounts';
+import { OAuthSigningKeys } from '../oauth-resource/oauth-signing-keys.js';
 import { OAUTH_TTL, OAuthProvider } from './oauth-provider.js';
 
 /**
