@@ -12,6 +12,8 @@ export * from './sign-in/dto/auth-responses.dto.js';
 export * from './sessions/sessions.module.js';
 export * from './sessions/dto/session.dto.js';
 export * from './oauth-server/oauth.module.js';
+export * from './oauth-server/oauth-resources.js';
+export * from './oauth-server/connected-apps.module.js';
 export * from './oauth-server/oauth-interaction.controller.js';
 export * from './oauth-server/connected-apps.service.js';
 export * from './oauth-server/dto/connected-app.dto.js';

@@ -1,11 +1,12 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { feedbackMcpResource, looksLikeJwt, OAuthAccessTokenVerifier, withBearerChallenge, type ProtectedResource } from '#libs/identity';
+import { looksLikeJwt, OAuthAccessTokenVerifier, withBearerChallenge, type ProtectedResource } from '#libs/identity';
 import { setPrincipal } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { extractBearerToken } from '../token-auth/feedback-token.authenticator.js';
 import { AnyFeedbackTokenGuard } from '../token-auth/site-token.guard.js';
 import { feedbackOAuthPrincipal } from './feedback-oauth-principal.js';
+import { feedbackMcpResource } from './feedback-mcp.resource.js';
 
 /**
  * Scheme 'feedback-mcp': any feedback export token (each tool checks its own scope), or an

@@ -1,6 +1,8 @@
-import { FEEDBACK_SCOPES, feedbackSiteDetailOf, type ProtectedResource } from '#libs/identity';
+import type { ProtectedResource } from '#libs/identity';
 import type { PrincipalOf } from '#libs/common';
 import type { SiteAccess } from '../token-auth/site-access.js';
+import { FEEDBACK_SCOPES } from './feedback-mcp.resource.js';
+import { feedbackSiteDetailOf } from './feedback-site-grant.js';
 
 /**
  * An OAuth access token for the feedback MCP resource, as its tools see it: the account (the

@@ -1,8 +1,9 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { feedbackMcpResource, protectedResourceMetadata } from '#libs/identity';
+import { protectedResourceMetadata } from '#libs/identity';
 import { Public, RawResponse } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { feedbackMcpResource } from './feedback-mcp.resource.js';
 
 /** RFC 9728 metadata of the feedback MCP endpoint (a discovery document, described in the README rather than the OpenAPI document). */
 @ApiExcludeController()

@@ -1,10 +1,11 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { looksLikeJwt, OAuthAccessTokenVerifier, todoMcpResource, withBearerChallenge, type ProtectedResource } from '#libs/identity';
+import { looksLikeJwt, OAuthAccessTokenVerifier, withBearerChallenge, type ProtectedResource } from '#libs/identity';
 import { AppException, ErrorCode, setPrincipal } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ApiKeyAccessRepository } from '../api-access/api-key-access.repository.js';
 import { ApiKeyAuthGuard, extractApiKey } from '../api-access/api-key-auth.guard.js';
+import { todoMcpResource } from './todo-mcp.resource.js';
 
 /**
  * Scheme 'todo-mcp': an API key (exactly as on the todo routes), or an OAuth access token issued

@@ -4,12 +4,6 @@ import type { AppConfig } from '#libs/config';
 /** Path of both services' MCP endpoint. */
 export const MCP_PATH = '/api/v1/mcp';
 
-/** Scopes of the todo MCP resource: the REST model's read and write. */
-export const TODO_SCOPES = { read: 'todos:read', write: 'todos:write' } as const;
-
-/** Scopes of the feedback MCP resource: every site of the account, read or write, and the portfolio (read). */
-export const FEEDBACK_SCOPES = { read: 'feedback:read', write: 'feedback:write', portfolio: 'portfolio:read' } as const;
-
 /** An OAuth protected resource (RFC 9728): an MCP endpoint whose tokens are issued for it alone. */
 export interface ProtectedResource {
   /** The resource indicator (RFC 8707): the endpoint's public URL, and the `aud` of its access tokens. */
@@ -29,7 +23,8 @@ export function oauthIssuer(config: AppConfig): string {
   return trimTrailingSlashes(config.publicBaseUrl);
 }
 
-function mcpResource(baseUrl: string, config: AppConfig, scopes: readonly string[], name: string): ProtectedResource {
+/** An app's MCP endpoint (at `baseUrl` + MCP_PATH) as a protected resource of the authorization server, with the scopes the app declares. */
+export function mcpProtectedResource(baseUrl: string, config: AppConfig, scopes: readonly string[], name: string): ProtectedResource {
   const resource = `${trimTrailingSlashes(baseUrl)}${MCP_PATH}`;
   const url = new URL(resource);
   const metadataPath = `/.well-known/oauth-protected-resource${MCP_PATH}`;
@@ -43,12 +38,10 @@ function mcpResource(baseUrl: string, config: AppConfig, scopes: readonly string
   };
 }
 
-export function todoMcpResource(config: AppConfig): ProtectedResource {
-  return mcpResource(config.publicBaseUrl, config, [TODO_SCOPES.read, TODO_SCOPES.write], 'Todo MCP');
-}
-
-export function feedbackMcpResource(config: AppConfig): ProtectedResource {
-  return mcpResource(config.feedbackPublicBaseUrl, config, [FEEDBACK_SCOPES.read, FEEDBACK_SCOPES.write, FEEDBACK_SCOPES.portfolio], 'Feedback MCP');
+/** Whether an authorization detail (RFC 9396) is one for this resource (the others stay out of its tokens). */
+export function isDetailFor(detail: unknown, audience: string): boolean {
+  const locations = (detail as { locations?: unknown }).locations;
+  return Array.isArray(locations) && locations.includes(audience);
 }
 
 /** RFC 9728 protected resource metadata. */

@@ -1,36 +1,30 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { errors } from 'oidc-provider';
-import { FEEDBACK_SCOPES } from '../oauth-resource/protected-resource.js';
-import { feedbackSiteDetail, isDetailFor, type FeedbackSiteAction } from '../oauth-resource/feedback-site-grant.js';
+import { isDetailFor } from '../oauth-resource/protected-resource.js';
 import { AppException, ErrorCode, HTML_PAGE_HEADERS } from '#libs/common';
 import { AuthService } from '../sign-in/auth.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
-import { OAuthConsentSitesRepository, type ConsentSite } from '../../../../apps/feedback-export/src/sites/oauth-consent-sites.repository.js';
 import { OAuthProvider } from './oauth-provider.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
+import { OAUTH_RESOURCES, OAuthConsentChoice, type ConsentOption, type OAuthResourceDeclaration } from './oauth-resources.js';
 
 type InteractionDetails = Awaited<ReturnType<OAuthProvider['provider']['interactionDetails']>>;
 
-/** The account this browser signed in as on the first step, while it chooses a feedback site. */
+/** The account this browser signed in as on the first step, while it makes the consent choice. */
 function signedInAccount(details: InteractionDetails): string | undefined {
   const accountId = (details.result as { login?: { accountId?: unknown } } | undefined)?.login?.accountId;
   return typeof accountId === 'string' ? accountId : undefined;
 }
 
-function sitesView(sites: ConsentSite[], chosen?: unknown): SignInView['sites'] {
-  return sites.map((site) => ({ ...site, checked: site.id === chosen }));
-}
-
-/** The sign-in form as posted. */
+/** The sign-in form as posted; the consent choice (second step, once signed in) in its own field (OAuthConsentChoice.field). */
 export interface SignInForm {
   email?: unknown;
   password?: unknown;
   scope?: unknown;
-  /** The feedback site chosen for feedback:read / feedback:write (second step, once signed in). */
-  site?: unknown;
   decision?: unknown;
+  [choiceField: string]: unknown;
 }
 
 interface Request_ {
@@ -44,15 +38,13 @@ interface Request_ {
   redirectUri: string;
 }
 
-/** The feedback scopes that hold for one site, chosen on the page. */
-const SITE_SCOPES: readonly string[] = [FEEDBACK_SCOPES.read, FEEDBACK_SCOPES.write];
-
 const asStrings = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item): item is string => typeof item === 'string');
 
 /**
  * The authorization server's one page: sign in (the account system's own password check and
- * failed-login limits) and choose which of the asked scopes to allow, or deny. Feedback site
- * scopes hold for one site of the account: once the password is right the page asks which (the
+ * failed-login limits) and choose which of the asked scopes to allow, or deny. Some scopes
+ * may hold for one thing of the account (an app's OAuthConsentChoice, feedback-export's site):
+ * once the password is right the page asks which (the
  * sign-in is kept in the interaction meanwhile), and the grant records it as an RFC 9396
  * authorization detail. Then the authorization request carries on (oidc-provider) back to the app.
  */
@@ -61,9 +53,28 @@ export class OAuthInteractionService {
   constructor(
     private readonly oauth: OAuthProvider,
     private readonly auth: AuthService,
-    private readonly sites: OAuthConsentSitesRepository,
     private readonly records: OAuthRecordsRepository,
-  ) {}
+    @Inject(OAUTH_RESOURCES) declarations: OAuthResourceDeclaration[],
+    @Optional() private readonly choice?: OAuthConsentChoice,
+  ) {
+    this.scopeLabels = Object.assign({}, ...declarations.map((declared) => declared.scopeLabels));
+  }
+
+  private readonly scopeLabels: Record<string, string>;
+
+  /** The scopes that hold for the one thing chosen on the page. */
+  private get choiceScopes(): readonly string[] {
+    return this.choice?.scopes ?? [];
+  }
+
+  private choiceView(clientName: string, options: ConsentOption[], chosen?: unknown): SignInView['choice'] {
+    const choice = this.choice!;
+    return { field: choice.field, legend: choice.legend, prompt: choice.prompt(clientName), options: options.map((option) => ({ ...option, checked: option.id === chosen })) };
+  }
+
+  private scopeView(scope: string, checked: boolean): SignInView['scopes'][number] {
+    return { scope, label: this.scopeLabels[scope] ?? scope, checked };
+  }
 
   stylesheet(response: Response): void {
     response.status(200).type('text/css').setHeader('Cache-Control', 'public, max-age=3600');
@@ -75,8 +86,8 @@ export class OAuthInteractionService {
     if (!found) return;
     const { details, asked } = found;
     const signedIn = signedInAccount(details);
-    const sites = signedIn && asked.requestedScopes.some((scope) => SITE_SCOPES.includes(scope)) ? await this.sites.listSites(signedIn) : undefined;
-    this.page(response, 200, details, asked, { scopes: asked.requestedScopes.map((scope) => ({ scope, checked: true })), sites: sites && sitesView(sites) });
+    const options = signedIn && asked.requestedScopes.some((scope) => this.choiceScopes.includes(scope)) ? await this.choice!.options(signedIn) : undefined;
+    this.page(response, 200, details, asked, { scopes: asked.requestedScopes.map((scope) => this.scopeView(scope, true)), choice: options && this.choiceView(asked.clientName, options) });
   }
 
   async submit(request: Request, response: Response, form: SignInForm, client: ClientInfo): Promise<void> {
@@ -91,10 +102,11 @@ export class OAuthInteractionService {
     const chosen = new Set(asStrings(form.scope));
     const email = typeof form.email === 'string' ? form.email : '';
     const signedIn = signedInAccount(details);
-    const scopesView = () => asked.requestedScopes.map((scope) => ({ scope, checked: chosen.has(scope) }));
-    let sites: ConsentSite[] | undefined;
+    const scopesView = () => asked.requestedScopes.map((scope) => this.scopeView(scope, chosen.has(scope)));
+    let options: ConsentOption[] | undefined;
+    const picked = this.choice && form[this.choice.field];
     const retry = (status: number, error: string | undefined, headers?: Record<string, string>) =>
-      this.page(response, status, details, asked, { email, error, scopes: scopesView(), sites: sites && sitesView(sites, form.site) }, headers);
+      this.page(response, status, details, asked, { email, error, scopes: scopesView(), choice: options && this.choiceView(asked.clientName, options, picked) }, headers);
     if (!asked.requestedScopes.some((scope) => chosen.has(scope))) return retry(400, 'Choose at least one permission to allow, or deny.');
     let accountId: string;
     if (signedIn) {
@@ -109,27 +121,24 @@ export class OAuthInteractionService {
         throw error;
       }
     }
-    const siteScopes = asked.requestedScopes.filter((scope) => SITE_SCOPES.includes(scope) && chosen.has(scope));
-    let site: ConsentSite | undefined;
-    if (siteScopes.length > 0) {
-      sites = await this.sites.listSites(accountId);
-      // Only a site of this account counts, whatever the form says.
-      site = sites.find((candidate) => candidate.id === form.site);
-      if (!site) {
+    const choiceScopes = asked.requestedScopes.filter((scope) => this.choiceScopes.includes(scope) && chosen.has(scope));
+    let option: ConsentOption | undefined;
+    if (choiceScopes.length > 0) {
+      options = await this.choice!.options(accountId);
+      // Only an option of this account counts, whatever the form says.
+      option = options.find((candidate) => candidate.id === picked);
+      if (!option) {
         if (!signedIn) await this.oauth.provider.interactionResult(request, response, { login: { accountId } }, { mergeWithLastSubmission: false });
-        if (sites.length === 0) return retry(400, 'Your account has no feedback site yet: untick the site permissions, or create a site first.');
-        return retry(signedIn ? 400 : 200, signedIn ? 'Choose the site the app may use.' : undefined);
+        if (options.length === 0) return retry(400, this.choice!.noOptionsError);
+        return retry(signedIn ? 400 : 200, signedIn ? this.choice!.chooseError : undefined);
       }
     }
     const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ?? new provider.Grant({ accountId, clientId: details.params.client_id as string });
     if (grant.accountId !== accountId) throw new AppException(ErrorCode.FORBIDDEN, 'This sign-in belongs to another account');
     for (const scope of asked.protocolScopes) grant.addOIDCScope(scope);
-    // One site per grant and resource: a new choice on this grant replaces the last one.
+    // One choice per grant and resource: a new choice on this grant replaces the last one.
     grant.rar = grant.rar?.filter((detail) => !isDetailFor(detail, asked.resource));
-    if (site) {
-      const actions: FeedbackSiteAction[] = siteScopes.includes(FEEDBACK_SCOPES.write) ? ['read', 'write'] : ['read'];
-      grant.addRar({ ...feedbackSiteDetail(this.oauth.resourceFor(asked.resource)!, site.id, actions) });
-    }
+    if (option) grant.addRar({ ...this.choice!.detail(this.oauth.resourceFor(asked.resource)!, option.id, choiceScopes) } as Parameters<typeof grant.addRar>[0]);
     for (const scope of asked.requestedScopes) {
       // A scope left unticked is recorded as refused, so the app is not asked again for it at once.
       if (chosen.has(scope)) {

@@ -1,15 +1,5 @@
 import { escape } from 'html-escaper';
-import { FEEDBACK_SCOPES, TODO_SCOPES } from '../oauth-resource/protected-resource.js';
 import { renderHtmlPage } from '#libs/common';
-
-/** What each scope lets an app do, as the consent page says it. */
-export const SCOPE_LABELS: Record<string, string> = {
-  [TODO_SCOPES.read]: 'Read your todos',
-  [TODO_SCOPES.write]: 'Create, change and delete your todos',
-  [FEEDBACK_SCOPES.read]: 'Read the feedback and question batches of one of your sites',
-  [FEEDBACK_SCOPES.write]: 'Triage feedback and send question batches on that site',
-  [FEEDBACK_SCOPES.portfolio]: 'Read the feedback of all your sites',
-};
 
 /**
  * The sign-in page's CSP: nothing inline, nothing from elsewhere, no script at all; the form may
@@ -51,33 +41,34 @@ export interface SignInView {
   clientName: string;
   /** The whole redirect URI the answer goes to (a custom-scheme URI has no host to show). */
   redirectTarget: string;
-  /** The scopes the app asks for, each ticked unless the user unticked it on a failed submit. */
-  scopes: Array<{ scope: string; checked: boolean }>;
+  /** The scopes the app asks for, each ticked unless the user unticked it on a failed submit, with what it lets the app do. */
+  scopes: Array<{ scope: string; label: string; checked: boolean }>;
   email?: string;
   error?: string;
-  /** Once signed in, when a feedback site scope is asked: the account's sites, one to choose. */
-  sites?: Array<{ id: string; name: string; slug: string; checked: boolean }>;
+  /** Once signed in, when a scope that holds for one chosen thing is asked (an app's OAuthConsentChoice): what to choose from. */
+  choice?: { field: string; legend: string; prompt: string; options: Array<{ id: string; name: string; detail: string; checked: boolean }> };
 }
 
 /**
  * Sign-in and consent in one form: the app, where it sends you back, and the scopes it asks, each
- * one a choice; once signed in, the feedback site the site scopes hold for.
+ * one a choice; once signed in, the one thing (an app's consent choice) some scopes hold for.
  */
 export function renderSignInPage(view: SignInView): string {
   const scopes = view.scopes
     .map(
-      ({ scope, checked }, i) => `  <label for="scope-${i}"><input type="checkbox" id="scope-${i}" name="scope" value="${escape(scope)}"${checked ? ' checked' : ''}>
-    ${escape(SCOPE_LABELS[scope] ?? scope)} <span class="host">(${escape(scope)})</span></label>`,
+      ({ scope, label, checked }, i) => `  <label for="scope-${i}"><input type="checkbox" id="scope-${i}" name="scope" value="${escape(scope)}"${checked ? ' checked' : ''}>
+    ${escape(label)} <span class="host">(${escape(scope)})</span></label>`,
     )
     .join('\n');
-  const credentials = view.sites
-    ? `  <p>You are signed in. Choose the site ${escape(view.clientName)} may use.</p>
+  const choice = view.choice;
+  const credentials = choice
+    ? `  <p>You are signed in. ${escape(choice.prompt)}</p>
   <fieldset>
-  <legend>Site</legend>
-${view.sites
+  <legend>${escape(choice.legend)}</legend>
+${choice.options
   .map(
-    (site, i) => `  <label for="site-${i}"><input type="radio" id="site-${i}" name="site" value="${escape(site.id)}"${site.checked ? ' checked' : ''}>
-    ${escape(site.name)} <span class="host">(${escape(site.slug)})</span></label>`,
+    (option, i) => `  <label for="${escape(choice.field)}-${i}"><input type="radio" id="${escape(choice.field)}-${i}" name="${escape(choice.field)}" value="${escape(option.id)}"${option.checked ? ' checked' : ''}>
+    ${escape(option.name)} <span class="host">(${escape(option.detail)})</span></label>`,
   )
   .join('\n')}
   </fieldset>`

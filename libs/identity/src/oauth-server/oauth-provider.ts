@@ -2,8 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { JWK } from 'jose';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { feedbackMcpResource, oauthIssuer, todoMcpResource, type ProtectedResource } from '../oauth-resource/protected-resource.js';
-import { isDetailFor } from '../oauth-resource/feedback-site-grant.js';
+import { isDetailFor, oauthIssuer, type ProtectedResource } from '../oauth-resource/protected-resource.js';
 import { OAUTH_ID_TOKEN_SIGNING_ALGS, OAUTH_SIGNING_ALG, OAuthSigningKeys } from '../oauth-resource/oauth-signing-keys.js';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { HTML_PAGE_HEADERS } from '#libs/common';
@@ -11,6 +10,7 @@ import { ClientMetadataRefusals, clientIdMetadataDocumentFeature, clientMetadata
 import { checkClientMetadata } from './oauth-client-rules.js';
 import { OAUTH_ERROR_PAGE_CSP, renderOAuthErrorPage } from './oauth-pages.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
+import { OAUTH_RESOURCES, type OAuthResourceDeclaration } from './oauth-resources.js';
 import { oauthStorageAdapter } from './oauth-storage.adapter.js';
 import { UNUSED_ENDPOINTS_OFF } from './oauth-unused-endpoints.js';
 
@@ -69,7 +69,7 @@ const PROTOCOL_SCOPES = ['openid', 'offline_access'];
  * here): authorization code with PKCE S256 only, refresh tokens rotated on every use (a reused
  * one revokes its whole grant), revocation (RFC 7009), dynamic client registration (RFC 7591),
  * resource indicators (RFC 8707) issuing JWT access tokens whose audience is the one resource,
- * rich authorization requests (RFC 9396) carrying the feedback site the user chose, storage in PostgreSQL, the signing key kept in the database.
+ * rich authorization requests (RFC 9396) carrying what the user chose on the consent page (an app’s OAuthConsentChoice), storage in PostgreSQL, the signing key kept in the database.
  */
 @Injectable()
 export class OAuthProvider implements OnModuleInit {
@@ -94,11 +94,12 @@ export class OAuthProvider implements OnModuleInit {
     private readonly records: OAuthRecordsRepository,
     private readonly keys: OAuthSigningKeys,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(OAUTH_RESOURCES) declarations: OAuthResourceDeclaration[],
   ) {
     this.issuer = oauthIssuer(config);
     this.issuerUrl = new URL(this.issuer);
     // The first is the default of a client that names no resource.
-    this.resources = [todoMcpResource(config), feedbackMcpResource(config)];
+    this.resources = declarations.map((declared) => declared.resource(config));
   }
 
   get provider(): Provider {
@@ -234,7 +235,7 @@ export class OAuthProvider implements OnModuleInit {
         introspection: { enabled: false },
         resourceIndicators: {
           enabled: true,
-          // A client that names no resource gets a token for the todo MCP endpoint.
+          // A client that names no resource gets a token for the first resource the app declared.
           defaultResource: async (_ctx, _client, oneOf) => oneOf ?? resources[0].resource,
           useGrantedResource: async () => true,
           getResourceServerInfo: async (_ctx, indicator) => {
@@ -251,7 +252,7 @@ export class OAuthProvider implements OnModuleInit {
         },
         richAuthorizationRequests: {
           enabled: true,
-          // No type a client may ask for: the consent page adds the feedback site detail to the grant (oauth-interaction.service.ts).
+          // No type a client may ask for: the consent page adds the detail of the user’s choice to the grant (oauth-interaction.service.ts).
           types: {},
           authorizationDetailsForGrantSource: async (ctx) => ctx.oidc.entities.Grant?.rar,
           // The grant as it stands now (a later consent may have changed the site), only the details for this token's resource.

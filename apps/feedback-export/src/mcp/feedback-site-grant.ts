@@ -1,4 +1,4 @@
-import type { ProtectedResource } from './protected-resource.js';
+import { isDetailFor, type ProtectedResource } from '#libs/identity';
 
 /**
  * How a grant records the one feedback site an app may use: an RFC 9396 authorization detail
@@ -20,12 +20,6 @@ export interface FeedbackSiteDetail {
 
 export function feedbackSiteDetail(resource: ProtectedResource, siteId: string, actions: FeedbackSiteAction[]): FeedbackSiteDetail {
   return { type: FEEDBACK_SITE_DETAIL_TYPE, locations: [resource.resource], identifier: siteId, actions };
-}
-
-/** Whether an authorization detail is one for this resource (the others stay out of its tokens). */
-export function isDetailFor(detail: unknown, audience: string): boolean {
-  const locations = (detail as { locations?: unknown }).locations;
-  return Array.isArray(locations) && locations.includes(audience);
 }
 
 /** The site detail of a verified token's `authorization_details`, if it holds exactly one well-formed one for this resource. */
