@@ -1,11 +1,11 @@
 import type { OAuthResourceDeclaration } from '#libs/identity';
-import { FeedbackSiteConsentRepository } from '../sites/feedback-site-consent.repository.js';
+import { FeedbackSiteConsentRepository } from './feedback-site-consent.repository.js';
 import { FEEDBACK_SCOPES, feedbackMcpResource } from './feedback-mcp.resource.js';
 
 /**
  * What feedback-export declares to the authorization server (which todo-api mounts): its MCP
  * resource, the consent page's words for its scopes, and the site its site scopes hold for,
- * chosen on that page (FeedbackSiteConsentRepository reads the account's sites: one database).
+ * chosen on that page (FeedbackSiteConsentRepository reads the account’s sites: one database).
  */
 export const FEEDBACK_MCP_OAUTH_RESOURCE: OAuthResourceDeclaration = {
   resource: feedbackMcpResource,

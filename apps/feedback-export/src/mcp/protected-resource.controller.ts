@@ -1,25 +1,11 @@
-import { Controller, Get, Header, Inject } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { protectedResourceMetadata } from '#libs/identity';
-import { Public, RawResponse } from '#libs/common';
+import { Inject } from '@nestjs/common';
+import { ProtectedResourceController } from '#libs/identity';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { feedbackMcpResource } from './feedback-mcp.resource.js';
 
-/** RFC 9728 metadata of the feedback MCP endpoint (a discovery document, described in the README rather than the OpenAPI document). */
-@ApiExcludeController()
-@Controller('.well-known/oauth-protected-resource')
-export class ProtectedResourceController {
-  private readonly metadata: Record<string, unknown>;
-
+/** RFC 9728 metadata of the feedback MCP endpoint (the route and its decorators are the wing's ProtectedResourceController's). */
+export class FeedbackMcpProtectedResourceController extends ProtectedResourceController {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.metadata = protectedResourceMetadata(feedbackMcpResource(config));
-  }
-
-  @Get('api/v1/mcp')
-  @Public()
-  @RawResponse()
-  @Header('Cache-Control', 'public, max-age=3600')
-  feedbackMcp(): Record<string, unknown> {
-    return this.metadata;
+    super(feedbackMcpResource(config));
   }
 }

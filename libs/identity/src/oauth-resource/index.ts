@@ -3,3 +3,5 @@ export * from './oauth-access.repository.js';
 export * from './oauth-signing-keys.js';
 export * from './protected-resource.js';
 export * from './account-oauth-grants.service.js';
+export * from './oauth-resource.guard.js';
+export * from './protected-resource.controller.js';

@@ -1,16 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { errors, jwtVerify } from 'jose';
-import { AppException, ErrorCode, type PrincipalOf } from '#libs/common';
+import { AppException, ErrorCode, isUuid, type PrincipalOf } from '#libs/common';
 import { OAuthAccessRepository } from './oauth-access.repository.js';
 import { OAUTH_SIGNING_ALG, OAuthSigningKeys } from './oauth-signing-keys.js';
 import type { ProtectedResource } from './protected-resource.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A JWT (three base64url parts, a JSON header): an OAuth access token rather than an opaque key. */
-export function looksLikeJwt(credential: string): boolean {
-  return /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/.test(credential);
-}
 
 function refused(message: string): AppException {
   return new AppException(ErrorCode.INVALID_TOKEN, message);
@@ -52,7 +45,7 @@ export class OAuthAccessTokenVerifier {
       throw error;
     }
     const { sub, client_id: clientId, gid, scope } = payload;
-    if (typeof sub !== 'string' || !UUID.test(sub) || typeof clientId !== 'string' || typeof gid !== 'string' || typeof scope !== 'string' || typeof kid !== 'string') {
+    if (!isUuid(sub) || typeof clientId !== 'string' || typeof gid !== 'string' || typeof scope !== 'string' || typeof kid !== 'string') {
       throw refused('The access token is invalid');
     }
     if (!(await this.repository.isGrantAndKeyLive(sub, gid, kid))) throw refused('The access token was revoked: sign in again');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '#libs/common';
 import { Database } from '#libs/database';
 
 /**
@@ -8,7 +9,6 @@ import { Database } from '#libs/database';
  */
 const SECRET_ID_MODELS: ReadonlySet<string> = new Set(['AuthorizationCode', 'RefreshToken', 'AccessToken', 'ClientCredentials', 'RegistrationAccessToken']);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type OAuthPayload = Record<string, unknown> & { accountId?: string; clientId?: string; grantId?: string; uid?: string; userCode?: string };
 
@@ -35,7 +35,7 @@ export class OAuthRecordsRepository {
     const secretId = SECRET_ID_MODELS.has(model);
     // A secret id must not sit in the payload either (oidc-provider keeps it as `jti`): find() puts it back.
     const stored = secretId ? { ...payload, jti: undefined } : payload;
-    const accountId = typeof payload.accountId === 'string' && UUID.test(payload.accountId) ? payload.accountId : null;
+    const accountId = isUuid(payload.accountId) ? payload.accountId : null;
     // client_name is not oidc-provider's: its saves leave it as it is (recordGrantClientName sets it).
     await this.sql.query(
       `INSERT INTO oauth_records (model, id, payload, account_id, client_id, grant_id, uid, user_code, expires_at)
@@ -86,7 +86,7 @@ export class OAuthRecordsRepository {
   }
 
   async accountExists(accountId: string): Promise<boolean> {
-    if (!UUID.test(accountId)) return false;
+    if (!isUuid(accountId)) return false;
     const rows = await this.sql.query(`SELECT 1 FROM users WHERE id = $1`, [accountId]);
     return rows.length > 0;
   }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { OAuthConsentChoice, type ConsentOption, type ProtectedResource } from '#libs/identity';
 import { Database } from '#libs/database';
-import { FEEDBACK_SCOPES } from '../mcp/feedback-mcp.resource.js';
-import { feedbackSiteDetail, type FeedbackSiteAction } from '../mcp/feedback-site-grant.js';
+import { FEEDBACK_SCOPES } from './feedback-mcp.resource.js';
+import { feedbackSiteDetail, type FeedbackSiteAction } from './feedback-site-grant.js';
 
 /**
  * feedback-export's choice on the consent page of the authorization server todo-api mounts:
