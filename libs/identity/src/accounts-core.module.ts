@@ -7,7 +7,7 @@ import { JwtAuthGuard } from './access-tokens/jwt-auth.guard.js';
 import { JwtStrategy } from './access-tokens/jwt.strategy.js';
 import { AccountOAuthGrants, OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth-resource/index.js';
 import { PasswordHasher } from './accounts/password-hasher.js';
-import { SessionAccessRepository } from './sessions/session-access.repository.js';
+import { SessionAccessRepository } from './access-tokens/session-access.repository.js';
 
 /** The account system both services share: passwords, access tokens (signed, and checked by JwtAuthGuard), OAuth token verification. */
 @Global()

@@ -6,7 +6,7 @@ import { ExtractJwt, Strategy, type StrategyOptionsWithoutRequest, type VerifyCa
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { isUuid, type PrincipalOf } from '#libs/common';
 import type { AccessTokenClaims } from './access-token.service.js';
-import { SessionAccessRepository } from '../sessions/session-access.repository.js';
+import { SessionAccessRepository } from './session-access.repository.js';
 
 /** What the strategy hands passport with an accepted token (passport's `info`): when the token stops working by itself. */
 export interface AccessTokenInfo {
