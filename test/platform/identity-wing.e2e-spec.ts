@@ -58,6 +58,15 @@ function classNames(file: ts.SourceFile): string[] {
   return names;
 }
 
+/** The classes a file's classes extend. */
+function heritage(file: ts.SourceFile): string[] {
+  const names: string[] = [];
+  each(file, (node) => {
+    if (ts.isHeritageClause(node) && node.token === ts.SyntaxKind.ExtendsKeyword) names.push(...node.types.map((type) => type.expression.getText()));
+  });
+  return names;
+}
+
 /** The routes of the identity wing: sign-in, sessions, the authorization server, the account's connected apps. */
 const IDENTITY_ROUTES = /^\/?(api\/v1\/auth(\/sessions)?|api\/v1\/account\/connected-apps|oauth(\/.*)?|\.well-known\/(oauth-authorization-server|openid-configuration))$/;
 
@@ -89,7 +98,13 @@ describe('identity code lives only in the wing (libs/identity)', () => {
 });
 
 describe('each app’s MCP auth is in its mcp/ folder', () => {
-  const mcpAuth = APPS.filter(({ file }) => controllerPaths(file).some((route) => route.startsWith('.well-known/oauth-protected-resource')) || classNames(file).some((name) => /Mcp.*Guard$/.test(name)));
+  /** A protected-resource metadata route or an MCP guard: declared here, or built on the wing's shared ones. */
+  const mcpAuth = APPS.filter(
+    ({ file }) =>
+      controllerPaths(file).some((route) => route.startsWith('.well-known/oauth-protected-resource')) ||
+      classNames(file).some((name) => /Mcp.*Guard$/.test(name)) ||
+      heritage(file).some((name) => name === 'ProtectedResourceController' || name === 'OAuthResourceGuard'),
+  );
 
   it('finds both apps’ MCP guard and protected-resource metadata', () => {
     expect(mcpAuth.map(({ path }) => path.split('/')[1]).sort()).toEqual(['feedback-export', 'feedback-export', 'todo-api', 'todo-api']);
