@@ -38,13 +38,6 @@ export interface McpScopeVocabulary<Principal, Scope extends string> {
   credentialFor(scope: Scope): string;
 }
 
-/** Defines a tool with its argument types inferred from its schemas. */
-export function defineMcpTool<Principal, Scope extends string, Input extends z.ZodObject, Output extends z.ZodObject>(
-  tool: McpTool<Principal, Scope, Input, Output>,
-): McpTool<Principal, Scope, Input, Output> {
-  return tool;
-}
-
 /** zod's issues in the REST VALIDATION_ERROR form (`details.fields`), so both surfaces read alike. */
 function fieldErrorsOf(error: z.ZodError): FieldError[] {
   return error.issues.flatMap((issue): FieldError[] => {
