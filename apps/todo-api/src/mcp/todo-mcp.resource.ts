@@ -2,7 +2,7 @@ import { mcpProtectedResource, type OAuthResourceDeclaration, type ProtectedReso
 import type { AppConfig } from '#libs/config';
 
 /** Scopes of the todo MCP resource: the REST model's read and write. */
-export const TODO_SCOPES = { read: 'todos:read', write: 'todos:write' } as const;
+const TODO_SCOPES = { read: 'todos:read', write: 'todos:write' } as const;
 
 /** The todo MCP endpoint as a resource of the authorization server. */
 export function todoMcpResource(config: AppConfig): ProtectedResource {
