@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { canonicalEmail } from '#libs/accounts';
+import { canonicalEmail } from '#libs/identity';
 import { runMigrations } from '#libs/database';
 import { insertUser } from '#libs/testing';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SMTPServer } from 'smtp-server';
-import { canonicalEmailDigest } from '#libs/accounts';
+import { canonicalEmailDigest } from '#libs/identity';
 import { rateLimitCounterKey, rateLimitTrackerOf } from '#libs/common';
 import { SmtpTestServer, type ReceivedMail } from '#libs/testing';
-import { RESET_BUCKETS } from '../../apps/todo-api/src/auth/reset-code-rate-limiter.js';
+import { RESET_BUCKETS } from '../../libs/identity/src/sign-in/reset-code-rate-limiter.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, expectError, logIn, signUp, strongPassword, uniqueEmail, type SignedUp } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { OAuthRecordsRepository } from '../../apps/todo-api/src/oauth/oauth-records.repository.js';
-import { OAUTH_RECORDS_SWEEP, OAuthRecordsSweeper } from '../../apps/todo-api/src/oauth/oauth-records.sweeper.js';
+import { OAuthRecordsRepository } from '../../libs/identity/src/oauth-server/oauth-records.repository.js';
+import { OAUTH_RECORDS_SWEEP, OAuthRecordsSweeper } from '../../libs/identity/src/oauth-server/oauth-records.sweeper.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 /** Expired authorization-server rows are deleted by every replica's sweep; live ones stay. */

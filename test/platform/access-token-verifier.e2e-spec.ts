@@ -9,7 +9,7 @@ describe('one access-token verifier', () => {
   it('verifies first-party access tokens only in the passport-jwt strategy: JwtService and jsonwebtoken only sign', () => {
     const root = process.cwd();
     const files = [...sourceFiles(join(root, 'apps')), ...sourceFiles(join(root, 'libs'))].map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }));
-    expect(files.filter((file) => /from 'passport-jwt'/.test(file.text)).map((file) => file.path)).toEqual(['libs/accounts/src/jwt.strategy.ts']);
+    expect(files.filter((file) => /from 'passport-jwt'/.test(file.text)).map((file) => file.path)).toEqual(['libs/identity/src/access-tokens/jwt.strategy.ts']);
     const verifiesElsewhere = files.filter((file) => /from '(@nestjs\/jwt|jsonwebtoken)'/.test(file.text) && /\.(verify|verifyAsync|decode)\(/.test(file.text));
     expect(verifiesElsewhere.map((file) => file.path)).toEqual([]);
   });

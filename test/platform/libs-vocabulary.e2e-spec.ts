@@ -25,8 +25,8 @@ const KNOWN_APP_WORDS = {
  * An entry that no longer matches fails the second test, so this list cannot outlive its reason.
  */
 const SHARED_MEANING: Array<{ file: string; word: string; why: string }> = [
-  { file: 'libs/accounts/src/account.rows.ts', word: 'admin', why: 'a value of the shared users table’s privilege column, not the administrator key’s principal' },
-  { file: 'libs/accounts/src/oauth/protected-resource.ts', word: 'portfolio', why: 'the scope portfolio:read the shared authorization server issues and feedback-export checks' },
+  { file: 'libs/identity/src/accounts/account.rows.ts', word: 'admin', why: 'a value of the shared users table’s privilege column, not the administrator key’s principal' },
+  { file: 'libs/identity/src/sign-in/dto/auth-responses.dto.ts', word: 'admin', why: 'the same privilege column, as the sign-in answer documents it' },
   { file: 'libs/common/src/errors/error-code.enum.ts', word: 'tdk_', why: 'the one ErrorCode catalogue both services answer from, with its documented examples' },
   { file: 'libs/common/src/errors/error-code.enum.ts', word: 'x-api-key', why: 'the one ErrorCode catalogue both services answer from, with its documented examples' },
 ];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SESSION_COLUMNS, USER_COLUMNS } from '#libs/accounts';
+import { SESSION_COLUMNS, USER_COLUMNS } from '#libs/identity';
 import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS } from '../../apps/todo-api/src/api-access/api-access.rows.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 

@@ -10,7 +10,7 @@ import { isEnvelope, isJsonRpcMessage, sendRaw, type RawResponse } from './suppo
 import { dumpDatabase, secretsIn } from './support/secret-scan.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
-import { canonicalEmailDigest } from '#libs/accounts';
+import { canonicalEmailDigest } from '#libs/identity';
 import { UnsubscribeTokenCodec } from '../../apps/feedback-export/src/questions/unsubscribe-token.js';
 
 /**

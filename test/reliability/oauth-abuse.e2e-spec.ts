@@ -3,8 +3,8 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import supertest from 'supertest';
 import { insertUser, type TestUser } from '#libs/testing';
-import { OAuthRecordsRepository } from '../../apps/todo-api/src/oauth/oauth-records.repository.js';
-import { OAUTH_UNUSED_CLIENT_TTL_MS, OAuthRecordsSweeper } from '../../apps/todo-api/src/oauth/oauth-records.sweeper.js';
+import { OAuthRecordsRepository } from '../../libs/identity/src/oauth-server/oauth-records.repository.js';
+import { OAUTH_UNUSED_CLIENT_TTL_MS, OAuthRecordsSweeper } from '../../libs/identity/src/oauth-server/oauth-records.sweeper.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { ClientMetadataDocuments, startMetadataFetchingApps } from '../support/client-metadata-documents.js';
 import type { TestApp } from '../support/test-apps.js';

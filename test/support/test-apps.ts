@@ -5,7 +5,7 @@ import { expect } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import supertest from 'supertest';
 import { DataSource } from 'typeorm';
-import { AccessTokenService } from '#libs/accounts';
+import { AccessTokenService } from '#libs/identity';
 import { loadConfig, type AppConfig } from '#libs/config';
 import { createTestDatabase, insertSession, LogCapture, RateLimitCounters, type TestDatabase } from '#libs/testing';
 import { createFeedbackExportApp } from '../../apps/feedback-export/src/feedback-export.app.js';

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
-import { AccountsCoreModule, JwtAuthGuard } from '#libs/accounts';
+import { AccountsCoreModule, JwtAuthGuard } from '#libs/identity';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { PortfolioTokenGuard } from './token-auth/portfolio-token.guard.js';
@@ -17,8 +17,8 @@ import { WidgetModule } from './widget/widget.module.js';
 import { QuestionsModule } from './questions/questions.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { FeedbackMcpModule } from './mcp/mcp.module.js';
-import { FeedbackMcpAuthGuard } from './mcp-auth/feedback-mcp-auth.guard.js';
-import { McpAuthModule } from './mcp-auth/mcp-auth.module.js';
+import { FeedbackMcpAuthGuard } from './mcp/feedback-mcp-auth.guard.js';
+import { McpAuthModule } from './mcp/mcp-auth.module.js';
 
 export interface FeedbackExportOptions {
   config: AppConfig;

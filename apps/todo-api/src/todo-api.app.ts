@@ -5,7 +5,7 @@ import { API_ACCESS_SECURITY } from './api-access/api-access.schemes.js';
 import { ADMIN_KEY_SECURITY } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
 import { loadBillingConfig } from './billing/billing.config.js';
-import { TODO_MCP_SECURITY } from './oauth/oauth.schemes.js';
+import { TODO_MCP_SECURITY } from './mcp/todo-mcp.schemes.js';
 import { TODO_EVENTS_PATH } from './todos/todo-events.controller.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 

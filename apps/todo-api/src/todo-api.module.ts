@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
-import { AccountsCoreModule, JwtAuthGuard } from '#libs/accounts';
+import { AccountsCoreModule, JwtAuthGuard, AuthModule, OAUTH_INTERACTION_PATH_PREFIXES, OAuthModule, SessionsModule } from '#libs/identity';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { AccountModule } from './account/account.module.js';
@@ -9,18 +9,17 @@ import { API_KEY_HEADER } from './api-access/api-access.schemes.js';
 import { ApiKeyAuthGuard } from './api-access/api-key-auth.guard.js';
 import { JwtOrApiKeyGuard } from './api-access/jwt-or-api-key.guard.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
-import { AuthModule } from './auth/auth.module.js';
 import { AdminKeyGuard } from './billing/admin-key.guard.js';
 import { ADMIN_KEY_HEADER } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_SIGNATURE_HEADER } from './billing/billing-webhook.controller.js';
 import type { BillingConfig } from './billing/billing.config.js';
 import { BillingConfigModule } from './billing/billing-config.module.js';
 import { BillingModule } from './billing/billing.module.js';
+import { FEEDBACK_MCP_OAUTH_RESOURCE } from '../../feedback-export/src/mcp/feedback-mcp-oauth-resource.js';
+import { McpAuthModule } from './mcp/mcp-auth.module.js';
 import { McpModule } from './mcp/mcp.module.js';
-import { OAUTH_INTERACTION_PATH_PREFIXES } from './oauth/oauth-interaction.controller.js';
-import { OAuthModule } from './oauth/oauth.module.js';
-import { TodoMcpAuthGuard } from './oauth/todo-mcp-auth.guard.js';
-import { SessionsModule } from './sessions/sessions.module.js';
+import { TODO_MCP_OAUTH_RESOURCE } from './mcp/todo-mcp.resource.js';
+import { TodoMcpAuthGuard } from './mcp/todo-mcp-auth.guard.js';
 import { TodosModule } from './todos/todos.module.js';
 
 export interface TodoApiOptions {
@@ -60,7 +59,9 @@ export class TodoApiModule {
         TodosModule,
         AccountModule,
         McpModule,
-        OAuthModule,
+        McpAuthModule,
+        // The authorization server issues tokens for both services' MCP endpoints: each app declares its own resource (the todo one is the default).
+        OAuthModule.forRoot({ resources: [TODO_MCP_OAUTH_RESOURCE, FEEDBACK_MCP_OAUTH_RESOURCE] }),
       ],
     };
   }

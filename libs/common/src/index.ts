@@ -1,5 +1,6 @@
 export * from './auth/auth-scheme.decorator.js';
 export * from './auth/auth-scheme.guard.js';
+export * from './auth/credentials.js';
 export * from './auth/principal.js';
 export * from './auth/route-table.js';
 export * from './core.module.js';

@@ -9,29 +9,22 @@ const TRANSACTION = Symbol('Transaction');
  * The one transaction type. Services get it from a repository's `transaction()` and hand it
  * back to repository methods, always as their first parameter (`Transaction | undefined` where
  * the method also runs alone). It runs SQL like any SqlExecutor; only the data layer reaches
- * the TypeORM EntityManager inside (`managerOf`), so services never import typeorm.
+ * typeorm, so services never import it.
  *
  * Two kinds exist behind the same type: a TypeORM transaction (`inTransaction`) and a
- * PreparedQueries transaction on one pg connection (hot paths), which has no EntityManager.
+ * PreparedQueries transaction on one pg connection (hot paths); both run statements on `tx.query`.
  */
 export interface Transaction extends SqlExecutor {
-  readonly [TRANSACTION]: { manager?: EntityManager };
+  readonly [TRANSACTION]: true;
 }
 
-/** The executor of an open transaction as a Transaction (`manager` when TypeORM opened it). */
-export function asTransaction(executor: SqlExecutor, manager?: EntityManager): Transaction {
-  return { query: executor.query.bind(executor), [TRANSACTION]: { manager } };
+/** The executor of an open transaction as a Transaction. */
+export function asTransaction(executor: SqlExecutor): Transaction {
+  return { query: executor.query.bind(executor), [TRANSACTION]: true };
 }
 
-export function transactionOf(manager: EntityManager): Transaction {
-  return asTransaction(executorOf(manager), manager);
-}
-
-/** The transaction's own EntityManager; only TypeORM-opened transactions have one. */
-export function managerOf(tx: Transaction): EntityManager {
-  const manager = tx[TRANSACTION].manager;
-  if (!manager) throw new Error('This transaction runs on prepared statements (PreparedQueries): use tx.query, not an EntityManager');
-  return manager;
+function transactionOf(manager: EntityManager): Transaction {
+  return asTransaction(executorOf(manager));
 }
 
 /** `work` in one transaction: committed when it resolves, rolled back when it throws. */

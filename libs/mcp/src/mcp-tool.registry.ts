@@ -45,13 +45,6 @@ export interface McpScopeVocabulary<Principal, Scope extends string> {
   credentialFor(scope: Scope): string;
 }
 
-/** Defines a tool with its argument types inferred from its schemas. */
-export function defineMcpTool<Principal, Scope extends string, Input extends z.ZodObject, Output extends z.ZodObject>(
-  tool: McpTool<Principal, Scope, Input, Output>,
-): McpTool<Principal, Scope, Input, Output> {
-  return tool;
-}
-
 /** zod's expected types named as REST's type rules name them (`VALIDATION_MESSAGES`), so a wrong type reads alike on both surfaces. */
 const REST_TYPE_RULES: Record<string, string> = { int: 'isInt', number: 'isNumber', string: 'isString', boolean: 'isBoolean', array: 'isArray', object: 'isObject' };
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { DataSource } from 'typeorm';
-import { canonicalEmail, prehashPassword } from '#libs/accounts';
+import { canonicalEmail, prehashPassword } from '#libs/identity';
 
 export interface TestUser {
   id: string;

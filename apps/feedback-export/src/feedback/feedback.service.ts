@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { AppException, AppMetrics, ErrorCode, isUuid } from '#libs/common';
+import { AppException, AppMetrics, ErrorCode, idempotentWrite, isUuid, type IdempotentRequest } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { SitesService } from '../sites/sites.service.js';
 import type { PortfolioPrincipal } from '../token-auth/feedback-token.authenticator.js';
@@ -16,7 +16,7 @@ import {
 } from './dto/feedback.dto.js';
 import { ExportCursorCodec } from './export-cursor.js';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback-kinds.js';
-import { FeedbackRepository } from './feedback.repository.js';
+import { FeedbackRepository, type NewFeedback } from './feedback.repository.js';
 
 export interface ExportQuery {
   since?: string;
@@ -109,5 +109,23 @@ export class FeedbackService {
     if (query.status !== undefined && !FEEDBACK_STATUSES.includes(query.status)) fields.push({ field: 'status', messages: [`must be one of ${FEEDBACK_STATUSES.join(', ')}`] });
     if (fields.length > 0) throw new AppException(ErrorCode.VALIDATION_ERROR, 'The request is invalid', { fields });
     return limit;
+  }
+
+  /**
+   * Stores one submission of a site's widget for the site's owner: without `keyed` in autocommit
+   * (one prepared statement), else once per Idempotency-Key (idempotentWrite; a replay answers
+   * the first id).
+   */
+  async submitFromWidget(ownerId: string, row: NewFeedback, keyed?: IdempotentRequest): Promise<{ data: { id: string }; replayed: boolean }> {
+    if (!keyed) {
+      const [id] = await this.feedback.insertMany(undefined, ownerId, [row]);
+      return { data: { id }, replayed: false };
+    }
+    return this.feedback.transaction((tx) =>
+      idempotentWrite(tx, keyed, 201, async () => {
+        const [id] = await this.feedback.insertMany(tx, ownerId, [row]);
+        return { id };
+      }),
+    );
   }
 }

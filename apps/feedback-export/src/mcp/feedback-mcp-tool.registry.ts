@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { FEEDBACK_SCOPES } from '#libs/accounts';
 import { AppException, ErrorCode } from '#libs/common';
 import { McpToolRegistry } from '#libs/mcp';
-import type { FeedbackOAuthPrincipal } from '../mcp-auth/feedback-oauth-principal.js';
+import type { FeedbackOAuthPrincipal } from './feedback-oauth-principal.js';
 import type { FeedbackTokenPrincipal, PortfolioPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import type { SiteAccess } from '../token-auth/site-access.js';
+import { FEEDBACK_SCOPES } from './feedback-mcp.resource.js';
 
 /** Who calls the feedback MCP endpoint: an export token, or an OAuth access token issued for it. */
 export type FeedbackMcpPrincipal = FeedbackTokenPrincipal | FeedbackOAuthPrincipal;

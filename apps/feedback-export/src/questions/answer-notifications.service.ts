@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { canonicalEmailDigest } from '#libs/accounts';
+import { canonicalEmailDigest } from '#libs/identity';
 import { rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf, trimTrailingSlashes } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';

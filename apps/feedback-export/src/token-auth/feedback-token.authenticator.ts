@@ -1,7 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
+import { AppException, bearerTokenOf, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
 import { exportTokenBudgetOf } from './export-token-budget.js';
 import { hashFeedbackToken, isWellFormedFeedbackToken, type FeedbackTokenKind } from './feedback-token.format.js';
 import { TokenAuthRepository } from './token-auth.repository.js';
@@ -18,14 +18,6 @@ declare module '#libs/common' {
 export type SitePrincipal = PrincipalOf<'site'>;
 export type PortfolioPrincipal = PrincipalOf<'portfolio'>;
 export type FeedbackTokenPrincipal = SitePrincipal | PortfolioPrincipal;
-
-/** The bearer token of a request, if any. */
-export function extractBearerToken(request: Request): string | undefined {
-  const authorization = request.headers.authorization;
-  if (typeof authorization !== 'string') return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match?.[1];
-}
 
 const WRONG_KIND_MESSAGE: Record<string, string> = {
   write: 'This route needs the site write token (wk_)',
@@ -50,7 +42,7 @@ export class FeedbackTokenAuthenticator {
    */
   async authenticateRequest(context: ExecutionContext, accepted: readonly FeedbackTokenKind[]): Promise<true> {
     const request = context.switchToHttp().getRequest<Request>();
-    setPrincipal(request, await this.authenticate(extractBearerToken(request), accepted, { request, limit: rateLimitOptionsFor(this.reflector, context) }));
+    setPrincipal(request, await this.authenticate(bearerTokenOf(request), accepted, { request, limit: rateLimitOptionsFor(this.reflector, context) }));
     return true;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppException, assertIdempotencyKey, ErrorCode, idempotencyRequestHash, idempotentWrite } from '#libs/common';
-import { FeedbackRepository } from '../feedback/feedback.repository.js';
+import { AppException, assertIdempotencyKey, ErrorCode, idempotencyRequestHash } from '#libs/common';
+import { FeedbackService } from '../feedback/feedback.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import type { SubmitFeedbackDto, SubmittedFeedbackDto } from './dto/widget.dto.js';
 
@@ -14,7 +14,7 @@ export interface SubmitOutcome {
 export class WidgetService {
   constructor(
     private readonly sites: SitesService,
-    private readonly feedback: FeedbackRepository,
+    private readonly feedback: FeedbackService,
   ) {}
 
   /**
@@ -27,22 +27,8 @@ export class WidgetService {
     const site = await this.sites.findBySiteKey(input.siteKey);
     if (!site) throw new AppException(ErrorCode.NOT_FOUND, 'No site has this siteKey');
     const row = { siteId: site.id, type: input.type, message: input.message, rating: input.rating ?? null, pageUrl: input.pageUrl };
-    if (idempotencyKey === undefined) {
-      // Without a key, as before: one prepared statement in autocommit.
-      const [id] = await this.feedback.insertMany(undefined, site.ownerId, [row]);
-      return { data: { id }, replayed: false };
-    }
-    const keyed = {
-      caller: `site:${site.id}`,
-      key: idempotencyKey,
-      userId: site.ownerId,
-      requestHash: idempotencyRequestHash([row.type, row.message, row.rating, row.pageUrl]),
-    };
-    return this.feedback.transaction((tx) =>
-      idempotentWrite(tx, keyed, 201, async (): Promise<SubmittedFeedbackDto> => {
-        const [id] = await this.feedback.insertMany(tx, site.ownerId, [row]);
-        return { id };
-      }),
-    );
+    // Without a key, as before: one prepared statement in autocommit.
+    const keyed = idempotencyKey === undefined ? undefined : { caller: `site:${site.id}`, key: idempotencyKey, userId: site.ownerId, requestHash: idempotencyRequestHash([row.type, row.message, row.rating, row.pageUrl]) };
+    return this.feedback.submitFromWidget(site.ownerId, row, keyed);
   }
 }

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module.js';
-import { OAuthModule } from '../oauth/oauth.module.js';
+import { ConnectedAppsModule } from '#libs/identity';
 import { TodosModule } from '../todos/todos.module.js';
 import { AccountController } from './account.controller.js';
 import { AccountRepository } from './account.repository.js';
 import { AccountService } from './account.service.js';
 
 @Module({
-  imports: [TodosModule, BillingModule, OAuthModule],
+  imports: [TodosModule, BillingModule, ConnectedAppsModule],
   controllers: [AccountController],
   providers: [AccountRepository, AccountService],
 })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SESSION_COLUMNS, USER_COLUMNS, type SessionRow, type UserRow } from '#libs/accounts';
+import { SESSION_COLUMNS, USER_COLUMNS, type SessionRow, type UserRow } from '#libs/identity';
 import { Database, type Transaction } from '#libs/database';
 import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS, type ApiKeyRow, type SubscriptionRow } from '../api-access/api-access.rows.js';
 

@@ -1,17 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PasswordHasher } from '#libs/accounts';
+import { PasswordHasher } from '#libs/identity';
 import { AppException, ErrorCode, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
 import { apiKeyTracker } from '../api-access/api-access.schemes.js';
 import { toApiKeyDto } from '../api-keys/dto/api-key.dto.js';
-import { toUserDto } from '../auth/dto/auth-responses.dto.js';
+import { toUserDto } from '#libs/identity';
 import { BillingCleanupService } from '../billing/billing-cleanup.service.js';
 import { toSubscriptionDto } from '../billing/dto/subscription.dto.js';
-import { toSessionDto } from '../sessions/dto/session.dto.js';
+import { toSessionDto } from '#libs/identity';
 import { TodoEventsService } from '../todos/todo-events.service.js';
 import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
-import { ConnectedAppsService } from '../oauth/connected-apps.service.js';
+import { ConnectedAppsService } from '#libs/identity';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()

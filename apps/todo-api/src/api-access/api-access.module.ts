@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ApiAccessService } from './api-access.service.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
@@ -11,7 +12,7 @@ import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
  */
 @Global()
 @Module({
-  providers: [ApiKeyAccessRepository, ApiKeyAuthGuard, JwtOrApiKeyGuard],
-  exports: [ApiKeyAccessRepository, ApiKeyAuthGuard, JwtOrApiKeyGuard],
+  providers: [ApiKeyAccessRepository, ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
+  exports: [ApiKeyAccessRepository, ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
 })
 export class ApiAccessModule {}

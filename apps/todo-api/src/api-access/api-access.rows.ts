@@ -1,6 +1,6 @@
 /**
  * Rows of the tables of paid API access, todo-api's alone: API keys and subscriptions (the
- * shared account tables, users and sessions, are in #libs/accounts' account.rows.ts). Select a
+ * shared account tables, users and sessions, are in #libs/identity's accounts/account.rows.ts). Select a
  * table's row with its `*_COLUMNS` list; test/platform/schema-truth checks the lists.
  */
 

@@ -1,30 +1,13 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppException, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
+import { AppException, ErrorCode, looksLikeJwt, lookUpCounting, presentedCredential, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
 import { API_KEY_HEADER, apiKeyPrincipal } from './api-access.schemes.js';
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { hasApiAccess, isLiveApiKey } from './subscription-access.js';
 
 type ApiKeyPrincipal = PrincipalOf<'api-key'>;
-
-/** The API key of a request: `X-API-Key`, else `Authorization: Bearer`. */
-export function extractApiKey(request: Request): string | undefined {
-  const header = request.headers[API_KEY_HEADER];
-  if (typeof header === 'string' && header.trim() !== '') return header.trim();
-  const authorization = request.headers.authorization;
-  if (typeof authorization === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match) return match[1];
-  }
-  return undefined;
-}
-
-/** A JWT (three base64url parts, a JSON header): someone sent their access token to an API-key route. */
-function looksLikeJwt(credential: string): boolean {
-  return /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/.test(credential);
-}
 
 /**
  * API-key authentication for todos, the realtime stream and MCP: 401 API_KEY_REQUIRED
@@ -40,7 +23,7 @@ export class ApiKeyAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
-    const key = extractApiKey(request);
+    const key = presentedCredential(request, API_KEY_HEADER);
     if (!key) throw new AppException(ErrorCode.API_KEY_REQUIRED, 'An API key is required (Authorization: Bearer <key> or X-API-Key)');
     setPrincipal(request, await this.authenticate(key, { request, limit: rateLimitOptionsFor(this.reflector, context) }));
     return true;

@@ -1,11 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { JwtAuthGuard, presentAccessToken, type VerifiedAccessToken } from '#libs/accounts';
-import { AppException, ErrorCode, rateLimitOptionsFor, setPrincipal, type Principal, type RateLimitCounting } from '#libs/common';
+import { JwtAuthGuard, presentAccessToken, type VerifiedAccessToken } from '#libs/identity';
+import { AppException, ErrorCode, presentedCredential, rateLimitOptionsFor, setPrincipal, type Principal, type RateLimitCounting } from '#libs/common';
+import { API_KEY_HEADER } from './api-access.schemes.js';
 import { API_KEY_PREFIX } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
-import { ApiKeyAuthGuard, extractApiKey } from './api-key-auth.guard.js';
+import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
 
 /** What a re-check of a request's credential found: still working (until `expiresAt`, null: no end of its own), or not. */
 export type CredentialStatus = { live: true; expiresAt: Date | null } | { live: false; code: ErrorCode };
@@ -65,7 +66,7 @@ export class JwtOrApiKeyGuard implements CanActivate {
 
   private async authenticate(request: Request, counting?: RateLimitCounting): Promise<{ principal: Principal; expiresAt: Date | null }> {
     const queryToken = typeof request.query?.access_token === 'string' ? request.query.access_token.trim() : undefined;
-    const credential = extractApiKey(request) ?? (queryToken || undefined);
+    const credential = presentedCredential(request, API_KEY_HEADER) ?? (queryToken || undefined);
     if (!credential) throw new AppException(ErrorCode.AUTH_REQUIRED, 'An API key or access token is required');
     return credential.startsWith(API_KEY_PREFIX) ? this.apiKeys.verify(credential, counting) : this.authenticateJwt(request, credential);
   }

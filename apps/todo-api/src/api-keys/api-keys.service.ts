@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CredentialRevocations } from '#libs/accounts';
+import { CredentialRevocations } from '#libs/identity';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { generateApiKey } from '../api-access/api-key.format.js';
 import { ApiKeysRepository } from './api-keys.repository.js';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CredentialRevocations } from '#libs/accounts';
+import { CredentialRevocations } from '#libs/identity';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { BillingRepository } from './billing.repository.js';
 import type { BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-access.dto.js';

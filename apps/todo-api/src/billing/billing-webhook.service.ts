@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { CredentialRevocations } from '#libs/accounts';
+import { CredentialRevocations } from '#libs/identity';
 import { AppException, ErrorCode, isUuid } from '#libs/common';
 import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 import { BillingRepository } from './billing.repository.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { canonicalEmail } from '#libs/accounts';
+import { canonicalEmail } from '#libs/identity';
 import { Database, type Transaction } from '#libs/database';
 import { SUBSCRIPTION_COLUMNS, type SubscriptionRow } from '../api-access/api-access.rows.js';
 import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionState } from './subscription-state.js';

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
-import { CredentialRevocations } from '#libs/accounts';
+import { CredentialRevocations } from '#libs/identity';
 import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, destroyPgClientSocket, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
 import { DatabaseFlavour, type Transaction } from '#libs/database';
 import { credentialExpiryOf, JwtOrApiKeyGuard } from '../api-access/jwt-or-api-key.guard.js';

@@ -31,6 +31,15 @@ function joinPath(...parts: string[]): string {
   return `/${joined}`;
 }
 
+/** A controller's method names, its own and those it inherits (a shared controller an app extends, as Nest routes them), each once. */
+function handlerNames(prototype: object): string[] {
+  const names = new Set<string>();
+  for (let proto = prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object) {
+    for (const name of Object.getOwnPropertyNames(proto)) names.add(name);
+  }
+  return [...names];
+}
+
 /** Every route of the app with the auth scheme it declares, read from the decorators. */
 export function listRoutes(app: INestApplication): RouteEntry[] {
   const routes: RouteEntry[] = [];
@@ -41,7 +50,7 @@ export function listRoutes(app: INestApplication): RouteEntry[] {
       const base = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '')[0] ?? '';
       const classScheme = Reflect.getMetadata(AUTH_SCHEME, controller) as AuthScheme | undefined;
       const classLimit = Reflect.getMetadata(RATE_LIMIT_OPTIONS, controller) as RateLimitOptions | undefined;
-      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      for (const name of handlerNames(controller.prototype)) {
         const handler = controller.prototype[name];
         if (name === 'constructor' || typeof handler !== 'function') continue;
         const subPaths = Reflect.getMetadata(PATH_METADATA, handler);

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
+import { bearerTokenOf } from '../auth/credentials.js';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
@@ -23,8 +24,7 @@ export class MetricsTokenGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (!this.expected) throw new AppException(ErrorCode.NOT_FOUND, 'No such resource');
-    const header = context.switchToHttp().getRequest<Request>().headers.authorization;
-    const presented = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
+    const presented = bearerTokenOf(context.switchToHttp().getRequest<Request>());
     if (presented === undefined || !timingSafeEqual(digest(presented), this.expected)) {
       throw new AppException(ErrorCode.AUTH_REQUIRED, 'The metrics token is required (Authorization: Bearer)', undefined, { 'WWW-Authenticate': 'Bearer' });
     }

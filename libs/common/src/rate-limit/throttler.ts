@@ -9,7 +9,7 @@
  */
 const throttler = await import('@nestjs/throttler');
 
-export const { ThrottlerGuard, ThrottlerModule, Throttle, InjectThrottlerOptions, InjectThrottlerStorage } = throttler;
+export const { ThrottlerGuard, ThrottlerModule, Throttle, InjectThrottlerOptions } = throttler;
 export type { ThrottlerLimitDetail, ThrottlerModuleOptions, ThrottlerRequest, ThrottlerStorage } from '@nestjs/throttler';
 /** What ThrottlerStorage.increment answers (the package does not export the name). */
 export type ThrottlerStorageRecord = Awaited<ReturnType<import('@nestjs/throttler').ThrottlerStorage['increment']>>;

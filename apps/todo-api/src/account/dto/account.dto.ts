@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import { ApiKeyDto } from '../../api-keys/dto/api-key.dto.js';
-import { UserDto } from '../../auth/dto/auth-responses.dto.js';
+import { UserDto } from '#libs/identity';
 import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
-import { SessionDto } from '../../sessions/dto/session.dto.js';
+import { SessionDto } from '#libs/identity';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
-import { ConnectedAppDto } from '../../oauth/dto/connected-app.dto.js';
+import { ConnectedAppDto } from '#libs/identity';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
 export const DELETE_CONFIRMATION = 'DELETE';

@@ -1,6 +1,0 @@
-export * from './oauth-access-token.verifier.js';
-export * from './oauth-access.repository.js';
-export * from './oauth-signing-keys.js';
-export * from './protected-resource.js';
-export * from './feedback-site-grant.js';
-export * from './account-oauth-grants.service.js';

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AccessTokenService } from '../access-tokens/access-token.service.js';
+import { AccountOAuthGrants } from '../oauth-resource/account-oauth-grants.service.js';
+import { CredentialRevocations } from '../accounts/credential-revocations.js';
+import { PasswordHasher } from '../accounts/password-hasher.js';
+import { type RevokedOAuthApp } from '../oauth-resource/oauth-access.repository.js';
+import { type UserRow } from '../accounts/account.rows.js';
+import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
+import type { Transaction } from '#libs/database';
+import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
+import { AuthRepository } from './auth.repository.js';
+import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
+import { toPasswordChangedDto, toUserDto, type AuthTokenDataDto, type MessageDto, type PasswordChangedDto, type VerifyDataDto } from './dto/auth-responses.dto.js';
+import { LoginRateLimiter } from './login-rate-limiter.js';
+import { TurnstileVerifier } from './turnstile.verifier.js';
+
+/** How many suffixed variants of a derived username are tried before giving up. */
+const DERIVED_USERNAME_TRIES = 5;
+
+function newUserKey(): string {
+  return `usr_${randomBytes(12).toString('hex')}`;
+}
+
+/** A username from the e-mail's local part: allowed characters only, 3..24 long. */
+export function usernameFromEmail(email: string): string {
+  const local = email.split('@')[0].toLowerCase().replace(/[^a-z0-9_.-]/g, '');
+  const base = local.slice(0, 24);
+  return base.length >= 3 ? base : `user${base}`;
+}
+
+function withSuffix(base: string): string {
+  return `${base.slice(0, 24)}_${randomBytes(3).toString('hex')}`;
+}
+
+function mismatch(field: string, other: string): AppException {
+  return validationException([{ field, messages: [`${field} must equal ${other}`] }], `${field} does not match ${other}`);
+}
+
+/** Sign-up, sign-in, token refresh, sign-out and password change. */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly repository: AuthRepository,
+    private readonly sessions: SessionsService,
+    private readonly accessTokens: AccessTokenService,
+    private readonly hasher: PasswordHasher,
+    private readonly loginLimiter: LoginRateLimiter,
+    private readonly turnstile: TurnstileVerifier,
+    private readonly revocations: CredentialRevocations,
+    private readonly oauthGrants: AccountOAuthGrants,
+  ) {}
+
+  async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
+    if (dto.passwordConfirm !== undefined && dto.passwordConfirm !== dto.password) throw mismatch('passwordConfirm', 'password');
+    await this.turnstile.verify(dto.turnstileToken, client.ipAddress);
+    const email = dto.email.trim();
+    const passwordHash = await this.hasher.hash(dto.password);
+    const derived = dto.username === undefined;
+    let username = dto.username ?? usernameFromEmail(email);
+    if (derived && (await this.repository.usernameTaken(username))) username = withSuffix(username);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.repository.transaction(async (tx) => {
+          const user = await this.repository.insertUser(tx, { userKey: newUserKey(), username, email, passwordHash });
+          const issued = await this.sessions.start(tx, user.id, client);
+          return this.tokenData(user, issued.sessionId, issued.refreshToken);
+        });
+      } catch (error) {
+        const constraint = uniqueViolationConstraint(error);
+        if (constraint === 'users_email_canonical_key') throw new AppException(ErrorCode.EMAIL_TAKEN, 'An account with this e-mail already exists');
+        if (constraint === 'users_username_lower_key') {
+          if (derived && attempt < DERIVED_USERNAME_TRIES) {
+            username = withSuffix(usernameFromEmail(email));
+            continue;
+          }
+          throw new AppException(ErrorCode.USERNAME_TAKEN, 'This username is taken');
+        }
+        throw error;
+      }
+    }
+  }
+
+  async login(dto: LoginDto, client: ClientInfo): Promise<AuthTokenDataDto> {
+    const user = await this.checkPassword(dto.email, dto.password, client);
+    const issued = await this.sessions.start(undefined, user.id, client);
+    return this.tokenData(user, issued.sessionId, issued.refreshToken);
+  }
+
+  /**
+   * The sign-in rule, for every way of signing in (login, the OAuth sign-in page): the e-mail's
+   * account and its password, under the failed-login limits. Starts no session.
+   */
+  async checkPassword(email: string, password: string, client: ClientInfo): Promise<UserRow> {
+    const attempt = await this.loginLimiter.begin(client.ipAddress, email);
+    const user = await this.repository.findUserByEmail(email.trim());
+    const valid = user ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyNothing(password);
+    if (!user || !valid) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'Wrong e-mail or password', undefined, attempt.headers);
+    await attempt.succeeded();
+    return user;
+  }
+
+  async verify(userId: string): Promise<VerifyDataDto> {
+    return { user: toUserDto(await this.requireUser(userId)) };
+  }
+
+  async refresh(refreshToken: string, retryKey: string | undefined): Promise<AuthTokenDataDto> {
+    if (retryKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(retryKey)) {
+      throw validationException([{ field: 'Idempotency-Key', messages: ['must be 1 to 255 visible ASCII characters'] }], 'The Idempotency-Key header is invalid');
+    }
+    const issued = await this.sessions.refresh(refreshToken, retryKey);
+    const user = await this.repository.findUserById(issued.userId);
+    if (!user) throw new AppException(ErrorCode.INVALID_TOKEN, 'The refresh token is invalid, expired or revoked');
+    return this.tokenData(user, issued.sessionId, issued.refreshToken);
+  }
+
+  /**
+   * allSessions: every session; refreshToken: the session holding it (if it is the
+   * caller's); neither: the session of the access token used.
+   */
+  async logout(userId: string, currentSessionId: string, dto: LogoutDto): Promise<MessageDto> {
+    if (dto.allSessions) {
+      const count = await this.sessions.revokeAll(undefined, userId);
+      return { message: `Signed out of ${count} session${count === 1 ? '' : 's'}` };
+    }
+    if (dto.refreshToken !== undefined) {
+      await this.sessions.revokeByRefreshToken(userId, dto.refreshToken);
+      return { message: 'Signed out' };
+    }
+    await this.sessions.revoke(userId, currentSessionId);
+    return { message: 'Signed out' };
+  }
+
+  async changePassword(userId: string, dto: ChangePasswordDto): Promise<PasswordChangedDto> {
+    if (dto.newPasswordConfirm !== dto.newPassword) throw mismatch('newPasswordConfirm', 'newPassword');
+    const user = await this.requireUser(userId);
+    if (!(await this.hasher.verify(dto.currentPassword, user.passwordHash))) {
+      throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
+    }
+    const passwordHash = await this.hasher.hash(dto.newPassword);
+    const { disconnected } = await this.repository.transaction((tx) => this.replacePassword(tx, userId, passwordHash));
+    await this.revocations.announce(userId);
+    return toPasswordChangedDto('Password changed; every session has been signed out, sign in again', disconnected);
+  }
+
+  /**
+   * A new password takes over (a change or a reset), in the caller's transaction: earlier reset codes and tokens are
+   * discarded, and every session and every connected app's grant is revoked. The caller announces the revocation after
+   * its commit. Answers the account's e-mail and the apps disconnected.
+   */
+  async replacePassword(tx: Transaction, userId: string, passwordHash: string): Promise<{ email: string; disconnected: RevokedOAuthApp[] }> {
+    const email = await this.repository.setPassword(tx, userId, passwordHash);
+    await this.repository.discardResetState(tx, userId);
+    await this.sessions.revokeAll(tx, userId);
+    return { email, disconnected: await this.oauthGrants.revokeAll(tx, userId) };
+  }
+
+  private async requireUser(userId: string): Promise<UserRow> {
+    const user = await this.repository.findUserById(userId);
+    if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
+    return user;
+  }
+
+  private tokenData(user: UserRow, sessionId: string, refreshToken: string): AuthTokenDataDto {
+    return { token: this.accessTokens.sign(user.id, sessionId), refreshToken, user: toUserDto(user) };
+  }
+}
