@@ -93,7 +93,7 @@ function readOverload(env: Env): OverloadConfig {
 
 export type LogFormat = 'json' | 'pretty';
 
-export interface TracingConfig {
+interface TracingConfig {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (`<endpoint>/v1/traces`); unset, nothing is traced. */
   endpoint?: string;
   /** OTEL_SERVICE_NAME: the spans' `service.name`; unset, each app's own name. */

@@ -7,7 +7,7 @@ import { TodoDto } from './todo.dto.js';
  * the shared SSE framing; these classes only document what it sends (the contract test validates received events).
  */
 
-export class TodoDeletedEventDataDto {
+class TodoDeletedEventDataDto {
   @ApiProperty({ type: 'integer', minimum: 1, example: 42, description: 'Id of the deleted todo' })
   id: number;
 }
@@ -21,7 +21,7 @@ export interface TodoEventData {
 
 const EVENT_ID = { description: 'The SSE `id` field: the event id (decimal), to resume after with `Last-Event-ID`', example: '42', maxLength: 20 };
 
-export class TodoCreatedEventDto {
+class TodoCreatedEventDto {
   @ApiProperty(EVENT_ID)
   id: string;
 
@@ -32,7 +32,7 @@ export class TodoCreatedEventDto {
   data: TodoDto;
 }
 
-export class TodoUpdatedEventDto {
+class TodoUpdatedEventDto {
   @ApiProperty(EVENT_ID)
   id: string;
 
@@ -43,7 +43,7 @@ export class TodoUpdatedEventDto {
   data: TodoDto;
 }
 
-export class TodoDeletedEventDto {
+class TodoDeletedEventDto {
   @ApiProperty(EVENT_ID)
   id: string;
 
