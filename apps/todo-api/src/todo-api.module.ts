@@ -16,6 +16,8 @@ import { BILLING_WEBHOOK_SIGNATURE_HEADER } from './billing/billing-webhook.cont
 import type { BillingConfig } from './billing/billing.config.js';
 import { BillingConfigModule } from './billing/billing-config.module.js';
 import { BillingModule } from './billing/billing.module.js';
+import type { BreachedPasswordsConfig } from './breached-passwords/breached-passwords.config.js';
+import { BreachedPasswordsModule } from './breached-passwords/breached-passwords.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { OAUTH_INTERACTION_PATH_PREFIXES } from './oauth/oauth-interaction.controller.js';
 import { OAuthModule } from './oauth/oauth.module.js';
@@ -27,6 +29,8 @@ export interface TodoApiOptions {
   config: AppConfig;
   /** todo-api's own settings (loadBillingConfig): the administrator key and Stripe. */
   billing: BillingConfig;
+  /** todo-api's breached-password check (loadBreachedPasswordsConfig). */
+  breachedPasswords: BreachedPasswordsConfig;
   databaseUrl: string;
   logDestination?: DestinationStream;
 }
@@ -56,6 +60,7 @@ export class TodoApiModule {
         SessionsModule,
         BillingConfigModule.forRoot(options.billing),
         BillingModule,
+        BreachedPasswordsModule.forRoot(options.breachedPasswords),
         ApiKeysModule,
         TodosModule,
         AccountModule,

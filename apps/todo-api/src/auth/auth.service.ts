@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AccessTokenService, AccountOAuthGrants, CredentialRevocations, PasswordHasher, type RevokedOAuthApp, type UserRow } from '#libs/accounts';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import type { Transaction } from '#libs/database';
+import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
@@ -44,11 +45,13 @@ export class AuthService {
     private readonly turnstile: TurnstileVerifier,
     private readonly revocations: CredentialRevocations,
     private readonly oauthGrants: AccountOAuthGrants,
+    private readonly breachedPasswords: BreachedPasswordsService,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
     if (dto.passwordConfirm !== undefined && dto.passwordConfirm !== dto.password) throw mismatch('passwordConfirm', 'password');
     await this.turnstile.verify(dto.turnstileToken, client.ipAddress);
+    await this.breachedPasswords.assertNotBreached(dto.password);
     const email = dto.email.trim();
     const passwordHash = await this.hasher.hash(dto.password);
     const derived = dto.username === undefined;
@@ -132,6 +135,7 @@ export class AuthService {
     if (!(await this.hasher.verify(dto.currentPassword, user.passwordHash))) {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     }
+    await this.breachedPasswords.assertNotBreached(dto.newPassword);
     const passwordHash = await this.hasher.hash(dto.newPassword);
     const { disconnected } = await this.repository.transaction((tx) => this.replacePassword(tx, userId, passwordHash));
     await this.revocations.announce(userId);

@@ -4,6 +4,7 @@ import { CredentialRevocations, PasswordHasher } from '#libs/accounts';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
+import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
@@ -59,6 +60,7 @@ export class PasswordResetService implements OnModuleDestroy {
     private readonly limits: ResetCodeRateLimiter,
     private readonly revocations: CredentialRevocations,
     private readonly loginLimits: LoginRateLimiter,
+    private readonly breachedPasswords: BreachedPasswordsService,
   ) {
     this.codeKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, 'password-reset', 'reset-code-hmac', 32));
   }
@@ -96,6 +98,7 @@ export class PasswordResetService implements OnModuleDestroy {
     const tokenHash = hashResetToken(dto.token);
     // Look before hashing: an unknown token must not cost a bcrypt round.
     if (!(await this.repository.findResetTokenOwner(tokenHash))) throw invalidResetToken();
+    await this.breachedPasswords.assertNotBreached(dto.password);
     const passwordHash = await this.hasher.hash(dto.password);
     const { userId, email, disconnected } = await this.repository.transaction(async (tx) => {
       const owner = await this.repository.useResetToken(tx, tokenHash);
