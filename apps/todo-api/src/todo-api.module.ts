@@ -22,6 +22,7 @@ import { McpModule } from './mcp/mcp.module.js';
 import { OAUTH_INTERACTION_PATH_PREFIXES } from './oauth/oauth-interaction.controller.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { TodoMcpAuthGuard } from './oauth/todo-mcp-auth.guard.js';
+import { SecurityActivityModule } from './security-activity/security-activity.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { TodosModule } from './todos/todos.module.js';
 
@@ -55,6 +56,7 @@ export class TodoApiModule {
       imports: [
         CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'todo-api', logDestination: options.logDestination, authSchemes: TODO_API_AUTH_SCHEMES, requestLogging: { secretHeaders: TODO_API_SECRET_HEADERS, secretPathPrefixes: OAUTH_INTERACTION_PATH_PREFIXES } }),
         AccountsCoreModule,
+        SecurityActivityModule,
         ApiAccessModule,
         AuthModule,
         SessionsModule,

@@ -5,6 +5,7 @@ import { FEEDBACK_SCOPES, feedbackSiteDetail, isDetailFor, type FeedbackSiteActi
 import { AppException, ErrorCode, HTML_PAGE_HEADERS } from '#libs/common';
 import { AuthService } from '../auth/auth.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
+import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import { OAuthConsentSitesRepository, type ConsentSite } from './oauth-consent-sites.repository.js';
 import { OAuthProvider } from './oauth-provider.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
@@ -62,6 +63,7 @@ export class OAuthInteractionService {
     private readonly auth: AuthService,
     private readonly sites: OAuthConsentSitesRepository,
     private readonly records: OAuthRecordsRepository,
+    private readonly activity: SecurityActivityService,
   ) {}
 
   stylesheet(response: Response): void {
@@ -142,6 +144,7 @@ export class OAuthInteractionService {
     const grantId = await grant.save();
     // A URL client id (metadata document) has no stored registration to name it later: the grant keeps the name shown now.
     if (asked.clientClaimedName) await this.records.recordGrantClientName(accountId, grantId, asked.clientClaimedName);
+    await this.activity.recordAfter(accountId, 'oauth_app_connected', { client, details: { clientId: details.params.client_id, clientName: asked.clientName, scopes: asked.requestedScopes.filter((scope) => chosen.has(scope)) } });
     await provider.interactionFinished(request, response, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
   }
 

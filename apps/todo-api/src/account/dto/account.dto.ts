@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import { ApiKeyDto } from '../../api-keys/dto/api-key.dto.js';
 import { UserDto } from '../../auth/dto/auth-responses.dto.js';
@@ -6,6 +6,7 @@ import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
 import { SessionDto } from '../../sessions/dto/session.dto.js';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
 import { ConnectedAppDto } from '../../oauth/dto/connected-app.dto.js';
+import { SecurityActivityDto } from '../../security-activity/dto/security-activity.dto.js';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
 export const DELETE_CONFIRMATION = 'DELETE';
@@ -51,4 +52,7 @@ export class AccountExportDto {
 
   @ApiProperty({ type: [ConnectedAppDto], description: 'Apps (AI agents) allowed through OAuth, with their scopes; never a token' })
   connectedApps: ConnectedAppDto[];
+
+  @ApiPropertyOptional({ type: [SecurityActivityDto], description: 'The security activity log (GET /api/v1/account/activity), newest first: the last 90 days, at most 1000 entries' })
+  securityActivity?: SecurityActivityDto[];
 }
