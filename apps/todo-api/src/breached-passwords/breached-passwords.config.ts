@@ -6,8 +6,8 @@ export const PUBLIC_PWNED_PASSWORDS_API = 'https://api.pwnedpasswords.com';
 
 /** todo-api's breached-password check (BREACHED_PASSWORDS_*), which feedback-export never reads. */
 export interface BreachedPasswordsConfig {
-  /** Base URL of the range API; unset: no check (the default outside production, and `off` anywhere). */
-  rangeBaseUrl?: string;
+  /** BREACHED_PASSWORDS_RANGE_URL as set: a base URL, `off`, or unset (the environment's default, rangeBaseUrlOf). */
+  rangeUrl?: string;
   /** How long one range lookup may take before the check gives up and lets the password through. */
   timeoutMs: number;
 }
@@ -17,18 +17,20 @@ export const BREACHED_PASSWORDS_CONFIG = Symbol('BREACHED_PASSWORDS_CONFIG');
 
 /**
  * BREACHED_PASSWORDS_RANGE_URL: the range API's base (the operator's choice: the public API or a mirror of the
- * corpus on the private network); `off` turns the check off. Unset: the public API in production, off in
- * development and test (tests start their own range server and point this at it).
+ * corpus on the private network); `off` turns the check off. BREACHED_PASSWORDS_TIMEOUT_MS: 100..10000, 1500.
  */
 export function loadBreachedPasswordsConfig(env: Env = process.env): BreachedPasswordsConfig {
-  const nodeEnv = (readVariable(env, 'NODE_ENV') ?? 'development') as NodeEnv;
-  const raw = readVariable(env, 'BREACHED_PASSWORDS_RANGE_URL');
   const timeoutMs = readIntVariable(env, 'BREACHED_PASSWORDS_TIMEOUT_MS', 1500, 100, 10_000);
-  if (raw === 'off') return { timeoutMs };
+  if (readVariable(env, 'BREACHED_PASSWORDS_RANGE_URL') === 'off') return { rangeUrl: 'off', timeoutMs };
   const url = readUrlVariable(env, 'BREACHED_PASSWORDS_RANGE_URL', ['http:', 'https:']);
   if (url !== undefined && (new URL(url).search !== '' || new URL(url).hash !== '')) {
     throw new ConfigError('BREACHED_PASSWORDS_RANGE_URL', 'must be a base URL without query or fragment (`/range/<prefix>` is appended)');
   }
-  const rangeBaseUrl = url ?? (nodeEnv === 'production' ? PUBLIC_PWNED_PASSWORDS_API : undefined);
-  return { rangeBaseUrl: rangeBaseUrl === undefined ? undefined : trimTrailingSlashes(rangeBaseUrl), timeoutMs };
+  return { rangeUrl: url === undefined ? undefined : trimTrailingSlashes(url), timeoutMs };
+}
+
+/** The base the check asks, or none: unset means the public API in production and no check in development and test. */
+export function rangeBaseUrlOf(config: BreachedPasswordsConfig, nodeEnv: NodeEnv): string | undefined {
+  if (config.rangeUrl === 'off') return undefined;
+  return config.rangeUrl ?? (nodeEnv === 'production' ? PUBLIC_PWNED_PASSWORDS_API : undefined);
 }

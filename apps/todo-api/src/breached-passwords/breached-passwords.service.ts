@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { AppException, AppMetrics, ErrorCode } from '#libs/common';
-import { BREACHED_PASSWORDS_CONFIG, type BreachedPasswordsConfig } from './breached-passwords.config.js';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { BREACHED_PASSWORDS_CONFIG, rangeBaseUrlOf, type BreachedPasswordsConfig } from './breached-passwords.config.js';
 import { breachCountIn, rangeKeyOf } from './pwned-range.js';
 
 /** What the routes that take a new password say about the check in their OpenAPI description. */
@@ -22,13 +23,16 @@ type UnavailableReason = 'timeout' | 'connection' | 'status';
 export class BreachedPasswordsService {
   private readonly logger = new Logger(BreachedPasswordsService.name);
   private readonly unavailable: Counter<'reason'>;
+  private readonly rangeBaseUrl: string | undefined;
   /** Whether the last lookup failed: one warning per outage, not one per sign-up. */
   private failing = false;
 
   constructor(
     @Inject(BREACHED_PASSWORDS_CONFIG) private readonly config: BreachedPasswordsConfig,
+    @Inject(APP_CONFIG) appConfig: AppConfig,
     metrics: AppMetrics,
   ) {
+    this.rangeBaseUrl = rangeBaseUrlOf(config, appConfig.nodeEnv);
     this.unavailable = metrics.counter({
       name: 'breached_password_checks_unavailable_total',
       help: 'Breached-password checks that let the password through because the range service failed (reason: timeout, connection, status)',
@@ -38,7 +42,7 @@ export class BreachedPasswordsService {
 
   /** Refuses a password known from a breach; answers quietly when it is not, or when nobody can tell. */
   async assertNotBreached(password: string): Promise<void> {
-    const base = this.config.rangeBaseUrl;
+    const base = this.rangeBaseUrl;
     if (base === undefined) return;
     const { prefix, suffix } = rangeKeyOf(password);
     let body: string;
