@@ -45,6 +45,7 @@ const TODO_API_ROUTES = [
   'GET /api/v1/todos/events jwt-or-api-key',
   'GET /api/v1/account/export jwt',
   'DELETE /api/v1/account jwt',
+  'GET /api/v1/account/activity jwt',
   'POST /api/v1/mcp todo-mcp',
   'GET /.well-known/oauth-protected-resource/api/v1/mcp public',
   // The OAuth authorization server (oidc-provider answers these) and its sign-in page.

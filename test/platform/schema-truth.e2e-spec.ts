@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SESSION_COLUMNS, USER_COLUMNS } from '#libs/identity';
 import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS } from '../../apps/todo-api/src/api-access/api-access.rows.js';
+import { SECURITY_ACTIVITY_COLUMNS } from '../../libs/identity/src/security-activity/security-activity.repository.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 /**
@@ -12,6 +13,7 @@ const rowColumnLists: Record<string, string> = {
   sessions: SESSION_COLUMNS,
   api_keys: API_KEY_COLUMNS,
   subscriptions: SUBSCRIPTION_COLUMNS,
+  security_activity: SECURITY_ACTIVITY_COLUMNS,
 };
 
 describe('one schema: the migrations', () => {

@@ -340,6 +340,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'api-key', method: 'DELETE', route: '/api/v1/todos/:todoId', path: async () => `/api/v1/todos/${await freshTodo()}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'todo', scheme: 'jwt-or-api-key', method: 'GET', route: '/api/v1/todos/events', path: () => '/api/v1/todos/events', headers: { Accept: 'text/event-stream' }, ok: 200 },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/export', path: () => '/api/v1/account/export', ok: 200 },
+    { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/activity', path: () => '/api/v1/account/activity', ok: 200 },
     // A's own request misses the exact confirmation (400, A stays); B presents A's password with it (401, nothing deleted).
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account', path: () => '/api/v1/account', body: (x, c) => ({ password: x.A.password, confirmText: c === 'jwtA' ? 'delete' : 'DELETE' }), ok: 400, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
     { service: 'todo', scheme: 'todo-mcp', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: (x) => rpc('get_todo', { id: x.todoA }), ok: 200 },

@@ -11,6 +11,7 @@ import { createTestDatabase, insertSession, LogCapture, RateLimitCounters, type 
 import { createFeedbackExportApp } from '../../apps/feedback-export/src/feedback-export.app.js';
 import { loadQuotaConfig } from '../../apps/feedback-export/src/sites/quota.config.js';
 import { loadBillingConfig } from '../../apps/todo-api/src/billing/billing.config.js';
+import { loadBreachedPasswordsConfig } from '../../libs/identity/src/breached-passwords/breached-passwords.config.js';
 import { createTodoApiApp } from '../../apps/todo-api/src/todo-api.app.js';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256-0123456789';
@@ -69,7 +70,7 @@ export async function startApp(kind: ServiceKind, databaseUrl: string, env: Reco
   const logs = new LogCapture();
   const app =
     kind === 'todo-api'
-      ? await createTodoApiApp({ config, billing: loadBillingConfig(testEnv(env)), databaseUrl, logDestination: logs })
+      ? await createTodoApiApp({ config, billing: loadBillingConfig(testEnv(env)), breachedPasswords: loadBreachedPasswordsConfig(testEnv(env)), databaseUrl, logDestination: logs })
       : await createFeedbackExportApp({ config, quotas: loadQuotaConfig(testEnv(env)), databaseUrl, logDestination: logs });
   await app.listen(options.port ?? 0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;

@@ -5,13 +5,15 @@ import { API_ACCESS_SECURITY } from './api-access/api-access.schemes.js';
 import { ADMIN_KEY_SECURITY } from './billing/admin-key.schemes.js';
 import { BILLING_WEBHOOK_PATH } from './billing/billing-webhook.controller.js';
 import { loadBillingConfig } from './billing/billing.config.js';
+import { loadBreachedPasswordsConfig, rangeBaseUrlOf } from '#libs/identity';
 import { TODO_MCP_SECURITY } from './mcp/todo-mcp.schemes.js';
 import { TODO_EVENTS_PATH } from './todos/todo-events.controller.js';
 import { TodoApiModule, type TodoApiOptions } from './todo-api.module.js';
 
 /** Optional features left unconfigured, said once at start. */
-function unsetFeatures({ config, billing }: Pick<TodoApiOptions, 'config' | 'billing'>): string[] {
+function unsetFeatures({ config, billing, breachedPasswords }: Pick<TodoApiOptions, 'config' | 'billing' | 'breachedPasswords'>): string[] {
   return [
+    ...(rangeBaseUrlOf(breachedPasswords, config.nodeEnv) ? [] : ['BREACHED_PASSWORDS_RANGE_URL is unset or off: new passwords are not checked against known breaches']),
     ...(billing.adminApiKey ? [] : ['ADMIN_API_KEY is unset: the admin routes (lifetime beta grants) answer 401']),
     ...(billing.stripe ? [] : ['Stripe is not configured (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_ID): billing answers 503']),
     ...(config.smtpUrl ? [] : [`SMTP_URL is unset: password-reset mail goes to the log and ${displayPath(join(config.dataDir, 'outbox'))}/`]),
@@ -56,5 +58,6 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
  */
 export function todoApiService(): ServiceStarter {
   const billing = loadSettingsOrExit(() => loadBillingConfig(), 'todo-api');
-  return { name: 'todo-api', port: (config) => config.todoApiPort, portVariable: 'TODO_API_PORT', create: (config, databaseUrl) => createTodoApiApp({ config, billing, databaseUrl }) };
+  const breachedPasswords = loadSettingsOrExit(() => loadBreachedPasswordsConfig(), 'todo-api');
+  return { name: 'todo-api', port: (config) => config.todoApiPort, portVariable: 'TODO_API_PORT', create: (config, databaseUrl) => createTodoApiApp({ config, billing, breachedPasswords, databaseUrl }) };
 }

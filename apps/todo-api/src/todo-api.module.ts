@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
-import { AccountsCoreModule, JwtAuthGuard, AuthModule, OAUTH_INTERACTION_PATH_PREFIXES, OAuthModule, SessionsModule } from '#libs/identity';
+import { AccountsCoreModule, JwtAuthGuard, AuthModule, BreachedPasswordsModule, OAUTH_INTERACTION_PATH_PREFIXES, OAuthModule, SecurityActivityModule, SessionsModule, type BreachedPasswordsConfig } from '#libs/identity';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { AccountModule } from './account/account.module.js';
@@ -26,6 +26,8 @@ export interface TodoApiOptions {
   config: AppConfig;
   /** todo-api's own settings (loadBillingConfig): the administrator key and Stripe. */
   billing: BillingConfig;
+  /** todo-api's breached-password check (loadBreachedPasswordsConfig). */
+  breachedPasswords: BreachedPasswordsConfig;
   databaseUrl: string;
   logDestination?: DestinationStream;
 }
@@ -50,11 +52,13 @@ export class TodoApiModule {
       imports: [
         CoreModule.forRoot({ config: options.config, databaseUrl: options.databaseUrl, service: 'todo-api', logDestination: options.logDestination, authSchemes: TODO_API_AUTH_SCHEMES, requestLogging: { secretHeaders: TODO_API_SECRET_HEADERS, secretPathPrefixes: OAUTH_INTERACTION_PATH_PREFIXES } }),
         AccountsCoreModule,
+        SecurityActivityModule,
         ApiAccessModule,
         AuthModule,
         SessionsModule,
         BillingConfigModule.forRoot(options.billing),
         BillingModule,
+        BreachedPasswordsModule.forRoot(options.breachedPasswords),
         ApiKeysModule,
         TodosModule,
         AccountModule,

@@ -17,3 +17,8 @@ export * from './oauth-server/connected-apps.module.js';
 export * from './oauth-server/oauth-interaction.controller.js';
 export * from './oauth-server/connected-apps.service.js';
 export * from './oauth-server/dto/connected-app.dto.js';
+export * from './security-activity/security-activity.module.js';
+export * from './security-activity/security-activity.service.js';
+export * from './security-activity/dto/security-activity.dto.js';
+export * from './breached-passwords/breached-passwords.module.js';
+export * from './breached-passwords/breached-passwords.config.js';

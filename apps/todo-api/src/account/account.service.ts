@@ -11,7 +11,7 @@ import { TodoEventsService } from '../todos/todo-events.service.js';
 import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
-import { ConnectedAppsService } from '#libs/identity';
+import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()
@@ -26,17 +26,19 @@ export class AccountService {
     private readonly passwords: PasswordHasher,
     private readonly rateLimits: RateLimitStore,
     private readonly connectedApps: ConnectedAppsService,
+    private readonly activity: SecurityActivityService,
   ) {}
 
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription, { connectedApps }] = await Promise.all([
+    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity] = await Promise.all([
       this.todos.allOf(userId),
       this.repository.findApiKeys(userId),
       this.repository.findSessions(userId),
       this.repository.findSubscription(userId),
       this.connectedApps.list(userId),
+      this.activity.allOf(userId),
     ]);
     const now = new Date();
     return {
@@ -48,6 +50,7 @@ export class AccountService {
       sessions: sessions.map((session) => toSessionDto(session, now)),
       subscription: toSubscriptionDto(subscription),
       connectedApps,
+      securityActivity,
     };
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CredentialRevocations } from '#libs/identity';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { generateApiKey } from '../api-access/api-key.format.js';
+import { SecurityActivityService } from '#libs/identity';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyListDto, ApiKeyRevokedDto, ApiKeySecretDto, CreateApiKeyDto, CurrentApiKeyDto, RotateApiKeyDto, toApiKeyDto } from './dto/api-key.dto.js';
 
@@ -43,6 +44,7 @@ export class ApiKeysService {
   constructor(
     private readonly repository: ApiKeysRepository,
     private readonly revocations: CredentialRevocations,
+    private readonly activity: SecurityActivityService,
   ) {}
 
   async list(userId: string): Promise<ApiKeyListDto> {
@@ -54,11 +56,13 @@ export class ApiKeysService {
     const generated = generateApiKey();
     const key = await this.repository.insertWithinLimit(userId, request.name.trim(), generated, expiresAt, MAX_ACTIVE_API_KEYS);
     if (!key) throw new AppException(ErrorCode.CONFLICT, `An account may hold at most ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before creating another`);
+    await this.activity.recordAfter(userId, 'api_key_created', { details: { keyId: key.id, name: key.name } });
     return { apiKey: generated.key, key: toApiKeyDto(key) };
   }
 
   async revoke(userId: string, keyId: string): Promise<ApiKeyRevokedDto> {
     if (!(await this.repository.revoke(userId, keyId))) throw new AppException(ErrorCode.NOT_FOUND, 'API key not found');
+    await this.activity.recordAfter(userId, 'api_key_revoked', { details: { keyId } });
     await this.revocations.announce(userId);
     return { revoked: true };
   }
@@ -79,6 +83,7 @@ export class ApiKeysService {
           'The key has expired; rotate it with a new expiry',
         );
       }
+      await this.activity.record(tx, userId, 'api_key_rotated', { details: { keyId, name: current.name } });
       return this.repository.replaceSecret(tx, userId, keyId, generated, expiresAt);
     });
     await this.revocations.announce(userId);

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CredentialRevocations } from '#libs/identity';
 import { AppException, ErrorCode, validationException } from '#libs/common';
+import { SecurityActivityService } from '#libs/identity';
 import { BillingRepository } from './billing.repository.js';
 import type { BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-access.dto.js';
 
@@ -12,6 +13,7 @@ export class BetaAccessService {
   constructor(
     private readonly repository: BillingRepository,
     private readonly revocations: CredentialRevocations,
+    private readonly activity: SecurityActivityService,
   ) {}
 
   async grant(request: BetaAccessRequestDto, requestId?: string): Promise<BetaAccessResultDto> {
@@ -19,6 +21,7 @@ export class BetaAccessService {
     const changed = await this.repository.transaction(async (tx) => {
       const changed = await this.repository.setBetaLifetime(tx, userId, true);
       await this.repository.recordBetaAudit(tx, { userId, action: 'grant', changed, requestId });
+      if (changed) await this.activity.record(tx, userId, 'beta_granted');
       return changed;
     });
     this.logger.log({ audit: 'beta-access', action: 'grant', userId, changed, requestId }, 'Lifetime beta access granted');
@@ -32,6 +35,7 @@ export class BetaAccessService {
         throw new AppException(ErrorCode.BETA_ACCESS_NOT_FOUND, 'The user has no lifetime beta access');
       }
       await this.repository.recordBetaAudit(tx, { userId, action: 'revoke', changed: true, requestId });
+      await this.activity.record(tx, userId, 'beta_revoked');
     });
     await this.revocations.announce(userId);
     this.logger.log({ audit: 'beta-access', action: 'revoke', userId, requestId }, 'Lifetime beta access revoked');

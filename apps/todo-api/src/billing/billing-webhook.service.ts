@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { CredentialRevocations } from '#libs/identity';
 import { AppException, ErrorCode, isUuid } from '#libs/common';
+import { SecurityActivityService } from '#libs/identity';
 import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 import { BillingRepository } from './billing.repository.js';
 import { BillingService } from './billing.service.js';
@@ -39,6 +40,7 @@ export class BillingWebhookService {
     private readonly billing: BillingService,
     private readonly repository: BillingRepository,
     private readonly revocations: CredentialRevocations,
+    private readonly activity: SecurityActivityService,
   ) {}
 
   async receive(rawBody: Buffer | undefined, signature: string | string[] | undefined): Promise<WebhookReceivedDto> {
@@ -59,7 +61,10 @@ export class BillingWebhookService {
     const change = await this.planChange(stripe, event);
     const applied = await this.repository.transaction(async (tx) => {
       if (!(await this.repository.claimEvent(tx, event.id, event.type))) return false;
-      if (change) await this.repository.applyProviderState(tx, change.userId, change.state, change.observedAt);
+      if (change) {
+        const row = await this.repository.applyProviderState(tx, change.userId, change.state, change.observedAt);
+        await this.activity.record(tx, change.userId, 'subscription_changed', { details: { status: row.status, cancelAtPeriodEnd: row.cancelAtPeriodEnd, event: event.type } });
+      }
       await this.repository.pruneProcessedEvents(tx);
       return true;
     });

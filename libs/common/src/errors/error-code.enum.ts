@@ -7,6 +7,8 @@ export enum ErrorCode {
   VALIDATION_ERROR = 'VALIDATION_ERROR',
   BOT_CHALLENGE_FAILED = 'BOT_CHALLENGE_FAILED',
   INVALID_RESET_CODE = 'INVALID_RESET_CODE',
+  /** A new password found in a known data breach (the breached-password range check). */
+  PASSWORD_BREACHED = 'PASSWORD_BREACHED',
   /** A reset-password token that is missing, unknown or expired: published as INVALID_TOKEN with 400. */
   INVALID_RESET_TOKEN = 'INVALID_RESET_TOKEN',
   INVALID_SIGNATURE = 'INVALID_SIGNATURE',
@@ -64,6 +66,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.VALIDATION_ERROR]: { status: 400, example: 'The request is invalid' },
   [ErrorCode.BOT_CHALLENGE_FAILED]: { status: 400 },
   [ErrorCode.INVALID_RESET_CODE]: { status: 400 },
+  [ErrorCode.PASSWORD_BREACHED]: { status: 400, example: 'This password appears in a known data breach and would be easy to guess; choose a different one' },
   [ErrorCode.INVALID_RESET_TOKEN]: { status: 400, publicCode: 'INVALID_TOKEN' },
   [ErrorCode.INVALID_SIGNATURE]: { status: 400 },
   [ErrorCode.CURSOR_MISMATCH]: { status: 400 },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException, ErrorCode } from '#libs/common';
+import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import { toConnectedAppDtos, type ConnectedAppListDto, type ConnectedAppRevokedDto } from './dto/connected-app.dto.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 
@@ -9,7 +10,10 @@ import { OAuthRecordsRepository } from './oauth-records.repository.js';
  */
 @Injectable()
 export class ConnectedAppsService {
-  constructor(private readonly records: OAuthRecordsRepository) {}
+  constructor(
+    private readonly records: OAuthRecordsRepository,
+    private readonly activity: SecurityActivityService,
+  ) {}
 
   async list(userId: string): Promise<ConnectedAppListDto> {
     return { connectedApps: toConnectedAppDtos(await this.records.listGrants(userId)) };
@@ -17,6 +21,7 @@ export class ConnectedAppsService {
 
   async revoke(userId: string, clientId: string): Promise<ConnectedAppRevokedDto> {
     if ((await this.records.deleteClientGrants(userId, clientId)) === 0) throw new AppException(ErrorCode.NOT_FOUND, 'No connected app with this client id');
+    await this.activity.recordAfter(userId, 'oauth_app_disconnected', { details: { clientId } });
     return { revoked: true };
   }
 }

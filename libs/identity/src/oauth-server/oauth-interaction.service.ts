@@ -5,6 +5,7 @@ import { isDetailFor } from '../oauth-resource/protected-resource.js';
 import { AppException, ErrorCode, HTML_PAGE_HEADERS } from '#libs/common';
 import { AuthService } from '../sign-in/auth.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
+import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import { OAuthProvider } from './oauth-provider.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
@@ -54,6 +55,7 @@ export class OAuthInteractionService {
     private readonly oauth: OAuthProvider,
     private readonly auth: AuthService,
     private readonly records: OAuthRecordsRepository,
+    private readonly activity: SecurityActivityService,
     @Inject(OAUTH_RESOURCES) declarations: OAuthResourceDeclaration[],
     @Optional() private readonly choice?: OAuthConsentChoice,
   ) {
@@ -152,6 +154,7 @@ export class OAuthInteractionService {
     const grantId = await grant.save();
     // A URL client id (metadata document) has no stored registration to name it later: the grant keeps the name shown now.
     if (asked.clientClaimedName) await this.records.recordGrantClientName(accountId, grantId, asked.clientClaimedName);
+    await this.activity.recordAfter(accountId, 'oauth_app_connected', { client, details: { clientId: details.params.client_id, clientName: asked.clientName, scopes: asked.requestedScopes.filter((scope) => chosen.has(scope)) } });
     await provider.interactionFinished(request, response, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
   }
 

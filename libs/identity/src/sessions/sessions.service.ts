@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { CredentialRevocations } from '../accounts/credential-revocations.js';
 import { AppException, ErrorCode } from '#libs/common';
 import type { Transaction } from '#libs/database';
+import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import { SessionListDto, toSessionDto } from './dto/session.dto.js';
 import {
   generateRefreshToken,
@@ -39,6 +40,7 @@ export class SessionsService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly revocations: CredentialRevocations,
+    private readonly activity: SecurityActivityService,
   ) {}
 
   /** Opens a session for a sign-in, inside the caller's transaction when there is one. */
@@ -112,6 +114,7 @@ export class SessionsService {
   /** Revokes one of the user's sessions (idempotent); another user's session is 404 like a missing one. */
   async revoke(userId: string, sessionId: string): Promise<{ revoked: boolean }> {
     if (!(await this.sessions.revokeOwned(userId, sessionId))) throw new AppException(ErrorCode.NOT_FOUND, 'No such session');
+    await this.activity.recordAfter(userId, 'session_revoked', { details: { sessionId } });
     await this.revocations.announce(userId);
     return { revoked: true };
   }
@@ -122,6 +125,8 @@ export class SessionsService {
    */
   async revokeAll(tx: Transaction | undefined, userId: string): Promise<number> {
     const count = await this.sessions.revokeAllForUser(tx, userId);
+    // Inside a transaction it is part of a password change or reset, whose own entry reports it.
+    if (!tx) await this.activity.recordAfter(userId, 'session_revoked', { details: { allSessions: true, count } });
     if (!tx) await this.revocations.announce(userId);
     return count;
   }
@@ -130,6 +135,7 @@ export class SessionsService {
   async revokeByRefreshToken(userId: string, refreshToken: string): Promise<boolean> {
     if (refreshToken.length === 0 || refreshToken.length > MAX_REFRESH_TOKEN_LENGTH) return false;
     const revoked = await this.sessions.revokeOwnedByToken(userId, hashRefreshToken(refreshToken));
+    if (revoked) await this.activity.recordAfter(userId, 'session_revoked', { details: { byRefreshToken: true } });
     if (revoked) await this.revocations.announce(userId);
     return revoked;
   }

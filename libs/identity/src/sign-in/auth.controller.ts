@@ -7,6 +7,7 @@ import { Client, IdempotencyKey } from './client-info.decorator.js';
 import { ChangePasswordDto, ForgotPasswordDto, LoginDto, LogoutDto, RefreshDto, ResetPasswordDto, SignupDto, VerifyResetCodeDto } from './dto/auth-requests.dto.js';
 import { AuthTokenDataDto, MessageDto, PasswordChangedDto, ResetTokenDto, VerifyDataDto } from './dto/auth-responses.dto.js';
 import { PasswordResetService } from './password-reset.service.js';
+import { BREACHED_PASSWORD_NOTE } from '../breached-passwords/breached-passwords.service.js';
 
 @ApiTags('Auth')
 @Controller('api/v1/auth')
@@ -26,10 +27,11 @@ export class AuthController {
       'username is optional (derived from the e-mail and made unique when absent). When the bot challenge is enabled ' +
       '(TURNSTILE_SECRET_KEY), turnstileToken is required: missing or refused is 400 BOT_CHALLENGE_FAILED, and a bot-check ' +
       'service that cannot be reached fails closed with 503 SERVICE_UNAVAILABLE. Limited to 30 requests per hour per client IP. ' +
-      'Hashing the new password waits behind sign-ins; when too many sign-ups are waiting, 503 SERVICE_UNAVAILABLE with Retry-After.',
+      'Hashing the new password waits behind sign-ins; when too many sign-ups are waiting, 503 SERVICE_UNAVAILABLE with Retry-After. ' +
+      BREACHED_PASSWORD_NOTE,
   })
   @ApiEnvelope(AuthTokenDataDto, { status: 201 })
-  @ApiErrors(ErrorCode.BOT_CHALLENGE_FAILED, ErrorCode.EMAIL_TAKEN, ErrorCode.USERNAME_TAKEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  @ApiErrors(ErrorCode.BOT_CHALLENGE_FAILED, ErrorCode.PASSWORD_BREACHED, ErrorCode.EMAIL_TAKEN, ErrorCode.USERNAME_TAKEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   signup(@Body() dto: SignupDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
     return this.auth.signup(dto, client);
   }
@@ -146,10 +148,11 @@ export class AuthController {
       'A missing, unknown, expired or used token is 400 INVALID_TOKEN; a password outside 8..128 characters or a ' +
       'different passwordConfirm is 400 VALIDATION_ERROR. Every session of the account is revoked, and every connected app ' +
       '(OAuth grant: its access and refresh tokens), listed in `disconnectedApps`. The account’s sign-in lock (too many failed ' +
-      'sign-ins for its e-mail) ends, and the address that reset the password is exempt from it for an hour.',
+      'sign-ins for its e-mail) ends, and the address that reset the password is exempt from it for an hour. ' +
+      BREACHED_PASSWORD_NOTE,
   })
   @ApiEnvelope(PasswordChangedDto)
-  @ApiErrors(ErrorCode.INVALID_RESET_TOKEN)
+  @ApiErrors(ErrorCode.INVALID_RESET_TOKEN, ErrorCode.PASSWORD_BREACHED)
   resetPassword(@Body() dto: ResetPasswordDto, @Client() client: ClientInfo): Promise<PasswordChangedDto> {
     return this.passwordReset.resetPassword(dto, client);
   }
@@ -164,10 +167,11 @@ export class AuthController {
     description:
       'Every session is revoked, the caller’s own included: sign in again with the new password. Every connected app (OAuth ' +
       'grant: its access and refresh tokens) is revoked too, listed in `disconnectedApps`. Limited to 5 requests ' +
-      'per 15 minutes per session (a stolen access token cannot keep guessing the current password).',
+      'per 15 minutes per session (a stolen access token cannot keep guessing the current password). ' +
+      BREACHED_PASSWORD_NOTE,
   })
   @ApiEnvelope(PasswordChangedDto)
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.PASSWORD_BREACHED, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   changePassword(@CurrentUserId() userId: string, @Body() dto: ChangePasswordDto): Promise<PasswordChangedDto> {
     return this.auth.changePassword(userId, dto);
   }

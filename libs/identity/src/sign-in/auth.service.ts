@@ -8,6 +8,8 @@ import { type RevokedOAuthApp } from '../oauth-resource/oauth-access.repository.
 import { type UserRow } from '../accounts/account.rows.js';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import type { Transaction } from '#libs/database';
+import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
+import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
@@ -49,11 +51,14 @@ export class AuthService {
     private readonly turnstile: TurnstileVerifier,
     private readonly revocations: CredentialRevocations,
     private readonly oauthGrants: AccountOAuthGrants,
+    private readonly breachedPasswords: BreachedPasswordsService,
+    private readonly activity: SecurityActivityService,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
     if (dto.passwordConfirm !== undefined && dto.passwordConfirm !== dto.password) throw mismatch('passwordConfirm', 'password');
     await this.turnstile.verify(dto.turnstileToken, client.ipAddress);
+    await this.breachedPasswords.assertNotBreached(dto.password);
     const email = dto.email.trim();
     const passwordHash = await this.hasher.hash(dto.password);
     const derived = dto.username === undefined;
@@ -84,6 +89,7 @@ export class AuthService {
   async login(dto: LoginDto, client: ClientInfo): Promise<AuthTokenDataDto> {
     const user = await this.checkPassword(dto.email, dto.password, client);
     const issued = await this.sessions.start(undefined, user.id, client);
+    await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId } });
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }
 
@@ -95,7 +101,11 @@ export class AuthService {
     const attempt = await this.loginLimiter.begin(client.ipAddress, email);
     const user = await this.repository.findUserByEmail(email.trim());
     const valid = user ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyNothing(password);
-    if (!user || !valid) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'Wrong e-mail or password', undefined, attempt.headers);
+    if (!user || !valid) {
+      // Not awaited: the answer and its timing stay those of an unknown e-mail.
+      if (user) void this.activity.recordAfter(user.id, 'sign_in_failed', { client });
+      throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'Wrong e-mail or password', undefined, attempt.headers);
+    }
     await attempt.succeeded();
     return user;
   }
@@ -137,8 +147,13 @@ export class AuthService {
     if (!(await this.hasher.verify(dto.currentPassword, user.passwordHash))) {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     }
+    await this.breachedPasswords.assertNotBreached(dto.newPassword);
     const passwordHash = await this.hasher.hash(dto.newPassword);
-    const { disconnected } = await this.repository.transaction((tx) => this.replacePassword(tx, userId, passwordHash));
+    const { disconnected } = await this.repository.transaction(async (tx) => {
+      const replaced = await this.replacePassword(tx, userId, passwordHash);
+      await this.activity.record(tx, userId, 'password_changed', { details: { disconnectedApps: replaced.disconnected.length } });
+      return replaced;
+    });
     await this.revocations.announce(userId);
     return toPasswordChangedDto('Password changed; every session has been signed out, sign in again', disconnected);
   }

@@ -5,6 +5,8 @@ import { PasswordHasher } from '../accounts/password-hasher.js';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
+import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
+import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
@@ -60,6 +62,8 @@ export class PasswordResetService implements OnModuleDestroy {
     private readonly limits: ResetCodeRateLimiter,
     private readonly revocations: CredentialRevocations,
     private readonly loginLimits: LoginRateLimiter,
+    private readonly breachedPasswords: BreachedPasswordsService,
+    private readonly activity: SecurityActivityService,
   ) {
     this.codeKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, 'password-reset', 'reset-code-hmac', 32));
   }
@@ -97,11 +101,14 @@ export class PasswordResetService implements OnModuleDestroy {
     const tokenHash = hashResetToken(dto.token);
     // Look before hashing: an unknown token must not cost a bcrypt round.
     if (!(await this.repository.findResetTokenOwner(tokenHash))) throw invalidResetToken();
+    await this.breachedPasswords.assertNotBreached(dto.password);
     const passwordHash = await this.hasher.hash(dto.password);
     const { userId, email, disconnected } = await this.repository.transaction(async (tx) => {
       const owner = await this.repository.useResetToken(tx, tokenHash);
       if (!owner) throw invalidResetToken();
-      return { userId: owner, ...(await this.auth.replacePassword(tx, owner, passwordHash)) };
+      const replaced = await this.auth.replacePassword(tx, owner, passwordHash);
+      await this.activity.record(tx, owner, 'password_reset', { client, details: { disconnectedApps: replaced.disconnected.length } });
+      return { userId: owner, ...replaced };
     });
     await this.revocations.announce(userId);
     // The owner proved the mailbox: the account's sign-in lock ends (LoginRateLimiter). Best effort: the reset has committed.

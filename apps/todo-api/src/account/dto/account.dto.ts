@@ -1,11 +1,11 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length } from 'class-validator';
 import { ApiKeyDto } from '../../api-keys/dto/api-key.dto.js';
 import { UserDto } from '#libs/identity';
 import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
 import { SessionDto } from '#libs/identity';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
-import { ConnectedAppDto } from '#libs/identity';
+import { ConnectedAppDto, SecurityActivityDto } from '#libs/identity';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
 export const DELETE_CONFIRMATION = 'DELETE';
@@ -51,4 +51,7 @@ export class AccountExportDto {
 
   @ApiProperty({ type: [ConnectedAppDto], description: 'Apps (AI agents) allowed through OAuth, with their scopes; never a token' })
   connectedApps: ConnectedAppDto[];
+
+  @ApiPropertyOptional({ type: [SecurityActivityDto], description: 'The security activity log (GET /api/v1/account/activity), newest first: the last 90 days, at most 1000 entries' })
+  securityActivity?: SecurityActivityDto[];
 }
