@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { DataSource } from 'typeorm';
 import { launcherLogger, loadSettingsOrExit } from '#libs/common';
 import { loadMigrationConfig } from '#libs/config';
-import { dataSourceOptions, runMigrations } from '#libs/database';
+import { migrateDatabase } from '#libs/database';
 
 /*
  * `node dist/apps/migrate.js`: applies the pending migrations of this build to DATABASE_URL and exits
@@ -14,19 +13,12 @@ import { dataSourceOptions, runMigrations } from '#libs/database';
 const SERVICE = 'migrate';
 const settings = loadSettingsOrExit(() => loadMigrationConfig(), SERVICE);
 const logger = launcherLogger(SERVICE);
-// Two connections: runMigrations holds the advisory lock on one while TypeORM migrates on another.
-const dataSource = new DataSource(
-  dataSourceOptions({ url: settings.databaseUrl, poolSize: 2, applicationName: SERVICE, queryTimeoutMs: settings.dbQueryTimeoutMs }),
-);
 let exitCode = 0;
 try {
-  await dataSource.initialize();
-  const applied = await runMigrations(dataSource);
+  const applied = await migrateDatabase({ url: settings.databaseUrl, applicationName: SERVICE, queryTimeoutMs: settings.dbQueryTimeoutMs });
   logger.info({ applied }, applied.length === 0 ? 'No pending migrations' : `Applied ${applied.length} migration(s)`);
 } catch (error) {
   logger.fatal({ err: error }, 'Migrations failed');
   exitCode = 1;
-} finally {
-  if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
 }
 process.exit(exitCode);

@@ -1,4 +1,5 @@
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from './data-source-options.js';
 
 /** Arbitrary constant: the advisory lock that serialises migration runs across replicas. */
 const MIGRATION_LOCK_ID = 7_301_994_215;
@@ -51,5 +52,20 @@ export async function waitForMigrations(dataSource: DataSource, waiting: (pendin
     if (!told) waiting(pending, error);
     told = true;
     await new Promise((resolve) => setTimeout(resolve, MIGRATION_WAIT_POLL_MS));
+  }
+}
+
+/**
+ * A migrate-only run (the image's `migrate` entry point: the Kubernetes Job, compose's `migrate`
+ * service): its own two connections (the advisory lock on one, TypeORM migrating on the other),
+ * closed afterwards. Returns the names of the migrations it applied.
+ */
+export async function migrateDatabase(options: { url: string; applicationName: string; queryTimeoutMs: number }): Promise<string[]> {
+  const dataSource = new DataSource(dataSourceOptions({ url: options.url, poolSize: 2, applicationName: options.applicationName, queryTimeoutMs: options.queryTimeoutMs }));
+  try {
+    await dataSource.initialize();
+    return await runMigrations(dataSource);
+  } finally {
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
   }
 }
