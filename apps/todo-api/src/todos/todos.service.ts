@@ -125,18 +125,7 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
   }
 
   async create(actor: TodoActor, input: CreateTodoDto, idempotencyKey?: string): Promise<CreateTodoOutcome> {
-    assertIdempotencyKey(idempotencyKey);
-    const caller = actor.apiKeyId !== undefined ? `key:${actor.apiKeyId}` : actor.grantId !== undefined ? `grant:${actor.grantId}` : undefined;
-    const keyed =
-      idempotencyKey !== undefined && caller
-        ? {
-            caller,
-            key: idempotencyKey,
-            userId: actor.userId,
-            apiKeyId: actor.apiKeyId ?? null,
-            requestHash: idempotencyRequestHash([input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null]),
-          }
-        : undefined;
+    const keyed = this.idempotencyScope(actor, idempotencyKey, [input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null]);
 
     let eventId: string | undefined;
     const outcome = await this.repository.transaction(async (tx) => {
@@ -149,6 +138,17 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     });
     if (eventId) this.events.committed(actor.userId, eventId);
     return { data: outcome.data, replayed: outcome.replayed };
+  }
+
+  /**
+   * Where an Idempotency-Key is kept for this caller (an API key or an OAuth grant; a JWT caller has
+   * none), and the hash of what it covers; undefined when the write is not keyed.
+   */
+  private idempotencyScope(actor: TodoActor, idempotencyKey: string | undefined, covered: unknown[]) {
+    assertIdempotencyKey(idempotencyKey);
+    const caller = actor.apiKeyId !== undefined ? `key:${actor.apiKeyId}` : actor.grantId !== undefined ? `grant:${actor.grantId}` : undefined;
+    if (idempotencyKey === undefined || !caller) return undefined;
+    return { caller, key: idempotencyKey, userId: actor.userId, apiKeyId: actor.apiKeyId ?? null, requestHash: idempotencyRequestHash(covered) };
   }
 
   async update(userId: string, id: number, changes: UpdateTodoDto): Promise<TodoDataDto> {
@@ -169,18 +169,7 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
    * create's rules, one todo.created event each. An Idempotency-Key covers the whole list.
    */
   async createMany(actor: TodoActor, inputs: CreateTodoDto[], idempotencyKey?: string): Promise<TodosDataDto> {
-    assertIdempotencyKey(idempotencyKey);
-    const caller = actor.apiKeyId !== undefined ? `key:${actor.apiKeyId}` : actor.grantId !== undefined ? `grant:${actor.grantId}` : undefined;
-    const keyed =
-      idempotencyKey !== undefined && caller
-        ? {
-            caller,
-            key: idempotencyKey,
-            userId: actor.userId,
-            apiKeyId: actor.apiKeyId ?? null,
-            requestHash: idempotencyRequestHash(['bulk', ...inputs.flatMap((input) => [input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null])]),
-          }
-        : undefined;
+    const keyed = this.idempotencyScope(actor, idempotencyKey, ['bulk', ...inputs.flatMap((input) => [input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null])]);
     const eventIds: string[] = [];
     const outcome = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, actor.userId);
