@@ -67,7 +67,7 @@ export class BetaGrantPageDto {
   nextCursor: string | null;
 }
 
-export function toBetaAuditEntryDto(row: BetaAuditRow): BetaAuditEntryDto {
+function toBetaAuditEntryDto(row: BetaAuditRow): BetaAuditEntryDto {
   return { action: row.action, changed: row.changed, requestId: row.requestId, createdAt: row.createdAt.toISOString() };
 }
 
