@@ -29,6 +29,7 @@ const TODO_API_ROUTES = [
   'POST /api/v1/billing/portal-session jwt',
   'POST /api/v1/billing/subscription/cancel jwt',
   'POST /api/v1/billing/subscription/reactivate jwt',
+  'GET /api/v1/billing/beta admin-key',
   'POST /api/v1/billing/beta/grant admin-key',
   'POST /api/v1/billing/beta/revoke admin-key',
   'POST /api/v1/billing/webhook public',

@@ -1,10 +1,11 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiEnvelope, ApiErrors, ErrorCode, RateLimit, UseAuth } from '#libs/common';
 import { ADMIN_KEY_FAILURES_PER_IP, ADMIN_KEY_WINDOW_SECONDS } from './admin-key.guard.js';
 import { BetaAccessService } from './beta-access.service.js';
 import { BetaAccessByEmailDto, BetaAccessByUserIdDto, BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-access.dto.js';
+import { BETA_GRANTS_PAGE, BetaGrantPageDto, ListBetaGrantsQuery } from './dto/beta-grants.dto.js';
 
 /** Exactly one of userId or email. */
 const BETA_ACCESS_BODY = {
@@ -32,6 +33,21 @@ function requestIdOf(request: Request): string | undefined {
 @ApiExtraModels(BetaAccessByUserIdDto, BetaAccessByEmailDto)
 export class BetaAccessController {
   constructor(private readonly betaAccess: BetaAccessService) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listBetaGrants',
+    summary: 'List lifetime beta grants with their audit entries',
+    description:
+      'Every account that holds or held lifetime beta: its id, e-mail, whether it holds beta now and the audit entries of the admin grant and ' +
+      `revoke calls (newest first, at most ${BETA_GRANTS_PAGE.historyPerAccount}). Newest grant first, cursor-paged (\`limit\` 1..${BETA_GRANTS_PAGE.maxLimit}, ` +
+      `default ${BETA_GRANTS_PAGE.defaultLimit}; \`nextCursor\` until the end). ${ADMIN_KEY_LIMIT}`,
+  })
+  @ApiEnvelope(BetaGrantPageDto)
+  @ApiErrors(ErrorCode.ADMIN_AUTH_REQUIRED, ErrorCode.VALIDATION_ERROR, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  list(@Query() query: ListBetaGrantsQuery): Promise<BetaGrantPageDto> {
+    return this.betaAccess.list(query);
+  }
 
   @Post('grant')
   @HttpCode(200)

@@ -1,20 +1,57 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CredentialRevocations } from '#libs/identity';
-import { AppException, ErrorCode, validationException } from '#libs/common';
+import { AppException, ErrorCode, isUuid, SignedCursorCodec, validationException } from '#libs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { SecurityActivityService } from '#libs/identity';
-import { BillingRepository } from './billing.repository.js';
+import { BillingRepository, type BetaAuditRow, type BetaGrantKeyset } from './billing.repository.js';
 import type { BetaAccessRequestDto, BetaAccessResultDto } from './dto/beta-access.dto.js';
+import { BETA_GRANTS_PAGE, toBetaGrantDto, type BetaGrantPageDto, type ListBetaGrantsQuery } from './dto/beta-grants.dto.js';
+
+function invalidCursor(): never {
+  throw validationException([{ field: 'cursor', messages: ['The cursor is invalid'] }], 'The cursor is invalid');
+}
+
+/** The keyset inside a cursor this service sealed (the signature proved its origin; only the shape is checked). */
+function keysetOf(payload: unknown): BetaGrantKeyset {
+  const value = payload as { v?: unknown; t?: unknown; u?: unknown } | undefined;
+  if (value?.v !== 1 || typeof value.t !== 'string' || typeof value.u !== 'string' || !isUuid(value.u)) invalidCursor();
+  return { grantedAtKey: value.t, userId: value.u };
+}
 
 /** Administrator grants and revocations of lifetime beta access, each written to the audit log. */
 @Injectable()
 export class BetaAccessService {
   private readonly logger = new Logger(BetaAccessService.name);
+  private readonly cursors: SignedCursorCodec;
 
   constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly repository: BillingRepository,
     private readonly revocations: CredentialRevocations,
     private readonly activity: SecurityActivityService,
-  ) {}
+  ) {
+    this.cursors = new SignedCursorCodec(config.jwtSecret, 'beta-grants-cursor');
+  }
+
+  /** Every account that holds or held lifetime beta, newest grant first, each with its audit entries (newest first). */
+  async list(query: ListBetaGrantsQuery): Promise<BetaGrantPageDto> {
+    const limit = query.limit ?? BETA_GRANTS_PAGE.defaultLimit;
+    const after = query.cursor === undefined ? undefined : keysetOf(this.cursors.open(query.cursor));
+    const rows = await this.repository.pageBetaGrants(limit + 1, after);
+    const page = rows.slice(0, limit);
+    const history = new Map<string, BetaAuditRow[]>();
+    for (const entry of await this.repository.betaAuditOf(
+      page.map((row) => row.userId),
+      BETA_GRANTS_PAGE.historyPerAccount,
+    )) {
+      history.set(entry.userId, [...(history.get(entry.userId) ?? []), entry]);
+    }
+    const last = page.at(-1);
+    return {
+      grants: page.map((row) => toBetaGrantDto(row, history.get(row.userId) ?? [])),
+      nextCursor: rows.length > limit && last ? this.cursors.seal({ v: 1, t: last.grantedAtKey, u: last.userId }) : null,
+    };
+  }
 
   async grant(request: BetaAccessRequestDto, requestId?: string): Promise<BetaAccessResultDto> {
     const userId = await this.resolveUser(request);

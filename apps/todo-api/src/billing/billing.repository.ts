@@ -6,6 +6,40 @@ import { LIVE_STATUSES, PLAN_CODE, PROVIDER_STRIPE, type ProviderSubscriptionSta
 
 export type BetaAccessAction = 'grant' | 'revoke';
 
+/** An account that holds or held lifetime beta (GET /api/v1/billing/beta). */
+export interface BetaGrantRow {
+  userId: string;
+  email: string;
+  isBetaLifetime: boolean;
+  /** The newest grant that changed anything; for a holder granted outside the admin routes (no audit entry), when its subscription row last changed. */
+  grantedAt: Date;
+  /** grantedAt in full precision, for the cursor. */
+  grantedAtKey: string;
+}
+
+/** Where a page of grants starts: after this account in newest-grant-first order. */
+export interface BetaGrantKeyset {
+  grantedAtKey: string;
+  userId: string;
+}
+
+/** One row of beta_access_audit. */
+export interface BetaAuditRow {
+  userId: string;
+  action: BetaAccessAction;
+  changed: boolean;
+  requestId: string | null;
+  createdAt: Date;
+}
+
+/** Accounts with a grant that changed something, or holding beta now; each with its newest such grant. */
+const BETA_GRANTS = `
+  SELECT u.id AS "userId", u.email, COALESCE(h.user_id IS NOT NULL, false) AS "isBetaLifetime",
+         COALESCE(g.granted_at, h.updated_at) AS "grantedAt", COALESCE(g.granted_at, h.updated_at)::text AS "grantedAtKey"
+  FROM (SELECT user_id, max(created_at) AS granted_at FROM beta_access_audit WHERE action = 'grant' AND changed GROUP BY user_id) g
+  FULL JOIN (SELECT user_id, updated_at FROM subscriptions WHERE is_beta_lifetime) h ON h.user_id = g.user_id
+  JOIN users u ON u.id = COALESCE(g.user_id, h.user_id)`;
+
 /** What a deleted account left to do at Stripe (table billing_cleanups): only Stripe's ids. */
 export interface BillingCleanupRow {
   providerCustomerId: string;
@@ -209,5 +243,31 @@ export class BillingRepository {
       entry.changed,
       entry.requestId ?? null,
     ]);
+  }
+
+  /** A page of the accounts that hold or held lifetime beta, newest grant first. */
+  pageBetaGrants(limit: number, after: BetaGrantKeyset | undefined): Promise<BetaGrantRow[]> {
+    if (!after) {
+      return this.sql.query(`SELECT * FROM (${BETA_GRANTS}) grants ORDER BY "grantedAt" DESC, "userId" DESC LIMIT $1`, [limit]);
+    }
+    return this.sql.query(
+      `SELECT * FROM (${BETA_GRANTS}) grants WHERE ("grantedAt", "userId") < ($1::timestamptz, $2::uuid)
+       ORDER BY "grantedAt" DESC, "userId" DESC LIMIT $3`,
+      [after.grantedAtKey, after.userId, limit],
+    );
+  }
+
+  /** The newest `perAccount` audit entries of each of these accounts, newest first within each. */
+  async betaAuditOf(userIds: readonly string[], perAccount: number): Promise<BetaAuditRow[]> {
+    if (userIds.length === 0) return [];
+    return this.sql.query(
+      `SELECT "userId", action, changed, "requestId", "createdAt" FROM (
+         SELECT user_id AS "userId", action, changed, request_id AS "requestId", created_at AS "createdAt",
+                row_number() OVER (PARTITION BY user_id ORDER BY created_at DESC, id DESC) AS position
+         FROM beta_access_audit WHERE user_id = ANY($1::uuid[])) entries
+       WHERE position <= $2
+       ORDER BY "userId", position`,
+      [userIds, perAccount],
+    );
   }
 }
