@@ -3,10 +3,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsOptionalNotNull } from '#libs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { BATCH_STATUSES, type BatchStatus } from '../batch-status.js';
 import type { BatchRow, QuestionRow } from '../questions.repository.js';
-
-export const BATCH_STATUSES = ['draft', 'sent', 'opened', 'answered'] as const;
-export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
 export const MAX_QUESTIONS = 100;
 export const MAX_HTML_LENGTH = 20_000;
