@@ -5,10 +5,10 @@ import { ConnectedAppsModule } from './connected-apps.module.js';
 import { OAuthInteractionController } from './oauth-interaction.controller.js';
 import { OAuthInteractionService } from './oauth-interaction.service.js';
 import { OAuthProviderController } from './oauth-provider.controller.js';
-import { OAuthProvider } from './oauth-provider.js';
+import { OAuthProvider } from './oauth-provider.service.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { OAuthRecordsSweeper } from './oauth-records.sweeper.js';
-import { OAuthSigningKeyRotation } from './oauth-signing-key-rotation.js';
+import { OAuthSigningKeyRotation } from './oauth-signing-key-rotation.service.js';
 import { OAUTH_RESOURCES, OAuthConsentChoice, type OAuthResourceDeclaration } from './oauth-resources.js';
 
 export interface OAuthServerOptions {

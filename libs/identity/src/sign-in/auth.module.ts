@@ -4,9 +4,9 @@ import { SessionsModule } from '../sessions/sessions.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
-import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginRateLimiter } from './login-rate-limiter.service.js';
 import { PasswordResetService } from './password-reset.service.js';
-import { ResetCodeRateLimiter } from './reset-code-rate-limiter.js';
+import { ResetCodeRateLimiter } from './reset-code-rate-limiter.service.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 @Module({
