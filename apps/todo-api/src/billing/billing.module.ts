@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SecurityActivityModule } from '#libs/identity';
 import { AppMetrics } from '#libs/common';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { BetaAccessController } from './beta-access.controller.js';
@@ -14,6 +15,7 @@ import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
 
 /** Subscription status, Stripe checkout/portal/cancel/reactivate, Stripe webhooks, admin beta access (the 'admin-key' scheme's guard), the Stripe clean-up of deleted accounts. */
 @Module({
+  imports: [SecurityActivityModule],
   controllers: [BillingController, BillingWebhookController, BetaAccessController],
   providers: [
     { provide: STRIPE_CLIENT, inject: [BILLING_CONFIG, AppMetrics], useFactory: (config: BillingConfig, metrics: AppMetrics) => createStripeClient(config.stripe, metrics) },

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApiAccessModule } from '../api-access/api-access.module.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { TodoEventsController } from './todo-events.controller.js';
 import { TodoEventsService } from './todo-events.service.js';
@@ -10,7 +11,7 @@ import { TodosRepository } from './todos.repository.js';
 import { TodosService } from './todos.service.js';
 
 @Module({
-  imports: [McpModule],
+  imports: [McpModule, ApiAccessModule],
   // The events route first: `/todos/events` must not be taken for `/todos/{todoId}`.
   controllers: [TodoEventsController, TodosController],
   providers: [TodosRepository, TodosService, TodosMcpTools, TodoEventsService, TodoStreamLeasesRepository, TodoStreamLeasesService],

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import { MailModule } from '#libs/mail';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { AuthController } from './auth.controller.js';
@@ -10,7 +11,7 @@ import { ResetCodeRateLimiter } from './reset-code-rate-limiter.service.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 @Module({
-  imports: [MailModule, SessionsModule],
+  imports: [MailModule, SessionsModule, SecurityActivityModule],
   controllers: [AuthController],
   providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, ResetCodeRateLimiter, TurnstileVerifier],
   exports: [AuthService],
