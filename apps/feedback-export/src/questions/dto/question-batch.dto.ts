@@ -221,7 +221,8 @@ export function toAnswerDto(question: QuestionRow): AnswerDto | null {
   return question.answerText === null || question.answerUpdatedAt === null ? null : { text: question.answerText, updatedAt: isoTimestamp(question.answerUpdatedAt)! };
 }
 
-export class BatchQuestionDto {
+/** A stored question as both its owner (BatchQuestionDto) and its recipient (SharedQuestionDto) read it, before its answer. */
+export abstract class StoredQuestionDto {
   @ApiProperty({ type: 'integer' })
   n: number;
 
@@ -230,7 +231,9 @@ export class BatchQuestionDto {
 
   @ApiProperty({ example: '<p>List them with a <strong>short</strong> reason.</p>', description: 'Sanitised HTML' })
   html: string;
+}
 
+export class BatchQuestionDto extends StoredQuestionDto {
   @ApiProperty({ type: AnswerDto, nullable: true })
   answer: AnswerDto | null;
 }
