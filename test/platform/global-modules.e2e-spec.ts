@@ -17,8 +17,6 @@ const ALLOWED_GLOBAL_MODULES: Record<string, string> = {
   RateLimitModule: 'the rate-limit store, with the guard and AttemptLimiter that count on it',
   // Metrics, dependency health, outages and shutdown are read from every layer like the logs (18 files in both apps and all libs).
   ObservabilityModule: 'cross-cutting like logging',
-  // Both apps' guards, the wing's rooms and the features all take its verifiers and hasher; explicit imports are a rewiring of their own.
-  AccountsCoreModule: 'the verifying side of the identity wing',
   // forRoot(config) is registered once by todo-api; the wing's sign-in module cannot name the app's options.
   BreachedPasswordsModule: 'configured by the app with forRoot',
 };

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccessTokenService } from './access-tokens/access-token.service.js';
@@ -10,7 +10,6 @@ import { PasswordHasher } from './accounts/password-hasher.service.js';
 import { SessionAccessRepository } from './access-tokens/session-access.repository.js';
 
 /** The account system both services share: passwords, access tokens (signed, and checked by JwtAuthGuard), OAuth token verification. */
-@Global()
 @Module({
   imports: [
     JwtModule.registerAsync({

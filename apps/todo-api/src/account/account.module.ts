@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsCoreModule } from '#libs/identity';
 import { BillingModule } from '../billing/billing.module.js';
 import { ConnectedAppsModule, SecurityActivityModule } from '#libs/identity';
 import { TodosModule } from '../todos/todos.module.js';
@@ -7,7 +8,7 @@ import { AccountRepository } from './account.repository.js';
 import { AccountService } from './account.service.js';
 
 @Module({
-  imports: [TodosModule, BillingModule, ConnectedAppsModule, SecurityActivityModule],
+  imports: [AccountsCoreModule, TodosModule, BillingModule, ConnectedAppsModule, SecurityActivityModule],
   controllers: [AccountController],
   providers: [AccountRepository, AccountService],
 })

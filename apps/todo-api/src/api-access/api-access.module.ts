@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsCoreModule } from '#libs/identity';
 import { ApiAccessService } from './api-access.service.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
@@ -10,6 +11,7 @@ import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
  * them (the todo MCP guard, the stream's re-check, API-key management) import this module.
  */
 @Module({
+  imports: [AccountsCoreModule],
   providers: [ApiKeyAccessRepository, ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
   exports: [ApiKeyAccessRepository, ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
 })

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule, type Provider } from '@nestjs/common';
+import { AccountsCoreModule } from '../accounts-core.module.js';
 import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import express from 'express';
 import { AuthModule } from '../sign-in/auth.module.js';
@@ -31,7 +32,7 @@ export class OAuthModule implements NestModule {
     const choice: Provider[] = choices.map((useClass) => ({ provide: OAuthConsentChoice, useClass }));
     return {
       module: OAuthModule,
-      imports: [AuthModule, ConnectedAppsModule, SecurityActivityModule],
+      imports: [AccountsCoreModule, AuthModule, ConnectedAppsModule, SecurityActivityModule],
       controllers: [OAuthInteractionController, OAuthProviderController],
       providers: [{ provide: OAUTH_RESOURCES, useValue: options.resources }, ...choice, OAuthRecordsRepository, OAuthRecordsSweeper, OAuthProvider, OAuthSigningKeyRotation, OAuthInteractionService],
     };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsCoreModule } from '../accounts-core.module.js';
 import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import { MailModule } from '#libs/mail';
 import { SessionsModule } from '../sessions/sessions.module.js';
@@ -11,7 +12,7 @@ import { ResetCodeRateLimiter } from './reset-code-rate-limiter.service.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 @Module({
-  imports: [MailModule, SessionsModule, SecurityActivityModule],
+  imports: [AccountsCoreModule, MailModule, SessionsModule, SecurityActivityModule],
   controllers: [AuthController],
   providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, ResetCodeRateLimiter, TurnstileVerifier],
   exports: [AuthService],
