@@ -14,9 +14,8 @@ const ALLOWED_GLOBAL_MODULES: Record<string, string> = {
   BillingConfigModule: 'configuration (todo-api’s billing settings)',
   QuotaConfigModule: 'configuration (feedback-export’s quotas)',
   RateLimitStoreModule: 'the rate-limit store',
-  RateLimitModule: 'the rate-limit store, with the guard and AttemptLimiter that count on it',
-  // Metrics, dependency health, outages and shutdown are read from every layer like the logs (18 files in both apps and all libs).
-  ObservabilityModule: 'cross-cutting like logging',
+  // @RateLimit puts RateLimitGuard on routes of every module; the guard and AttemptLimiter count on the store.
+  RateLimitModule: 'the rate-limit store, with the guard every module’s routes use',
   // forRoot(config) is registered once by todo-api; the wing's sign-in module cannot name the app's options.
   BreachedPasswordsModule: 'configured by the app with forRoot',
 };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { AccessTokenService } from './access-tokens/access-token.service.js';
@@ -11,7 +12,7 @@ import { SessionAccessRepository } from './access-tokens/session-access.reposito
 
 /** The account system both services share: passwords, access tokens (signed, and checked by JwtAuthGuard), OAuth token verification. */
 @Module({
-  imports: [
+  imports: [ObservabilityModule, 
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({

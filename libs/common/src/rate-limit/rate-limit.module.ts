@@ -1,4 +1,5 @@
 import { Global, Logger, Module } from '@nestjs/common';
+import { ObservabilityModule } from '../observability.module.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
@@ -25,6 +26,7 @@ function createStore(config: AppConfig, dataSource: DataSource, outages: Depende
 /** The counter store: Redis when REDIS_URL is set, else PostgreSQL. */
 @Global()
 @Module({
+  imports: [ObservabilityModule],
   providers: [{ provide: RateLimitStore, useFactory: createStore, inject: [APP_CONFIG, getDataSourceToken(), DependencyOutages, DependencyChecks] }],
   exports: [RateLimitStore],
 })
@@ -37,6 +39,7 @@ class RateLimitStoreModule {}
 @Global()
 @Module({
   imports: [
+    ObservabilityModule,
     RateLimitStoreModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitStoreModule],

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
 import { BREACHED_PASSWORDS_CONFIG, type BreachedPasswordsConfig } from './breached-passwords.config.js';
 import { BreachedPasswordsService } from './breached-passwords.service.js';
 
@@ -13,6 +14,7 @@ export class BreachedPasswordsModule {
   static forRoot(config: BreachedPasswordsConfig): DynamicModule {
     return {
       module: BreachedPasswordsModule,
+      imports: [ObservabilityModule],
       providers: [{ provide: BREACHED_PASSWORDS_CONFIG, useValue: config }, BreachedPasswordsService],
       exports: [BreachedPasswordsService],
     };
