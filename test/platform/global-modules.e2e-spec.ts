@@ -16,8 +16,7 @@ const ALLOWED_GLOBAL_MODULES: Record<string, string> = {
   RateLimitStoreModule: 'the rate-limit store',
   // @RateLimit puts RateLimitGuard on routes of every module; the guard and AttemptLimiter count on the store.
   RateLimitModule: 'the rate-limit store, with the guard every module’s routes use',
-  // forRoot(config) is registered once by todo-api; the wing's sign-in module cannot name the app's options.
-  BreachedPasswordsModule: 'configured by the app with forRoot',
+  BreachedPasswordsConfigModule: 'configuration (the breached-password check’s settings)',
 };
 
 const ROOT = process.cwd();

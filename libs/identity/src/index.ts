@@ -21,4 +21,5 @@ export * from './security-activity/security-activity.module.js';
 export * from './security-activity/security-activity.service.js';
 export * from './security-activity/dto/security-activity.dto.js';
 export * from './breached-passwords/breached-passwords.module.js';
+export * from './breached-passwords/breached-passwords-config.module.js';
 export * from './breached-passwords/breached-passwords.config.js';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsCoreModule } from '../accounts-core.module.js';
+import { BreachedPasswordsModule } from '../breached-passwords/breached-passwords.module.js';
 import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import { MailModule } from '#libs/mail';
 import { SessionsModule } from '../sessions/sessions.module.js';
@@ -12,7 +13,7 @@ import { ResetCodeRateLimiter } from './reset-code-rate-limiter.service.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 @Module({
-  imports: [AccountsCoreModule, MailModule, SessionsModule, SecurityActivityModule],
+  imports: [AccountsCoreModule, MailModule, SessionsModule, SecurityActivityModule, BreachedPasswordsModule],
   controllers: [AuthController],
   providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, ResetCodeRateLimiter, TurnstileVerifier],
   exports: [AuthService],
