@@ -11,7 +11,7 @@ import bcrypt from 'bcrypt';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { generateApiKey } from '../dist/apps/todo-api/src/api-access/api-key.format.js';
-import { prehashPassword } from '../dist/libs/identity/src/accounts/password-hasher.js';
+import { prehashPassword } from '../dist/libs/identity/src/accounts/password-hasher.service.js';
 import { createDatabase, freePort, heapAfterGcMb, load, loadWithCpu, machineLoad, medianAndSpread, rssMb, sleep, startProcess, stealPercent, waitForOk } from './lib.mjs';
 import { feedbackInsertScenario } from './feedback-insert.mjs';
 import { feedbackScenarios } from './feedback-scenarios.mjs';

@@ -6,7 +6,7 @@ import { SMTPServer } from 'smtp-server';
 import { canonicalEmailDigest } from '#libs/identity';
 import { rateLimitCounterKey, rateLimitTrackerOf } from '#libs/common';
 import { SmtpTestServer, type ReceivedMail } from '#libs/testing';
-import { RESET_BUCKETS } from '../../libs/identity/src/sign-in/reset-code-rate-limiter.js';
+import { RESET_BUCKETS } from '../../libs/identity/src/sign-in/reset-code-rate-limiter.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, expectError, logIn, signUp, strongPassword, uniqueEmail, type SignedUp } from './helpers.js';
 

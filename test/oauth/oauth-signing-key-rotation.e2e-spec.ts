@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import supertest from 'supertest';
 import { freePort, insertUser, type TestUser } from '#libs/testing';
-import { OAuthSigningKeyRotation } from '../../libs/identity/src/oauth-server/oauth-signing-key-rotation.js';
+import { OAuthSigningKeyRotation } from '../../libs/identity/src/oauth-server/oauth-signing-key-rotation.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { grantBetaAccess } from '../support/api-access.js';
 

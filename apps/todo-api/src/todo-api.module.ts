@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
-import { AccountsCoreModule, JwtAuthGuard, AuthModule, BreachedPasswordsModule, OAUTH_INTERACTION_PATH_PREFIXES, OAuthModule, SecurityActivityModule, SessionsModule, type BreachedPasswordsConfig } from '#libs/identity';
+import { AccountsCoreModule, JwtAuthGuard, AuthModule, BreachedPasswordsConfigModule, OAUTH_INTERACTION_PATH_PREFIXES, OAuthModule, SecurityActivityModule, SessionsModule, type BreachedPasswordsConfig } from '#libs/identity';
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { AccountModule } from './account/account.module.js';
@@ -58,7 +58,7 @@ export class TodoApiModule {
         SessionsModule,
         BillingConfigModule.forRoot(options.billing),
         BillingModule,
-        BreachedPasswordsModule.forRoot(options.breachedPasswords),
+        BreachedPasswordsConfigModule.forRoot(options.breachedPasswords),
         ApiKeysModule,
         TodosModule,
         AccountModule,

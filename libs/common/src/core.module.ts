@@ -7,7 +7,7 @@ import { AppTracing } from '#libs/tracing';
 import { AUTH_SCHEME_GUARDS, AuthSchemeGuard, type AuthSchemeGuards } from './auth/auth-scheme.guard.js';
 import { HealthModule } from './health/health.module.js';
 import { AllExceptionsFilter } from './http/all-exceptions.filter.js';
-import { BodyMediaTypeGuard } from './http/body-media-types.js';
+import { BodyMediaTypeGuard } from './http/body-media-type.guard.js';
 import { createValidationPipe } from './http/validation.js';
 import { createRequestLogging, REQUEST_LOGGING, type RequestLoggingOptions } from './logging/request-logging.js';
 import { MetricsTokenGuard } from './metrics/metrics-token.guard.js';

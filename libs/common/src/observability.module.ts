@@ -1,19 +1,18 @@
-import { Global, Module } from '@nestjs/common';
-import { DependencyChecks } from './health/dependency-checks.js';
-import { DependencyOutages } from './health/dependency-outages.js';
-import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { Module } from '@nestjs/common';
+import { DependencyChecks } from './health/dependency-checks.service.js';
+import { DependencyOutages } from './health/dependency-outages.service.js';
+import { GracefulShutdown } from './lifecycle/graceful-shutdown.service.js';
 import { AppMetrics } from './metrics/app-metrics.js';
-import { OverloadGate } from './http/overload-gate.js';
+import { OverloadGate } from './http/overload-gate.service.js';
 import { MetricsTokenGuard } from './metrics/metrics-token.guard.js';
 import { MetricsController } from './metrics/metrics.controller.js';
-import { DatabasePoolMetrics } from './metrics/pool-metrics.js';
+import { DatabasePoolMetrics } from './metrics/database-pool.metrics.js';
 
 /**
  * What operators see of one app: its metrics registry (GET /metrics), the dependency checks
- * behind readiness, outage events, the graceful drain and admission control. Global, so any feature can count
- * into AppMetrics or register a drain step; one instance per app.
+ * behind readiness, outage events, the graceful drain and admission control. A module that counts into
+ * AppMetrics or registers a drain step imports it; one instance per app.
  */
-@Global()
 @Module({
   controllers: [MetricsController],
   providers: [{ provide: AppMetrics, useFactory: () => new AppMetrics() }, DependencyChecks, DependencyOutages, GracefulShutdown, MetricsTokenGuard, DatabasePoolMetrics, OverloadGate],

@@ -4,7 +4,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCErrorResponse, JSONRPCMessage, JSONRPCRequest, JSONRPCResultResponse, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { assertAllowedMcpOrigin } from './mcp-origin.js';
-import type { McpToolMetrics } from './mcp-tool-metrics.js';
+import type { McpToolMetrics } from './mcp-tool.metrics.js';
 import type { McpToolRegistry } from './mcp-tool.registry.js';
 
 interface McpSdk {

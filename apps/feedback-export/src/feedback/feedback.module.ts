@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
 import { FeedbackMcpModule } from '../mcp/mcp.module.js';
 import { SitesModule } from '../sites/sites.module.js';
 import { FeedbackController } from './feedback.controller.js';
@@ -8,7 +9,7 @@ import { FeedbackService } from './feedback.service.js';
 
 /** Feedback export by cursor (per site and portfolio) and triage; its service also serves MCP. */
 @Module({
-  imports: [SitesModule, FeedbackMcpModule],
+  imports: [ObservabilityModule, SitesModule, FeedbackMcpModule],
   controllers: [FeedbackController],
   providers: [FeedbackRepository, FeedbackService, FeedbackMcpTools],
   exports: [FeedbackRepository, FeedbackService],

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
 import { McpToolMetrics } from '#libs/mcp';
 import { FeedbackMcpEndpoint } from './feedback-mcp.endpoint.js';
 import { FeedbackMcpToolRegistry } from './feedback-mcp-tool.registry.js';
@@ -9,6 +10,7 @@ import { McpController } from './mcp.controller.js';
  * registering with FeedbackMcpToolRegistry in their onModuleInit (feedback-mcp.tools.ts, questions-mcp.tools.ts).
  */
 @Module({
+  imports: [ObservabilityModule],
   controllers: [McpController],
   providers: [FeedbackMcpToolRegistry, FeedbackMcpEndpoint, McpToolMetrics],
   exports: [FeedbackMcpToolRegistry],

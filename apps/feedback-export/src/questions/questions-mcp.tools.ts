@@ -2,8 +2,8 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN } from '#libs/common';
 import { FeedbackMcpToolRegistry, siteAccessOf } from '../mcp/feedback-mcp-tool.registry.js';
+import { BATCH_STATUSES } from './batch-status.js';
 import {
-  BATCH_STATUSES,
   CreateQuestionBatchDto,
   MAX_HTML_LENGTH,
   MAX_QUESTION_NUMBER,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type Transaction } from '#libs/database';
-import type { BatchStatus } from './dto/question-batch.dto.js';
+import type { BatchStatus } from './batch-status.js';
 
 export interface BatchRow {
   id: string;

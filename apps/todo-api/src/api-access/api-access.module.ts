@@ -1,4 +1,5 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { AccountsCoreModule } from '#libs/identity';
 import { ApiAccessService } from './api-access.service.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
 import { ApiKeyAuthGuard } from './api-key-auth.guard.js';
@@ -6,12 +7,11 @@ import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
 
 /**
  * Paid API access, todo-api's alone: the API-key scheme ('api-key'), the realtime stream's
- * 'jwt-or-api-key' and the access rule behind both (subscription-access.ts). Global, as these
- * guards were in AccountsCoreModule: features reach them (the todo MCP guard, the stream's
- * re-check, API-key management) without each importing this module.
+ * 'jwt-or-api-key' and the access rule behind both (subscription-access.ts). The features that use
+ * them (the todo MCP guard, the stream's re-check, API-key management) import this module.
  */
-@Global()
 @Module({
+  imports: [AccountsCoreModule],
   providers: [ApiKeyAccessRepository, ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
   exports: [ApiKeyAccessRepository, ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
 })

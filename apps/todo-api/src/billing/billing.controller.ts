@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth, type RateLimitOptions } from '#libs/common';
 import { BillingService } from './billing.service.js';
-import { EmptyBodyDto, NoBodyPipe } from './dto/empty-body.dto.js';
+import { EmptyBodyDto } from './dto/empty-body.dto.js';
+import { NoBodyPipe } from './no-body.pipe.js';
 import { CheckoutSessionDto, PortalSessionDto, SubscriptionResultDto, SubscriptionStatusDto } from './dto/subscription.dto.js';
 
 /** Calls that reach Stripe, per user: enough for any real use, not enough to hammer the provider. */

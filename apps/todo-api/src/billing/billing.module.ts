@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
+import { AccountsCoreModule } from '#libs/identity';
+import { SecurityActivityModule } from '#libs/identity';
 import { AppMetrics } from '#libs/common';
 import { AdminKeyGuard } from './admin-key.guard.js';
 import { BetaAccessController } from './beta-access.controller.js';
@@ -14,6 +17,7 @@ import { createStripeClient, STRIPE_CLIENT } from './stripe.client.js';
 
 /** Subscription status, Stripe checkout/portal/cancel/reactivate, Stripe webhooks, admin beta access (the 'admin-key' scheme's guard), the Stripe clean-up of deleted accounts. */
 @Module({
+  imports: [ObservabilityModule, AccountsCoreModule, SecurityActivityModule],
   controllers: [BillingController, BillingWebhookController, BetaAccessController],
   providers: [
     { provide: STRIPE_CLIENT, inject: [BILLING_CONFIG, AppMetrics], useFactory: (config: BillingConfig, metrics: AppMetrics) => createStripeClient(config.stripe, metrics) },

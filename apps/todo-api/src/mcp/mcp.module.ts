@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
 import { McpToolMetrics } from '#libs/mcp';
 import { McpController } from './mcp.controller.js';
 import { TodoMcpEndpoint } from './todo-mcp.endpoint.js';
@@ -9,6 +10,7 @@ import { TodoMcpToolRegistry } from './todo-mcp-tool.registry.js';
  * registering with TodoMcpToolRegistry in their onModuleInit (see todos/todos-mcp.tools.ts).
  */
 @Module({
+  imports: [ObservabilityModule],
   controllers: [McpController],
   providers: [TodoMcpToolRegistry, TodoMcpEndpoint, McpToolMetrics],
   exports: [TodoMcpToolRegistry],

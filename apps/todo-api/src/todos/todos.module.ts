@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
+import { AccountsCoreModule } from '#libs/identity';
+import { ApiAccessModule } from '../api-access/api-access.module.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { TodoEventsController } from './todo-events.controller.js';
 import { TodoEventsService } from './todo-events.service.js';
@@ -10,7 +13,7 @@ import { TodosRepository } from './todos.repository.js';
 import { TodosService } from './todos.service.js';
 
 @Module({
-  imports: [McpModule],
+  imports: [ObservabilityModule, AccountsCoreModule, McpModule, ApiAccessModule],
   // The events route first: `/todos/events` must not be taken for `/todos/{todoId}`.
   controllers: [TodoEventsController, TodosController],
   providers: [TodosRepository, TodosService, TodosMcpTools, TodoEventsService, TodoStreamLeasesRepository, TodoStreamLeasesService],

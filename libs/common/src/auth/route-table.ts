@@ -1,7 +1,7 @@
 import { INestApplication, RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
-import { bodyMediaTypesOf } from '../http/body-media-types.js';
+import { bodyMediaTypesOf } from '../http/body-media-type.guard.js';
 import { needsDatabase } from '../http/without-database.js';
 import { isRawResponse } from '../http/envelope.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from '../rate-limit/rate-limit.constants.js';

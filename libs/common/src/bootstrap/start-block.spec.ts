@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { loadConfig } from '#libs/config';
 import { LogCapture } from '#libs/testing';
-import { ServiceIndex } from '../http/service-index.js';
+import { ServiceIndex } from '../http/service-index.module.js';
 import { portProblem, probePort, publicUrlMismatch } from './service-runner.js';
 import { announceStart, describeDatabase, localUrl, startBlock, type StartedService } from './start-block.js';
 

@@ -2,7 +2,7 @@ import { isAbsolute, relative } from 'node:path';
 import { styleText } from 'node:util';
 import type { Logger } from 'pino';
 import { listenerUrl, type LogFormat } from '#libs/config';
-import type { ServiceIndex } from '../http/service-index.js';
+import type { ServiceIndex } from '../http/service-index.module.js';
 
 /** One app that has started listening, as the launcher tells a person about it. */
 export interface StartedService {

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ObservabilityModule } from '../observability.module.js';
 import { HealthController } from './health.controller.js';
 import { HealthService, SERVICE_NAME } from './health.service.js';
 import { ProbesController } from './probes.controller.js';
@@ -8,6 +9,7 @@ export class HealthModule {
   static forService(serviceName: string): DynamicModule {
     return {
       module: HealthModule,
+      imports: [ObservabilityModule],
       controllers: [HealthController, ProbesController],
       providers: [HealthService, { provide: SERVICE_NAME, useValue: serviceName }],
     };

@@ -3,9 +3,9 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DatabaseProbe } from '#libs/database';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
-import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
-import { DATABASE_DEPENDENCY, DependencyChecks, type CheckResult } from './dependency-checks.js';
-import { DependencyOutages } from './dependency-outages.js';
+import { GracefulShutdown } from '../lifecycle/graceful-shutdown.service.js';
+import { DATABASE_DEPENDENCY, DependencyChecks, type CheckResult } from './dependency-checks.service.js';
+import { DependencyOutages } from './dependency-outages.service.js';
 import { HealthStatusDto, LivenessDto, ReadinessDto } from './health.dto.js';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');

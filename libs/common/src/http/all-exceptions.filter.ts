@@ -3,8 +3,8 @@ import type { Request, Response } from 'express';
 import { AppException } from '../errors/app.exception.js';
 import { ERROR_CATALOGUE, ErrorCode, isRetryableUnavailability, publicCodeOf } from '../errors/error-code.enum.js';
 import { classifyDatabaseError, LOCK_TIMEOUT_RETRY_AFTER_SECONDS } from '../errors/postgres-error.js';
-import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
-import { DependencyOutages } from '../health/dependency-outages.js';
+import { DATABASE_DEPENDENCY } from '../health/dependency-checks.service.js';
+import { DependencyOutages } from '../health/dependency-outages.service.js';
 import { allowedMethodsFor } from './route-methods.js';
 
 export interface ErrorBody {

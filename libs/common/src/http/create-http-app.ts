@@ -10,16 +10,16 @@ import { runMigrations, waitForMigrations } from '#libs/database';
 import { AppTracing } from '#libs/tracing';
 import { assertEveryRouteHasScheme, listRoutes, rawResponsePaths } from '../auth/route-table.js';
 import { successBody } from './envelope.js';
-import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
+import { GracefulShutdown } from '../lifecycle/graceful-shutdown.service.js';
 import { NestPinoLogger } from '../logging/nest-pino-logger.js';
 import { createServiceLogger, REQUEST_LOGGING, type RequestLogging } from '../logging/request-logging.js';
 import { SERVICE_SCOPED_LOGGER, ServiceLogScope } from '../logging/service-log-scope.js';
 import { AppMetrics } from '../metrics/app-metrics.js';
 import { checkJsonBody, jsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument, OpenApiInfo, serveOpenApi } from '../openapi/openapi.js';
-import { OverloadGate } from './overload-gate.js';
+import { OverloadGate } from './overload-gate.service.js';
 import { observeRequests } from './request-observer.js';
-import { ServiceIndexModule, type ServiceIndexOptions } from './service-index.js';
+import { ServiceIndexModule, type ServiceIndexOptions } from './service-index.module.js';
 
 export interface HttpAppOptions {
   openApi: Omit<OpenApiInfo, 'serverUrl'>;

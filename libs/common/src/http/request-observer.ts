@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
+import type { GracefulShutdown } from '../lifecycle/graceful-shutdown.service.js';
 import { UNMATCHED_ROUTE, type AppMetrics } from '../metrics/app-metrics.js';
 
 type RoutedRequest = IncomingMessage & { route?: { path?: unknown } };

@@ -1,5 +1,5 @@
 import { getMetadataStorage, ValidateIf, type ValidatorOptions } from 'class-validator';
-import { ArgumentMetadata, Injectable, ParseUUIDPipe, PipeTransform, type Type, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ParseUUIDPipe, type Type, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
 
@@ -201,19 +201,6 @@ export function createValidationPipe(): ValidationPipe {
 export const UUID_PARAM = new ParseUUIDPipe({
   exceptionFactory: () => validationException([{ field: 'id', messages: ['id must be a UUID'] }], 'The path id must be a UUID'),
 });
-
-/** Path parameter that must be an integer >= 1 (and fit a Postgres integer). */
-@Injectable()
-export class PositiveIntPipe implements PipeTransform<string, number> {
-  transform(value: string, metadata: ArgumentMetadata): number {
-    const parsed = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
-    if (!Number.isInteger(parsed) || parsed < 1 || parsed > 2147483647) {
-      const field = metadata.data ?? 'id';
-      throw validationException([{ field, messages: [`${field} must be a whole number of at least 1`] }], `The path id ${field} must be a whole number of at least 1`);
-    }
-    return parsed;
-  }
-}
 
 /**
  * The property may be left out, but not sent as null. `@IsOptional()` skips validation for

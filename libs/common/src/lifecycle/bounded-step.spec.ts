@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { runBoundedStep } from './bounded-step.js';
-import { closeReserveMs, closeStepDeadline } from './graceful-shutdown.js';
+import { closeReserveMs, closeStepDeadline } from './graceful-shutdown.service.js';
 
 describe('runBoundedStep', () => {
   function warnings() {

@@ -15,8 +15,8 @@ import { getSchemaPath } from '@nestjs/swagger';
 import type { AuthScheme } from '../auth/auth-scheme.decorator.js';
 import type { RouteEntry } from '../auth/route-table.js';
 import { ErrorCode, publicCodeOf, statusOf } from '../errors/error-code.enum.js';
-import { BODY_METHODS, JSON_MEDIA_TYPES, refusesOtherBodies } from '../http/body-media-types.js';
-import { OVERLOAD_EXEMPT_PATHS } from '../http/overload-gate.js';
+import { BODY_METHODS, JSON_MEDIA_TYPES, refusesOtherBodies } from '../http/body-media-type.guard.js';
+import { OVERLOAD_EXEMPT_PATHS } from '../http/overload-gate.service.js';
 import { ErrorDetailDto, ErrorEnvelopeDto, errorExample } from './envelope.schemas.js';
 
 /**

@@ -2,9 +2,9 @@ import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common'
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, failFastWhile, FailFastClient, PreparedQueries, queryTimeouts } from '#libs/database';
-import type { DependencyOutages } from '../health/dependency-outages.js';
+import type { DependencyOutages } from '../health/dependency-outages.service.js';
 import { PeriodicTask } from '../lifecycle/periodic-task.js';
-import { DATABASE_DEPENDENCY } from '../health/dependency-checks.js';
+import { DATABASE_DEPENDENCY } from '../health/dependency-checks.service.js';
 import { RateLimitStore, type CountedHitColumns, type CountingLookup, type RateLimitHit } from './rate-limit.store.js';
 
 function toHit(row: { hits: number | string; reset_ms: string }): RateLimitHit {

@@ -5,7 +5,7 @@ import { getPrincipal, type OwnCredential, type Principal } from '../auth/princi
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.constants.js';
 import { clientTrackerOf, credentialTrackerOf, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf } from './rate-limit.keys.js';
 import { RateLimitStore, RateLimitStoreUnavailableError, toThrottlerRecord, type RateLimitHit } from './rate-limit.store.js';
-import { RateLimitRejections } from './rate-limit-rejections.js';
+import { RateLimitRejections } from './rate-limit-rejections.service.js';
 import { rateLimitHeaders } from './rate-limited.js';
 import {
   InjectThrottlerOptions,

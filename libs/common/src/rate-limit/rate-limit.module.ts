@@ -1,13 +1,14 @@
 import { Global, Logger, Module } from '@nestjs/common';
+import { ObservabilityModule } from '../observability.module.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { DependencyChecks } from '../health/dependency-checks.js';
-import { DependencyOutages } from '../health/dependency-outages.js';
-import { AttemptLimiter } from './attempt-limiter.js';
+import { DependencyChecks } from '../health/dependency-checks.service.js';
+import { DependencyOutages } from '../health/dependency-outages.service.js';
+import { AttemptLimiter } from './attempt-limiter.service.js';
 import { PostgresRateLimitStore } from './postgres-rate-limit.store.js';
 import { RATE_LIMIT_THROTTLER } from './rate-limit.decorator.js';
-import { RateLimitRejections } from './rate-limit-rejections.js';
+import { RateLimitRejections } from './rate-limit-rejections.service.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitStore } from './rate-limit.store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
@@ -25,6 +26,7 @@ function createStore(config: AppConfig, dataSource: DataSource, outages: Depende
 /** The counter store: Redis when REDIS_URL is set, else PostgreSQL. */
 @Global()
 @Module({
+  imports: [ObservabilityModule],
   providers: [{ provide: RateLimitStore, useFactory: createStore, inject: [APP_CONFIG, getDataSourceToken(), DependencyOutages, DependencyChecks] }],
   exports: [RateLimitStore],
 })
@@ -37,6 +39,7 @@ class RateLimitStoreModule {}
 @Global()
 @Module({
   imports: [
+    ObservabilityModule,
     RateLimitStoreModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitStoreModule],

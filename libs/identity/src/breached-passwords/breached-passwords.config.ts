@@ -12,7 +12,7 @@ export interface BreachedPasswordsConfig {
   timeoutMs: number;
 }
 
-/** Injection token of the validated BreachedPasswordsConfig (provided by BreachedPasswordsModule.forRoot). */
+/** Injection token of the validated BreachedPasswordsConfig (provided by BreachedPasswordsConfigModule.forRoot). */
 export const BREACHED_PASSWORDS_CONFIG = Symbol('BREACHED_PASSWORDS_CONFIG');
 
 /**

@@ -1,20 +1,14 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { BREACHED_PASSWORDS_CONFIG, type BreachedPasswordsConfig } from './breached-passwords.config.js';
+import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
 import { BreachedPasswordsService } from './breached-passwords.service.js';
 
 /**
- * The breached-password check, with its validated settings (loadBreachedPasswordsConfig) taken as an object like
- * BillingConfigModule's. Global, so the identity features (sign-up, reset, change) inject the service without
- * importing this module.
+ * The breached-password check. Its settings come from BreachedPasswordsConfigModule.forRoot (registered by the
+ * app); the identity features that check passwords (sign-up, reset, change) import this module.
  */
-@Global()
-@Module({})
-export class BreachedPasswordsModule {
-  static forRoot(config: BreachedPasswordsConfig): DynamicModule {
-    return {
-      module: BreachedPasswordsModule,
-      providers: [{ provide: BREACHED_PASSWORDS_CONFIG, useValue: config }, BreachedPasswordsService],
-      exports: [BreachedPasswordsService],
-    };
-  }
-}
+@Module({
+  imports: [ObservabilityModule],
+  providers: [BreachedPasswordsService],
+  exports: [BreachedPasswordsService],
+})
+export class BreachedPasswordsModule {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { errors, jwtVerify } from 'jose';
 import { AppException, ErrorCode, isUuid, type PrincipalOf } from '#libs/common';
 import { OAuthAccessRepository } from './oauth-access.repository.js';
-import { OAUTH_SIGNING_ALG, OAuthSigningKeys } from './oauth-signing-keys.js';
+import { OAUTH_SIGNING_ALG, OAuthSigningKeys } from './oauth-signing-keys.service.js';
 import type { ProtectedResource } from './protected-resource.js';
 
 function refused(message: string): AppException {

@@ -6,7 +6,7 @@ import { AppException, ErrorCode, HTML_PAGE_HEADERS } from '#libs/common';
 import { AuthService } from '../sign-in/auth.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
-import { OAuthProvider } from './oauth-provider.js';
+import { OAuthProvider } from './oauth-provider.service.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
 import { OAUTH_RESOURCES, OAuthConsentChoice, type ConsentOption, type OAuthResourceDeclaration } from './oauth-resources.js';

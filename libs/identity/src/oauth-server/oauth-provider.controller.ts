@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AcceptsBody, ANY_MEDIA_TYPE, Public, RateLimit, RawResponse } from '#libs/common';
 import { OAUTH_ENDPOINTS_RATE_LIMIT, OAUTH_REGISTRATION_RATE_LIMIT } from './oauth-rate-limits.js';
-import { OAuthProvider } from './oauth-provider.js';
+import { OAuthProvider } from './oauth-provider.service.js';
 
 /**
  * The authorization server's own endpoints, answered by oidc-provider (standard protocol

@@ -1,14 +1,16 @@
 import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule, type Provider } from '@nestjs/common';
+import { AccountsCoreModule } from '../accounts-core.module.js';
+import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import express from 'express';
 import { AuthModule } from '../sign-in/auth.module.js';
 import { ConnectedAppsModule } from './connected-apps.module.js';
 import { OAuthInteractionController } from './oauth-interaction.controller.js';
 import { OAuthInteractionService } from './oauth-interaction.service.js';
 import { OAuthProviderController } from './oauth-provider.controller.js';
-import { OAuthProvider } from './oauth-provider.js';
+import { OAuthProvider } from './oauth-provider.service.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { OAuthRecordsSweeper } from './oauth-records.sweeper.js';
-import { OAuthSigningKeyRotation } from './oauth-signing-key-rotation.js';
+import { OAuthSigningKeyRotation } from './oauth-signing-key-rotation.service.js';
 import { OAUTH_RESOURCES, OAuthConsentChoice, type OAuthResourceDeclaration } from './oauth-resources.js';
 
 export interface OAuthServerOptions {
@@ -30,7 +32,7 @@ export class OAuthModule implements NestModule {
     const choice: Provider[] = choices.map((useClass) => ({ provide: OAuthConsentChoice, useClass }));
     return {
       module: OAuthModule,
-      imports: [AuthModule, ConnectedAppsModule],
+      imports: [AccountsCoreModule, AuthModule, ConnectedAppsModule, SecurityActivityModule],
       controllers: [OAuthInteractionController, OAuthProviderController],
       providers: [{ provide: OAUTH_RESOURCES, useValue: options.resources }, ...choice, OAuthRecordsRepository, OAuthRecordsSweeper, OAuthProvider, OAuthSigningKeyRotation, OAuthInteractionService],
     };

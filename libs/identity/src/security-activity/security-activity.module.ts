@@ -1,14 +1,13 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { SecurityActivityController } from './security-activity.controller.js';
 import { SecurityActivityRepository } from './security-activity.repository.js';
 import { SecurityActivityService } from './security-activity.service.js';
 import { SecurityActivitySweeper } from './security-activity.sweeper.js';
 
 /**
- * The security activity log. Global: the features whose changes it reports (auth, sessions, API keys, OAuth,
- * billing) inject SecurityActivityService without importing this module (it imports none of them).
+ * The security activity log. The features whose changes it reports (auth, sessions, API keys, OAuth,
+ * billing) import this module (it imports none of them).
  */
-@Global()
 @Module({
   controllers: [SecurityActivityController],
   providers: [SecurityActivityRepository, SecurityActivityService, SecurityActivitySweeper],

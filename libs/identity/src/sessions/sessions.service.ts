@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CredentialRevocations } from '../accounts/credential-revocations.js';
+import { CredentialRevocations } from '../accounts/credential-revocations.service.js';
 import { AppException, ErrorCode } from '#libs/common';
 import type { Transaction } from '#libs/database';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';

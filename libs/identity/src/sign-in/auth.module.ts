@@ -1,16 +1,19 @@
 import { Module } from '@nestjs/common';
+import { AccountsCoreModule } from '../accounts-core.module.js';
+import { BreachedPasswordsModule } from '../breached-passwords/breached-passwords.module.js';
+import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import { MailModule } from '#libs/mail';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
-import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginRateLimiter } from './login-rate-limiter.service.js';
 import { PasswordResetService } from './password-reset.service.js';
-import { ResetCodeRateLimiter } from './reset-code-rate-limiter.js';
+import { ResetCodeRateLimiter } from './reset-code-rate-limiter.service.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 @Module({
-  imports: [MailModule, SessionsModule],
+  imports: [AccountsCoreModule, MailModule, SessionsModule, SecurityActivityModule, BreachedPasswordsModule],
   controllers: [AuthController],
   providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, ResetCodeRateLimiter, TurnstileVerifier],
   exports: [AuthService],

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AccessTokenService } from '../access-tokens/access-token.service.js';
 import { AccountOAuthGrants } from '../oauth-resource/account-oauth-grants.service.js';
-import { CredentialRevocations } from '../accounts/credential-revocations.js';
-import { PasswordHasher } from '../accounts/password-hasher.js';
+import { CredentialRevocations } from '../accounts/credential-revocations.service.js';
+import { PasswordHasher } from '../accounts/password-hasher.service.js';
 import { type RevokedOAuthApp } from '../oauth-resource/oauth-access.repository.js';
 import { type UserRow } from '../accounts/account.rows.js';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
@@ -14,7 +14,7 @@ import { SessionsService, type ClientInfo } from '../sessions/sessions.service.j
 import { AuthRepository } from './auth.repository.js';
 import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
 import { toPasswordChangedDto, toUserDto, type AuthTokenDataDto, type MessageDto, type PasswordChangedDto, type VerifyDataDto } from './dto/auth-responses.dto.js';
-import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginRateLimiter } from './login-rate-limiter.service.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 /** How many suffixed variants of a derived username are tried before giving up. */

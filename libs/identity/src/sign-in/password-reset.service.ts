@@ -1,7 +1,7 @@
 import { createHash, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { CredentialRevocations } from '../accounts/credential-revocations.js';
-import { PasswordHasher } from '../accounts/password-hasher.js';
+import { CredentialRevocations } from '../accounts/credential-revocations.service.js';
+import { PasswordHasher } from '../accounts/password-hasher.service.js';
 import { AppException, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
@@ -12,8 +12,8 @@ import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
 import type { ForgotPasswordDto, ResetPasswordDto, VerifyResetCodeDto } from './dto/auth-requests.dto.js';
 import { toPasswordChangedDto, type MessageDto, type PasswordChangedDto, type ResetTokenDto } from './dto/auth-responses.dto.js';
-import { LoginRateLimiter } from './login-rate-limiter.js';
-import { ResetCodeRateLimiter } from './reset-code-rate-limiter.js';
+import { LoginRateLimiter } from './login-rate-limiter.service.js';
+import { ResetCodeRateLimiter } from './reset-code-rate-limiter.service.js';
 
 /**
  * decisions.md: 6 digits, valid 15 minutes, at most 5 wrong tries (counted per caller, see

@@ -3,10 +3,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsOptionalNotNull } from '#libs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { BATCH_STATUSES, type BatchStatus } from '../batch-status.js';
 import type { BatchRow, QuestionRow } from '../questions.repository.js';
-
-export const BATCH_STATUSES = ['draft', 'sent', 'opened', 'answered'] as const;
-export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
 export const MAX_QUESTIONS = 100;
 export const MAX_HTML_LENGTH = 20_000;
@@ -223,7 +221,8 @@ export function toAnswerDto(question: QuestionRow): AnswerDto | null {
   return question.answerText === null || question.answerUpdatedAt === null ? null : { text: question.answerText, updatedAt: isoTimestamp(question.answerUpdatedAt)! };
 }
 
-export class BatchQuestionDto {
+/** A stored question as both its owner (BatchQuestionDto) and its recipient (SharedQuestionDto) read it, before its answer. */
+export abstract class StoredQuestionDto {
   @ApiProperty({ type: 'integer' })
   n: number;
 
@@ -232,7 +231,9 @@ export class BatchQuestionDto {
 
   @ApiProperty({ example: '<p>List them with a <strong>short</strong> reason.</p>', description: 'Sanitised HTML' })
   html: string;
+}
 
+export class BatchQuestionDto extends StoredQuestionDto {
   @ApiProperty({ type: AnswerDto, nullable: true })
   answer: AnswerDto | null;
 }

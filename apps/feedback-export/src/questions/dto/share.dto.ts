@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
 import type { AnswerRow, BatchRow, QuestionRow } from '../questions.repository.js';
-import { BATCH_STATUSES, isoTimestamp, MAX_ANSWER_LENGTH, type BatchStatus } from './question-batch.dto.js';
+import { BATCH_STATUSES, type BatchStatus } from '../batch-status.js';
+import { isoTimestamp, MAX_ANSWER_LENGTH, StoredQuestionDto } from './question-batch.dto.js';
 
 export class SaveAnswerDto {
   @ApiProperty({ example: 'The pricing page and the about page.', minLength: 1, maxLength: MAX_ANSWER_LENGTH, description: 'Plain text (never interpreted as HTML); not blank' })
@@ -31,16 +32,7 @@ export class SavedAnswerDto {
   answer: SharedAnswerDto;
 }
 
-export class SharedQuestionDto {
-  @ApiProperty({ type: 'integer' })
-  n: number;
-
-  @ApiProperty({ example: 'Which pages need new copy?' })
-  title: string;
-
-  @ApiProperty({ example: '<p>List them with a <strong>short</strong> reason.</p>', description: 'Sanitised HTML' })
-  html: string;
-
+export class SharedQuestionDto extends StoredQuestionDto {
   @ApiProperty({ type: SharedAnswerDto, nullable: true })
   answer: SharedAnswerDto | null;
 }

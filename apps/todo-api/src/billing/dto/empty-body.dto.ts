@@ -1,17 +1,2 @@
-import { Injectable, PipeTransform } from '@nestjs/common';
-import { validationException } from '#libs/common';
-
 /** Documents a route that takes no body (an empty object is accepted). */
 export class EmptyBodyDto {}
-
-/** A route that takes no body: any property sent is refused as unknown (400 VALIDATION_ERROR). */
-@Injectable()
-export class NoBodyPipe implements PipeTransform<unknown, undefined> {
-  transform(value: unknown): undefined {
-    const fields = value && typeof value === 'object' ? Object.keys(value) : [];
-    if (fields.length > 0) {
-      throw validationException(fields.map((field) => ({ field, messages: [`property ${field} should not exist`] })));
-    }
-    return undefined;
-  }
-}

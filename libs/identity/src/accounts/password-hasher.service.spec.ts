@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppMetrics } from '#libs/common';
 import { loadConfig } from '#libs/config';
-import { HASHING_QUEUE, HASHING_SLOTS, PasswordHasher } from './password-hasher.js';
+import { HASHING_QUEUE, HASHING_SLOTS, PasswordHasher } from './password-hasher.service.js';
 
 const config = loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(40), BCRYPT_COST: '4' });
 const hasher = new PasswordHasher(config, new AppMetrics());

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { JWK } from 'jose';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { isDetailFor, oauthIssuer, type ProtectedResource } from '../oauth-resource/protected-resource.js';
-import { OAUTH_ID_TOKEN_SIGNING_ALGS, OAUTH_SIGNING_ALG, OAuthSigningKeys } from '../oauth-resource/oauth-signing-keys.js';
+import { OAUTH_ID_TOKEN_SIGNING_ALGS, OAUTH_SIGNING_ALG, OAuthSigningKeys } from '../oauth-resource/oauth-signing-keys.service.js';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { HTML_PAGE_HEADERS } from '#libs/common';
 import { ClientMetadataRefusals, clientIdMetadataDocumentFeature, clientMetadataFetchOptions } from './oauth-client-metadata-documents.js';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { rateLimitCounterKey } from './rate-limit.keys.js';
-import { RateLimitRejections } from './rate-limit-rejections.js';
+import { RateLimitRejections } from './rate-limit-rejections.service.js';
 import { RateLimitStore, type RateLimitHit } from './rate-limit.store.js';
 import { rateLimitHeaders } from './rate-limited.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { OverloadMonitor, overloadReason, type EventLoopDelaySource, type OverloadLimits } from './overload-gate.js';
+import { OverloadMonitor, overloadReason, type EventLoopDelaySource, type OverloadLimits } from './overload-gate.service.js';
 
 const LIMITS: OverloadLimits = { maxEventLoopDelayMs: 100, maxInFlight: 50, minInFlight: 8 };
 

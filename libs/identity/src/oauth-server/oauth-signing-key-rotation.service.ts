@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { PeriodicTask } from '#libs/common';
-import { OAuthSigningKeys } from '../oauth-resource/oauth-signing-keys.js';
-import { OAUTH_TTL, OAuthProvider } from './oauth-provider.js';
+import { OAuthSigningKeys } from '../oauth-resource/oauth-signing-keys.service.js';
+import { OAUTH_TTL, OAuthProvider } from './oauth-provider.service.js';
 
 /**
  * When the access tokens' signing key is replaced, and when a replaced one goes.

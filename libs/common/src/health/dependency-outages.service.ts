@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { AppMetrics } from '../metrics/app-metrics.js';
-import { DEPENDENCY_CHECK_TIMEOUT_MS, DependencyChecks } from './dependency-checks.js';
+import { DEPENDENCY_CHECK_TIMEOUT_MS, DependencyChecks } from './dependency-checks.service.js';
 import { DependencyHealth } from './dependency-health.js';
 
 /** While a dependency without a breaker of its own is down, how often its check runs to notice that it is back. */

@@ -3,8 +3,8 @@ import pg from 'pg';
 import { DATABASE_KNOWN_DOWN, failFastWhile } from '#libs/database';
 import { classifyDatabaseError } from '../errors/postgres-error.js';
 import { AppMetrics } from '../metrics/app-metrics.js';
-import { DependencyChecks } from './dependency-checks.js';
-import { BREAKER_PROBE_INTERVAL_MS, DependencyOutages } from './dependency-outages.js';
+import { DependencyChecks } from './dependency-checks.service.js';
+import { BREAKER_PROBE_INTERVAL_MS, DependencyOutages } from './dependency-outages.service.js';
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
