@@ -1,0 +1,35 @@
+import { describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { createTestDatabase } from './test-database.js';
+
+async function query(url: string, sql: string): Promise<Array<Record<string, unknown>>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const userTables = `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`;
+
+describe('createTestDatabase', () => {
+  // Embedded databases start from a kept empty cluster (not initdb each time): what one file
+  // did to its database must never reach the next file's.
+  it('gives each call an empty database, whatever an earlier one was made to hold', async () => {
+    const first = await createTestDatabase();
+    try {
+      await query(first.url, `CREATE TABLE left_behind (id int)`);
+      expect(await query(first.url, userTables)).toEqual([{ tablename: 'left_behind' }]);
+    } finally {
+      await first.drop();
+    }
+    const second = await createTestDatabase();
+    try {
+      expect(await query(second.url, userTables)).toEqual([]);
+    } finally {
+      await second.drop();
+    }
+  });
+});
