@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type LaunchOptions } from 'playwright-core';
+// Types only: playwright-core is loaded by launchBrowser, not by every test file importing #libs/testing.
+import type { Browser, LaunchOptions } from 'playwright-core';
 import { isExecutableFile } from './outside-program.js';
 
 /** Debian's chromium package. */
@@ -80,6 +81,7 @@ function npmChromium(): ChromiumChoice {
  */
 export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
   const choice = chooseChromium();
+  const { chromium } = await import('playwright-core');
   return chromium.launch({
     headless: true,
     ...options,
