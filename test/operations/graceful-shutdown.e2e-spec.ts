@@ -59,10 +59,12 @@ describe('SIGTERM under load (a real child process)', () => {
   it('fails readiness at once, finishes every request in flight, cuts no answer and exits 0 within the grace period', async () => {
     const { base, child, exited } = todoApi;
     const { key } = await insertApiCaller(dataSource);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+    // Room for the 8 readers and the 12 sign-ups at once: no sign-up waits for a socket (and so
+    // goes out only after SIGTERM) when a loaded machine answers the reads slowly.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 24 });
     let sigtermAt = 0;
 
-    function send(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Outcome> {
+    function send(method: string, path: string, headers: Record<string, string>, body?: unknown, onSent?: () => void): Promise<Outcome> {
       const sentAfterSigterm = sigtermAt > 0;
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       return new Promise((resolve) => {
@@ -85,6 +87,7 @@ describe('SIGTERM under load (a real child process)', () => {
         request.on('error', (error: NodeJS.ErrnoException) => resolve({ kind: 'not-answered', code: error.code, sentAfterSigterm }));
         // A request the server never finishes must fail the test, not hang it.
         request.setTimeout(20_000, () => request.destroy(Object.assign(new Error('no answer within 20 s'), { code: 'TIMEOUT' })));
+        if (onSent) request.once('finish', onSent);
         request.end(payload);
       });
     }
@@ -118,9 +121,17 @@ describe('SIGTERM under load (a real child process)', () => {
     }
 
     // Sign-ups queue behind the hashing slots: still in flight when SIGTERM arrives.
+    let sent = 0;
     const signups = Array.from({ length: 12 }, (_, n) =>
-      send('POST', '/api/v1/auth/signup', {}, { email: `drain-${n}-${Date.now()}@example.test`, password: 'a-long-enough-password', passwordConfirm: 'a-long-enough-password' }),
+      send('POST', '/api/v1/auth/signup', {}, { email: `drain-${n}-${Date.now()}@example.test`, password: 'a-long-enough-password', passwordConfirm: 'a-long-enough-password' }, () => (sent += 1)),
     );
+    // SIGTERM once every sign-up is written to its connection (not after a fixed pause, which a
+    // loaded machine may not honour), and a moment later, so the service is working on them.
+    const sentDeadline = Date.now() + 15_000;
+    while (sent < signups.length) {
+      if (Date.now() > sentDeadline) throw new Error(`only ${sent} of ${signups.length} sign-ups were sent before SIGTERM`);
+      await sleep(10);
+    }
     await sleep(100);
     sigtermAt = Date.now();
     child.kill('SIGTERM');
