@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 // Jest runs in ESM mode (NestJS 12 ships ES modules); @swc/jest keeps decorator metadata,
 // without which Nest's constructor injection silently yields undefined.
 const swcTransform = [
@@ -23,10 +25,16 @@ const shared = {
   testEnvironment: 'node',
 };
 
+const cores = availableParallelism();
+
 export default {
   testTimeout: 30000,
+  // Jest's default is one worker fewer than the cores: one worker on a 2-core machine, which leaves
+  // a core idle while the worker waits on its database, child processes and sockets. Two workers
+  // there; elsewhere the default. `-w N` on the command line still wins.
+  maxWorkers: Math.max(Math.min(cores, 2), cores - 1),
   // Test files run in a worker process that is replaced once it holds more than this after a
-  // file. Without a limit, a 2-core machine (one worker) runs every file in Jest's own process,
+  // file. Without a limit, a run with one worker runs every file in Jest's own process,
   // whose heap grows with each file's module graph until V8 aborts the whole run (exit 134).
   workerIdleMemoryLimit: '1GB',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
