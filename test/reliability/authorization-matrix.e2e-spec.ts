@@ -12,6 +12,7 @@ import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { canonicalEmailDigest } from '#libs/identity';
 import { UnsubscribeTokenCodec } from '../../apps/feedback-export/src/questions/unsubscribe-token.js';
+import { ACCOUNT_MAILS } from '../support/account-mails.js';
 
 /**
  * Every route of both services x every kind of credential, with the status each cell must
@@ -633,9 +634,9 @@ describe('authorization matrix, mass assignment and secrets', () => {
       // A password reset through real mail, so a reset code, a reset token and a new password join the secrets.
       const E = await insertUser(todo.dataSource);
       keep(E.password);
-      const mailsBefore = smtp.to(E.email).length;
+      const mailsBefore = smtp.to(E.email, ACCOUNT_MAILS.resetCode).length;
       await todo.http.post('/api/v1/auth/forgot-password').send({ email: E.email }).expect(200);
-      const mail = await smtp.waitFor(E.email, mailsBefore);
+      const mail = await smtp.waitFor(E.email, mailsBefore, ACCOUNT_MAILS.resetCode);
       const code = /reset code is (\d{6})/.exec(mail.raw)?.[1];
       expect(code).toMatch(/^\d{6}$/);
       const verified = await todo.http.post('/api/v1/auth/verify-reset-code').send({ email: E.email, code }).expect(200);

@@ -9,6 +9,7 @@ import { type UserRow } from '../accounts/account.rows.js';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import type { Transaction } from '#libs/database';
 import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
+import { EmailVerificationService } from '../email-verification/email-verification.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
@@ -53,6 +54,7 @@ export class AuthService {
     private readonly oauthGrants: AccountOAuthGrants,
     private readonly breachedPasswords: BreachedPasswordsService,
     private readonly activity: SecurityActivityService,
+    private readonly emailVerification: EmailVerificationService,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
@@ -66,11 +68,14 @@ export class AuthService {
     if (derived && (await this.repository.usernameTaken(username))) username = withSuffix(username);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.repository.transaction(async (tx) => {
+        const data = await this.repository.transaction(async (tx) => {
           const user = await this.repository.insertUser(tx, { userKey: newUserKey(), username, email, passwordHash });
           const issued = await this.sessions.start(tx, user.id, client);
           return this.tokenData(user, issued.sessionId, issued.refreshToken);
         });
+        // In the background: the answer (and its timing) stays the published one.
+        this.emailVerification.afterSignup(data.user.id, email);
+        return data;
       } catch (error) {
         const constraint = uniqueViolationConstraint(error);
         if (constraint === 'users_email_canonical_key') throw new AppException(ErrorCode.EMAIL_TAKEN, 'An account with this e-mail already exists');
