@@ -14,7 +14,7 @@ import type { ChangeEmailDto } from './dto/email-verification.dto.js';
 import { EmailTokensRepository, type EmailTokenPurpose } from './email-tokens.repository.js';
 
 /** How long each mailed token works. */
-export const EMAIL_TOKEN_TTL_SECONDS: Record<EmailTokenPurpose, number> = {
+const EMAIL_TOKEN_TTL_SECONDS: Record<EmailTokenPurpose, number> = {
   verify: 24 * 3600,
   change: 24 * 3600,
   revert: 7 * 24 * 3600,
@@ -24,7 +24,7 @@ export const EMAIL_TOKEN_TTL_SECONDS: Record<EmailTokenPurpose, number> = {
  * Mail to an address the caller typed (a new address) is a relay risk: at most this many per day per recipient and
  * per account; over them the mail is skipped and logged, the answer stays the same (CONTRIBUTING, mail to a chosen address).
  */
-export const EMAIL_CHANGE_MAIL_BUDGETS = {
+const EMAIL_CHANGE_MAIL_BUDGETS = {
   perRecipient: { bucket: 'email-change-mail-recipient', limit: 3, windowSeconds: 86_400 },
   perAccount: { bucket: 'email-change-mail-account', limit: 10, windowSeconds: 86_400 },
 } as const;
