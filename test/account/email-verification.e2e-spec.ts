@@ -112,6 +112,23 @@ describe('e-mail verification and change of e-mail', () => {
     });
   });
 
+  describe('new sign-in notice', () => {
+    it('mails the account when it signs in from a device none of its sessions used, once per device, without quoting the device', async () => {
+      const user = await signUp(t, { email: uniqueEmail('devices') });
+      await logIn(t, user.email, user.password).expect(200);
+      const phishy = 'Mozilla/5.0 see http://phish.example/reset';
+      await logIn(t, user.email, user.password, { 'User-Agent': phishy }).expect(200);
+      const notice = await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.newSignIn);
+      expect(notice.raw).not.toContain('phish');
+      await logIn(t, user.email, user.password, { 'User-Agent': phishy }).expect(200);
+      await logIn(t, user.email, user.password).expect(200);
+      // A new device last: its notice (a lookup, a counter and an SMTP exchange) comes after the known devices' lookups.
+      await logIn(t, user.email, user.password, { 'User-Agent': 'Another device/1.0' }).expect(200);
+      await smtp.waitFor(user.email, 1, ACCOUNT_MAILS.newSignIn);
+      expect(smtp.to(user.email, ACCOUNT_MAILS.newSignIn)).toHaveLength(2);
+    });
+  });
+
   describe('change of e-mail', () => {
     const requestChange = (token: string, body: Record<string, unknown>) => t.http.post('/api/v1/account/email').set(bearer(token)).send(body);
 

@@ -10,6 +10,7 @@ import { AppException, ErrorCode, uniqueViolationConstraint, validationException
 import type { Transaction } from '#libs/database';
 import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
 import { EmailVerificationService } from '../email-verification/email-verification.service.js';
+import { SignInNoticesService } from '../email-verification/sign-in-notices.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
@@ -55,6 +56,7 @@ export class AuthService {
     private readonly breachedPasswords: BreachedPasswordsService,
     private readonly activity: SecurityActivityService,
     private readonly emailVerification: EmailVerificationService,
+    private readonly signInNotices: SignInNoticesService,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
@@ -95,6 +97,7 @@ export class AuthService {
     const user = await this.checkPassword(dto.email, dto.password, client);
     const issued = await this.sessions.start(undefined, user.id, client);
     await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId } });
+    this.signInNotices.afterSignIn(user, issued.sessionId, client);
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }
 
