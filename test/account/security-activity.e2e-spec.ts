@@ -10,6 +10,7 @@ import { SecurityActivitySweeper } from '../../libs/identity/src/security-activi
 import { bearer, expectError, logIn, signUp, strongPassword, uniqueEmail, type SignedUp } from '../auth/helpers.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { ACCOUNT_MAILS } from '../support/account-mails.js';
 
 const ADMIN_KEY = `admin-${randomBytes(16).toString('hex')}`;
 const DEVICE = 'ActivityTest/1.0 (X11; Linux x86_64)';
@@ -95,9 +96,9 @@ describe('security activity log', () => {
 
   it('records a password reset with the address that reset it', async () => {
     const user = await signUp(t);
-    const before = smtp.to(user.email).length;
+    const before = smtp.to(user.email, ACCOUNT_MAILS.resetCode).length;
     await t.http.post('/api/v1/auth/forgot-password').send({ email: user.email }).expect(200);
-    const code = /reset code is (\d{6})/.exec((await smtp.waitFor(user.email, before)).raw)![1];
+    const code = /reset code is (\d{6})/.exec((await smtp.waitFor(user.email, before, ACCOUNT_MAILS.resetCode)).raw)![1];
     const token = (await t.http.post('/api/v1/auth/verify-reset-code').send({ email: user.email, code }).expect(200)).body.data.token;
     const password = strongPassword();
     await t.http.post('/api/v1/auth/reset-password').set('User-Agent', DEVICE).send({ token, password, passwordConfirm: password }).expect(200);

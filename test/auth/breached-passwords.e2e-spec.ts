@@ -9,6 +9,7 @@ import { scrape } from '../support/metrics-scrape.js';
 import { PwnedRangeServer } from '../support/pwned-range-server.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, expectError, logIn, signUp, strongPassword, uniqueEmail } from './helpers.js';
+import { ACCOUNT_MAILS } from '../support/account-mails.js';
 
 const METRICS_TOKEN = 'metrics-token-for-breach-tests';
 const UNAVAILABLE = 'breached_password_checks_unavailable_total';
@@ -77,9 +78,9 @@ describe('breached passwords', () => {
 
   it('refuses a breached password at reset and keeps the reset token usable', async () => {
     const user = await signUp(t);
-    const before = smtp.to(user.email).length;
+    const before = smtp.to(user.email, ACCOUNT_MAILS.resetCode).length;
     await t.http.post('/api/v1/auth/forgot-password').send({ email: user.email }).expect(200);
-    const code = /reset code is (\d{6})/.exec((await smtp.waitFor(user.email, before)).raw)![1];
+    const code = /reset code is (\d{6})/.exec((await smtp.waitFor(user.email, before, ACCOUNT_MAILS.resetCode)).raw)![1];
     const token = (await t.http.post('/api/v1/auth/verify-reset-code').send({ email: user.email, code }).expect(200)).body.data.token;
     const password = breachedPassword();
     expectBreached(await t.http.post('/api/v1/auth/reset-password').send({ token, password, passwordConfirm: password }), password);

@@ -9,6 +9,7 @@ import { SmtpTestServer, type ReceivedMail } from '#libs/testing';
 import { RESET_BUCKETS } from '../../libs/identity/src/sign-in/reset-code-rate-limiter.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, expectError, logIn, signUp, strongPassword, uniqueEmail, type SignedUp } from './helpers.js';
+import { ACCOUNT_MAILS } from '../support/account-mails.js';
 
 /** The 6-digit code of a received reset mail. */
 function codeOf(mail: ReceivedMail): string {
@@ -42,9 +43,9 @@ describe('password reset and change', () => {
 
   /** Asks for a code and reads it from the SMTP server. */
   async function requestCode(email: string): Promise<string> {
-    const before = smtp.to(email).length;
+    const before = smtp.to(email, ACCOUNT_MAILS.resetCode).length;
     await t.http.post('/api/v1/auth/forgot-password').send({ email }).expect(200);
-    const code = codeOf(await smtp.waitFor(email, before));
+    const code = codeOf(await smtp.waitFor(email, before, ACCOUNT_MAILS.resetCode));
     secrets.push(code);
     return code;
   }
@@ -57,7 +58,7 @@ describe('password reset and change', () => {
       const user = await fresh();
       const second = await logIn(t, user.email, user.password).expect(200);
       const code = await requestCode(user.email.toUpperCase());
-      const mail = smtp.to(user.email).at(-1)!;
+      const mail = smtp.to(user.email, ACCOUNT_MAILS.resetCode).at(-1)!;
       expect(mail.from).toBe('accounts@todo.test');
       expect(mail.raw).toContain('Subject: Your password reset code');
 
@@ -87,7 +88,7 @@ describe('password reset and change', () => {
       const unknown = await t.http.post('/api/v1/auth/forgot-password').send({ email: stranger }).expect(200);
       expect(known.body).toEqual(unknown.body);
       expect(known.body).toEqual({ success: true, data: { message: expect.any(String) } });
-      await smtp.waitFor(user.email);
+      await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.resetCode);
       expect(smtp.to(stranger)).toHaveLength(0);
     });
 

@@ -22,6 +22,8 @@ const TODO_API_ROUTES = [
   'POST /api/v1/auth/verify-reset-code public',
   'POST /api/v1/auth/reset-password public',
   'POST /api/v1/auth/change-password jwt',
+  'POST /api/v1/auth/verify-email public',
+  'POST /api/v1/auth/verify-email/resend jwt',
   'GET /api/v1/auth/sessions jwt',
   'DELETE /api/v1/auth/sessions/:sessionId jwt',
   'GET /api/v1/billing/subscription jwt',
@@ -47,6 +49,9 @@ const TODO_API_ROUTES = [
   'GET /api/v1/account/export jwt',
   'DELETE /api/v1/account jwt',
   'GET /api/v1/account/activity jwt',
+  'POST /api/v1/account/email jwt',
+  'POST /api/v1/account/email/confirm public',
+  'POST /api/v1/account/email/revert public',
   'POST /api/v1/mcp todo-mcp',
   'GET /.well-known/oauth-protected-resource/api/v1/mcp public',
   // The OAuth authorization server (oidc-provider answers these) and its sign-in page.

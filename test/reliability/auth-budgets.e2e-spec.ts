@@ -5,6 +5,7 @@ import { bearer, expectError as expectErrorOf, strongPassword, uniqueEmail } fro
 import { scrape } from '../support/metrics-scrape.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
+import { ACCOUNT_MAILS } from '../support/account-mails.js';
 
 /**
  * Budgets of the auth routes (issue 13): answers that do not tell registered e-mails from
@@ -74,9 +75,9 @@ describe('auth budgets', () => {
   const verify = (email: string, code: string, ip: string) => proxied.http.post('/api/v1/auth/verify-reset-code').set(from(ip)).send({ email, code });
 
   async function requestCode(email: string, ip: string): Promise<string> {
-    const before = smtp.to(email).length;
+    const before = smtp.to(email, ACCOUNT_MAILS.resetCode).length;
     await forgot(email, ip).expect(200);
-    return codeOf(await smtp.waitFor(email, before));
+    return codeOf(await smtp.waitFor(email, before, ACCOUNT_MAILS.resetCode));
   }
 
   const wrongFor = (code: string, i = 0) => String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0');
@@ -157,8 +158,8 @@ describe('auth budgets', () => {
         expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
       }
       // Exactly 5 mails went out (delivery runs after the answer: wait for the fifth).
-      await smtp.waitFor(owner.email, 4);
-      expect(smtp.to(owner.email)).toHaveLength(5);
+      await smtp.waitFor(owner.email, 4, ACCOUNT_MAILS.resetCode);
+      expect(smtp.to(owner.email, ACCOUNT_MAILS.resetCode)).toHaveLength(5);
     });
   });
 

@@ -12,6 +12,7 @@ import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { canonicalEmailDigest } from '#libs/identity';
 import { UnsubscribeTokenCodec } from '../../apps/feedback-export/src/questions/unsubscribe-token.js';
+import { ACCOUNT_MAILS } from '../support/account-mails.js';
 
 /**
  * Every route of both services x every kind of credential, with the status each cell must
@@ -306,6 +307,8 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/reset-password', path: () => '/api/v1/auth/reset-password', body: () => ({ token: 'not-a-reset-token', password: 'long-enough-1', passwordConfirm: 'long-enough-1' }), ok: 400 },
     // A "changes" to the same password (sessions end, nothing else); B presenting A's password is refused.
     { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/auth/change-password', path: () => '/api/v1/auth/change-password', body: (x) => ({ currentPassword: x.A.password, newPassword: x.A.password, newPasswordConfirm: x.A.password }), ok: 200, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
+    { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/verify-email', path: () => '/api/v1/auth/verify-email', body: () => ({ token: 'not-an-email-code' }), ok: 400 },
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/auth/verify-email/resend', path: () => '/api/v1/auth/verify-email/resend', body: () => ({}), ok: 200 },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/auth/sessions', path: () => '/api/v1/auth/sessions', ok: 200 },
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/auth/sessions/:sessionId', path: async (x) => `/api/v1/auth/sessions/${await insertSession(todo.dataSource, x.A.id)}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/billing/subscription', path: () => '/api/v1/billing/subscription', ok: 200 },
@@ -344,6 +347,10 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'jwt-or-api-key', method: 'GET', route: '/api/v1/todos/events', path: () => '/api/v1/todos/events', headers: { Accept: 'text/event-stream' }, ok: 200 },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/export', path: () => '/api/v1/account/export', ok: 200 },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/activity', path: () => '/api/v1/account/activity', ok: 200 },
+    // A's address is not confirmed (403: a change needs a confirmed address); B presenting A's password is refused.
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/email', path: () => '/api/v1/account/email', body: (x) => ({ email: `moved-${randomBytes(3).toString('hex')}@example.test`, currentPassword: x.A.password }), ok: 403, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
+    { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/account/email/confirm', path: () => '/api/v1/account/email/confirm', body: () => ({ token: 'not-an-email-code' }), ok: 400 },
+    { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/account/email/revert', path: () => '/api/v1/account/email/revert', body: () => ({ token: 'not-an-email-code' }), ok: 400 },
     // A's own request misses the exact confirmation (400, A stays); B presents A's password with it (401, nothing deleted).
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account', path: () => '/api/v1/account', body: (x, c) => ({ password: x.A.password, confirmText: c === 'jwtA' ? 'delete' : 'DELETE' }), ok: 400, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
     { service: 'todo', scheme: 'todo-mcp', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: (x) => rpc('get_todo', { id: x.todoA }), ok: 200 },
@@ -633,9 +640,9 @@ describe('authorization matrix, mass assignment and secrets', () => {
       // A password reset through real mail, so a reset code, a reset token and a new password join the secrets.
       const E = await insertUser(todo.dataSource);
       keep(E.password);
-      const mailsBefore = smtp.to(E.email).length;
+      const mailsBefore = smtp.to(E.email, ACCOUNT_MAILS.resetCode).length;
       await todo.http.post('/api/v1/auth/forgot-password').send({ email: E.email }).expect(200);
-      const mail = await smtp.waitFor(E.email, mailsBefore);
+      const mail = await smtp.waitFor(E.email, mailsBefore, ACCOUNT_MAILS.resetCode);
       const code = /reset code is (\d{6})/.exec(mail.raw)?.[1];
       expect(code).toMatch(/^\d{6}$/);
       const verified = await todo.http.post('/api/v1/auth/verify-reset-code').send({ email: E.email, code }).expect(200);

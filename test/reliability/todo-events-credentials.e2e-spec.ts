@@ -14,6 +14,7 @@ import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.
 import { writeFigures } from './support/figures.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
 import { grantBetaAccess } from '../support/api-access.js';
+import { ACCOUNT_MAILS } from '../support/account-mails.js';
 
 const ADMIN_KEY = 'admin-key-for-stream-tests-0123456789';
 const WEBHOOK_SECRET = 'whsec_stream_tests';
@@ -225,9 +226,9 @@ describe('realtime stream: ends with its credential, capped per account', () => 
       const user = await account();
       const stream = await open({ header: bearer(user.jwt) });
       await expectLive(stream, user.otherKey);
-      const before = smtp.to(user.email).length;
+      const before = smtp.to(user.email, ACCOUNT_MAILS.resetCode).length;
       await t.http.post('/api/v1/auth/forgot-password').send({ email: user.email }).expect(200);
-      const code = /reset code is (\d{6})/.exec((await smtp.waitFor(user.email, before)).raw)![1];
+      const code = /reset code is (\d{6})/.exec((await smtp.waitFor(user.email, before, ACCOUNT_MAILS.resetCode)).raw)![1];
       const { token } = (await t.http.post('/api/v1/auth/verify-reset-code').send({ email: user.email, code }).expect(200)).body.data;
       const password = `${user.password}-reset`;
       await t.http.post('/api/v1/auth/reset-password').send({ token, password, passwordConfirm: password }).expect(200);

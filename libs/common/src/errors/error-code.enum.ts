@@ -11,6 +11,8 @@ export enum ErrorCode {
   PASSWORD_BREACHED = 'PASSWORD_BREACHED',
   /** A reset-password token that is missing, unknown or expired: published as INVALID_TOKEN with 400. */
   INVALID_RESET_TOKEN = 'INVALID_RESET_TOKEN',
+  /** An e-mail verification, change or revert code that is unknown, expired or used: published as INVALID_TOKEN with 400. */
+  INVALID_EMAIL_TOKEN = 'INVALID_EMAIL_TOKEN',
   INVALID_SIGNATURE = 'INVALID_SIGNATURE',
   CURSOR_MISMATCH = 'CURSOR_MISMATCH',
   AUTH_REQUIRED = 'AUTH_REQUIRED',
@@ -21,6 +23,8 @@ export enum ErrorCode {
   INVALID_API_KEY = 'INVALID_API_KEY',
   SUBSCRIPTION_REQUIRED = 'SUBSCRIPTION_REQUIRED',
   FORBIDDEN = 'FORBIDDEN',
+  /** The account's e-mail address is not confirmed yet (needed only by what confirmation gates: a change of address). */
+  EMAIL_NOT_VERIFIED = 'EMAIL_NOT_VERIFIED',
   /** An account quota (sites per account, batches or stored bytes per site) would be exceeded. */
   QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
   NOT_FOUND = 'NOT_FOUND',
@@ -68,6 +72,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.INVALID_RESET_CODE]: { status: 400 },
   [ErrorCode.PASSWORD_BREACHED]: { status: 400, example: 'This password appears in a known data breach and would be easy to guess; choose a different one' },
   [ErrorCode.INVALID_RESET_TOKEN]: { status: 400, publicCode: 'INVALID_TOKEN' },
+  [ErrorCode.INVALID_EMAIL_TOKEN]: { status: 400, publicCode: 'INVALID_TOKEN', example: 'The code is invalid, expired or already used' },
   [ErrorCode.INVALID_SIGNATURE]: { status: 400 },
   [ErrorCode.CURSOR_MISMATCH]: { status: 400 },
   [ErrorCode.AUTH_REQUIRED]: { status: 401, example: 'A valid access token is required' },
@@ -78,6 +83,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.INVALID_API_KEY]: { status: 401, example: 'The API key is invalid, revoked or expired' },
   [ErrorCode.SUBSCRIPTION_REQUIRED]: { status: 402 },
   [ErrorCode.FORBIDDEN]: { status: 403 },
+  [ErrorCode.EMAIL_NOT_VERIFIED]: { status: 403, example: 'Confirm the account’s current e-mail address first' },
   [ErrorCode.QUOTA_EXCEEDED]: { status: 403, example: 'This account already has 20 sites, the most it may have' },
   [ErrorCode.NOT_FOUND]: { status: 404, example: 'Not found' },
   [ErrorCode.USER_NOT_FOUND]: { status: 404 },

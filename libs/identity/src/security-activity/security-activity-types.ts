@@ -13,6 +13,10 @@ export const SECURITY_ACTIVITY_TYPES = [
   'beta_granted',
   'beta_revoked',
   'subscription_changed',
+  'email_verified',
+  'email_change_requested',
+  'email_changed',
+  'email_reverted',
 ] as const;
 
 export type SecurityActivityType = (typeof SECURITY_ACTIVITY_TYPES)[number];

@@ -55,6 +55,12 @@ export class SessionsRepository {
     return rows[0].id;
   }
 
+  /** Whether another session of the user (any state, sessions are kept) was opened with this User-Agent. */
+  async otherSessionWithUserAgent(userId: string, userAgent: string | null, exceptSessionId: string): Promise<boolean> {
+    const rows = await this.sql.query(`SELECT 1 FROM sessions WHERE user_id = $1 AND user_agent IS NOT DISTINCT FROM $2 AND id <> $3 LIMIT 1`, [userId, userAgent, exceptSessionId]);
+    return rows.length > 0;
+  }
+
   async findByCurrentHash(refreshTokenHash: string): Promise<SessionState | undefined> {
     const rows = await this.sql.query<SessionState>(
       `SELECT id, user_id AS "userId", revoked_at AS "revokedAt", expires_at AS "expiresAt" FROM sessions WHERE refresh_token_hash = $1`,

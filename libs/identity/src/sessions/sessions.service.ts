@@ -55,6 +55,11 @@ export class SessionsService {
     return { userId, sessionId, refreshToken };
   }
 
+  /** Whether the account signed in (or up) before from the device of this session: the same User-Agent on another of its sessions. */
+  knownDevice(userId: string, sessionId: string, client: ClientInfo): Promise<boolean> {
+    return this.sessions.otherSessionWithUserAgent(userId, client.userAgent, sessionId);
+  }
+
   /**
    * Exchanges a refresh token for its successor in the same session. Presenting a token
    * that has already been rotated out is reuse: the session is revoked. The one exception

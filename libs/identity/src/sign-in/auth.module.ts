@@ -4,6 +4,7 @@ import { BreachedPasswordsModule } from '../breached-passwords/breached-password
 import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import { MailModule } from '#libs/mail';
 import { SessionsModule } from '../sessions/sessions.module.js';
+import { EmailVerificationModule } from '../email-verification/email-verification.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
@@ -13,7 +14,7 @@ import { ResetCodeRateLimiter } from './reset-code-rate-limiter.service.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
 
 @Module({
-  imports: [AccountsCoreModule, MailModule, SessionsModule, SecurityActivityModule, BreachedPasswordsModule],
+  imports: [AccountsCoreModule, MailModule, SessionsModule, SecurityActivityModule, BreachedPasswordsModule, EmailVerificationModule],
   controllers: [AuthController],
   providers: [AuthRepository, AuthService, PasswordResetService, LoginRateLimiter, ResetCodeRateLimiter, TurnstileVerifier],
   exports: [AuthService],

@@ -9,6 +9,8 @@ import { type UserRow } from '../accounts/account.rows.js';
 import { AppException, ErrorCode, uniqueViolationConstraint, validationException } from '#libs/common';
 import type { Transaction } from '#libs/database';
 import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
+import { EmailVerificationService } from '../email-verification/email-verification.service.js';
+import { SignInNoticesService } from '../email-verification/sign-in-notices.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
@@ -53,6 +55,8 @@ export class AuthService {
     private readonly oauthGrants: AccountOAuthGrants,
     private readonly breachedPasswords: BreachedPasswordsService,
     private readonly activity: SecurityActivityService,
+    private readonly emailVerification: EmailVerificationService,
+    private readonly signInNotices: SignInNoticesService,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
@@ -66,11 +70,14 @@ export class AuthService {
     if (derived && (await this.repository.usernameTaken(username))) username = withSuffix(username);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.repository.transaction(async (tx) => {
+        const data = await this.repository.transaction(async (tx) => {
           const user = await this.repository.insertUser(tx, { userKey: newUserKey(), username, email, passwordHash });
           const issued = await this.sessions.start(tx, user.id, client);
           return this.tokenData(user, issued.sessionId, issued.refreshToken);
         });
+        // In the background: the answer (and its timing) stays the published one.
+        this.emailVerification.afterSignup(data.user.id, email);
+        return data;
       } catch (error) {
         const constraint = uniqueViolationConstraint(error);
         if (constraint === 'users_email_canonical_key') throw new AppException(ErrorCode.EMAIL_TAKEN, 'An account with this e-mail already exists');
@@ -90,6 +97,7 @@ export class AuthService {
     const user = await this.checkPassword(dto.email, dto.password, client);
     const issued = await this.sessions.start(undefined, user.id, client);
     await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId } });
+    this.signInNotices.afterSignIn(user, issued.sessionId, client);
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }
 

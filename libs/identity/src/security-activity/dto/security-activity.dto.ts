@@ -45,7 +45,7 @@ export class SecurityActivityDto {
     example: { sessionId: '3f2b8c1e-5d4a-4f7b-9c2d-1a2b3c4d5e6f' },
     description:
       'What the event concerns, by type: sessionId (sign_in, session_revoked), allSessions and count (session_revoked), keyId and name ' +
-      '(api_key_*), clientId and clientName (oauth_app_*), disconnectedApps (password_*), status and cancelAtPeriodEnd (subscription_changed). Never a secret.',
+      '(api_key_*), clientId and clientName (oauth_app_*), disconnectedApps (password_*, email_reverted), status and cancelAtPeriodEnd (subscription_changed). Never a secret.',
   })
   details: Record<string, unknown>;
 }
