@@ -15,7 +15,8 @@ import { insertApiCaller } from '../support/api-keys.js';
 import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 
-const GRACE_MS = 6000;
+/** Room for twelve cost-10 hashes on a loaded two-worker run; a drain that finishes exits at once, so it costs nothing when idle. */
+const GRACE_MS = 15_000;
 /** Cost of the password hashes in flight at SIGTERM: tens of milliseconds each, queued behind the hashing slots. */
 const BCRYPT_COST = '10';
 
