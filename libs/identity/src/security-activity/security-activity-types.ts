@@ -13,6 +13,11 @@ export const SECURITY_ACTIVITY_TYPES = [
   'beta_granted',
   'beta_revoked',
   'subscription_changed',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_challenge_failed',
+  'recovery_code_used',
+  'recovery_codes_regenerated',
 ] as const;
 
 export type SecurityActivityType = (typeof SECURITY_ACTIVITY_TYPES)[number];

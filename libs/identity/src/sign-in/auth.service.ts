@@ -10,6 +10,8 @@ import { AppException, ErrorCode, uniqueViolationConstraint, validationException
 import type { Transaction } from '#libs/database';
 import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
+import type { MfaVerifyDto } from '../second-factor/dto/second-factor.dto.js';
+import { SecondFactorService } from '../second-factor/second-factor.service.js';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
@@ -53,6 +55,7 @@ export class AuthService {
     private readonly oauthGrants: AccountOAuthGrants,
     private readonly breachedPasswords: BreachedPasswordsService,
     private readonly activity: SecurityActivityService,
+    private readonly secondFactor: SecondFactorService,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
@@ -88,8 +91,22 @@ export class AuthService {
 
   async login(dto: LoginDto, client: ClientInfo): Promise<AuthTokenDataDto> {
     const user = await this.checkPassword(dto.email, dto.password, client);
+    const challenge = await this.secondFactor.challengeIfEnrolled(user.id);
+    if (challenge) {
+      throw new AppException(ErrorCode.MFA_REQUIRED, 'This account uses a second factor: send a code with the challenge token to POST /api/v1/auth/mfa/verify', challenge);
+    }
     const issued = await this.sessions.start(undefined, user.id, client);
     await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId } });
+    return this.tokenData(user, issued.sessionId, issued.refreshToken);
+  }
+
+  /** The second step of a sign-in that answered MFA_REQUIRED: the challenge and a code, then the same token data as login. */
+  async verifySecondFactor(dto: MfaVerifyDto, client: ClientInfo): Promise<AuthTokenDataDto> {
+    const { userId, method } = await this.secondFactor.passChallenge(dto, client);
+    const user = await this.repository.findUserById(userId);
+    if (!user) throw new AppException(ErrorCode.INVALID_TOKEN, 'The sign-in challenge is invalid, expired or already used: sign in again');
+    const issued = await this.sessions.start(undefined, user.id, client);
+    await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId, secondFactor: method } });
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }
 
