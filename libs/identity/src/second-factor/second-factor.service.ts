@@ -170,6 +170,31 @@ export class SecondFactorService {
     return { userId, method: claim.method };
   }
 
+  /** Whether sign-in asks this account for a second factor. */
+  async isEnabled(userId: string): Promise<boolean> {
+    return (await this.repository.findTotp(userId))?.confirmedAt != null;
+  }
+
+  /**
+   * A second factor shown on a sign-in form of our own (the OAuth sign-in page), after the password: counted, judged and
+   * used up as at POST /api/v1/auth/mfa/verify. `typed`: what the person typed, a TOTP code (6 digits) or a recovery code.
+   */
+  async passForSignIn(userId: string, typed: string, client: ClientInfo): Promise<void> {
+    const input = /^[0-9]{6}$/.test(typed) ? { code: typed } : { recoveryCode: typed.slice(0, 64) };
+    const attempt = await this.limiter.begin(client.ipAddress, userId);
+    const claim = await this.judge(userId, input);
+    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, 'The code is wrong or was already used', undefined, attempt.headers);
+    if (!claim) {
+      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context: 'oauth_sign_in', method: input.code !== undefined ? 'totp' : 'recovery_code' } });
+      throw refused();
+    }
+    await this.repository.transaction(async (tx) => {
+      if (!(await claim.take(tx))) throw refused();
+      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context: 'oauth_sign_in' } });
+    });
+    await attempt.succeeded();
+  }
+
   /** Password and a code, right now (disabling the factor, new recovery codes); then `change` with the code used up, in one transaction. */
   private async freshCheck(userId: string, dto: FreshFactorCheckDto, client: ClientInfo, context: string, change: (tx: Transaction) => Promise<void>): Promise<void> {
     exactlyOneFactor(dto);
