@@ -9,12 +9,12 @@ import { AttemptLimiter, type AttemptBudget, clientTrackerOf, rateLimitTrackerOf
  * Beyond any of them 429 RATE_LIMITED with Retry-After. Only someone holding the account's password (or a session)
  * reaches these budgets, so counting per account tells nobody whether an account exists.
  */
-export const MFA_WINDOW_SECONDS = 15 * 60;
+const MFA_WINDOW_SECONDS = 15 * 60;
 export const MFA_FAILURES_PER_ACCOUNT = 10;
 export const MFA_FAILURES_PER_ACCOUNT_PER_DAY = 30;
-export const MFA_DAY_SECONDS = 24 * 3600;
+const MFA_DAY_SECONDS = 24 * 3600;
 export const MFA_FAILURES_PER_IP = 100;
-export const MFA_FAILURE_BUCKETS = {
+const MFA_FAILURE_BUCKETS = {
   account: 'mfa-fail-account',
   accountDay: 'mfa-fail-account-day',
   ip: 'mfa-fail-ip',

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomInt } from 'node:crypto';
 
 /** How many recovery codes an account holds; each works once. */
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 /** Lower-case letters and digits without look-alikes (0/o, 1/l/i). */
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 /** Two groups of five: about 49 bits each code. */

@@ -4,13 +4,13 @@ import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth } 
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { Client } from '../sign-in/client-info.decorator.js';
 import { ConfirmTotpDto, FreshFactorCheckDto, MfaDisabledDto, MfaStatusDto, RecoveryCodesDto, StartTotpDto, TotpEnrolmentDto } from './dto/second-factor.dto.js';
-import { MFA_FAILURES_PER_ACCOUNT, MFA_FAILURES_PER_ACCOUNT_PER_DAY } from './second-factor-rate-limiter.service.js';
+import { MFA_FAILURES_PER_ACCOUNT, MFA_FAILURES_PER_ACCOUNT_PER_DAY, MFA_FAILURES_PER_IP } from './second-factor-rate-limiter.service.js';
 import { SecondFactorService } from './second-factor.service.js';
 
 /** Said of every route that checks a code. */
 export const MFA_CODE_BUDGET_NOTE =
   `Wrong codes are counted per account wherever they are typed (sign-in, confirmation, fresh checks): ${MFA_FAILURES_PER_ACCOUNT} per 15 minutes and ` +
-  `${MFA_FAILURES_PER_ACCOUNT_PER_DAY} per day, and 100 per 15 minutes per client IP; beyond any of them 429 RATE_LIMITED with Retry-After ` +
+  `${MFA_FAILURES_PER_ACCOUNT_PER_DAY} per day, and ${MFA_FAILURES_PER_IP} per 15 minutes per client IP; beyond any of them 429 RATE_LIMITED with Retry-After ` +
   '(the code is not checked). A right code does not count.';
 
 const FRESH_CHECK_NOTE =

@@ -14,7 +14,7 @@ export interface TotpFactorRow {
 const TOTP_FACTOR_COLUMNS = `user_id AS "userId", secret_sealed AS "secretSealed", confirmed_at AS "confirmedAt", last_time_step::text AS "lastTimeStep", created_at AS "createdAt"`;
 
 /** How many sign-in challenges one account keeps at most (older ones go when a new one is made). */
-export const MFA_CHALLENGES_PER_ACCOUNT = 5;
+const MFA_CHALLENGES_PER_ACCOUNT = 5;
 
 /** The second-factor rows of one account at a time (owner id first): its authenticator, recovery codes and sign-in challenges. */
 @Injectable()

@@ -23,7 +23,7 @@ import { SecondFactorRateLimiter } from './second-factor-rate-limiter.service.js
 import { SecondFactorRepository } from './second-factor.repository.js';
 
 /** How long the challenge token of a sign-in that answered MFA_REQUIRED stays usable. */
-export const MFA_CHALLENGE_TTL_SECONDS = 5 * 60;
+const MFA_CHALLENGE_TTL_SECONDS = 5 * 60;
 /**
  * Codes of the time steps next to the current one (30 s each) are accepted too, for clocks a little off and codes
  * typed as they changed; a step once accepted never is again (replay), nor any before it.
