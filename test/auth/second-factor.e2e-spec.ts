@@ -68,6 +68,13 @@ describe('second factor (TOTP and recovery codes)', () => {
     return t.http.post('/api/v1/auth/mfa/verify').send(body);
   }
 
+  /** A verify that must pass (a failure shows the error answered). */
+  async function verified(body: Record<string, unknown>) {
+    const res = await verify(body);
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
+    return res;
+  }
+
   async function activityTypes(token: string): Promise<string[]> {
     const res = await t.http.get('/api/v1/account/activity').set(bearer(token)).query({ limit: 100 }).expect(200);
     return res.body.data.activity.map((entry: { type: string }) => entry.type);
@@ -127,7 +134,7 @@ describe('second factor (TOTP and recovery codes)', () => {
     });
     expect(JSON.stringify(res.body)).not.toMatch(/refreshToken|"token"/);
 
-    const signedIn = await verify({ challengeToken: res.body.error.details.challengeToken, code: await codeAt(user.secret) }).expect(200);
+    const signedIn = await verified({ challengeToken: res.body.error.details.challengeToken, code: await codeAt(user.secret) });
     expect(signedIn.body).toEqual({ success: true, data: { token: expect.any(String), refreshToken: expect.any(String), user: expect.objectContaining({ id: user.userId, email: user.email }) } });
     // The same data a login without a factor answers (one DTO).
     const plain = await signUp(t);
@@ -149,11 +156,11 @@ describe('second factor (TOTP and recovery codes)', () => {
   it('accepts a TOTP code once: the same code again, even within its 30 seconds and on a new challenge, is refused', async () => {
     const user = await enrolled();
     const code = await codeAt(user.secret);
-    await verify({ challengeToken: await challenge(user), code }).expect(200);
+    await verified({ challengeToken: await challenge(user), code });
     const replay = await verify({ challengeToken: await challenge(user), code });
     expectError(replay, 401, 'INVALID_CREDENTIALS');
     // A newer code still works.
-    await verify({ challengeToken: await challenge(user), code: await codeAt(user.secret, 1) }).expect(200);
+    await verified({ challengeToken: await challenge(user), code: await codeAt(user.secret, 1) });
   });
 
   it('accepts one TOTP code for exactly one of two concurrent sign-ins', async () => {
@@ -167,9 +174,9 @@ describe('second factor (TOTP and recovery codes)', () => {
   it('lets each recovery code sign in once', async () => {
     const user = await enrolled();
     const [code] = user.recoveryCodes;
-    const signedIn = await verify({ challengeToken: await challenge(user), recoveryCode: code.toUpperCase() }).expect(200);
+    const signedIn = await verified({ challengeToken: await challenge(user), recoveryCode: code.toUpperCase() });
     expectError(await verify({ challengeToken: await challenge(user), recoveryCode: code }), 401, 'INVALID_CREDENTIALS');
-    await verify({ challengeToken: await challenge(user), recoveryCode: user.recoveryCodes[1] }).expect(200);
+    await verified({ challengeToken: await challenge(user), recoveryCode: user.recoveryCodes[1] });
     expect((await t.http.get('/api/v1/account/mfa').set(bearer(signedIn.body.data.token)).expect(200)).body.data.recoveryCodesRemaining).toBe(8);
     expect(await activityTypes(signedIn.body.data.token)).toEqual(expect.arrayContaining(['recovery_code_used', 'mfa_challenge_failed']));
   });
@@ -197,7 +204,7 @@ describe('second factor (TOTP and recovery codes)', () => {
     // Fresh checks draw on the same budget.
     const signedIn = await (async () => {
       await t.rateLimits.clear();
-      return (await verify({ challengeToken: await challenge(user), code: await codeAt(user.secret) }).expect(200)).body.data.token as string;
+      return (await verified({ challengeToken: await challenge(user), code: await codeAt(user.secret) })).body.data.token as string;
     })();
     for (let i = 1; i <= 10; i++) await verify({ challengeToken: await challenge(user), recoveryCode: `wrong-${i}` });
     expectError(await t.http.delete('/api/v1/account/mfa/totp').set(bearer(signedIn)).send({ password: user.password, recoveryCode: user.recoveryCodes[0] }), 429, 'RATE_LIMITED');
@@ -205,7 +212,7 @@ describe('second factor (TOTP and recovery codes)', () => {
 
   it('disables the factor only after a fresh check (password and a code); then sign-in asks for the password alone', async () => {
     const user = await enrolled();
-    const token = (await verify({ challengeToken: await challenge(user), code: await codeAt(user.secret) }).expect(200)).body.data.token as string;
+    const token = (await verified({ challengeToken: await challenge(user), code: await codeAt(user.secret) })).body.data.token as string;
     expectError(await t.http.delete('/api/v1/account/mfa/totp').set(bearer(token)).send({ password: user.password }), 400, 'VALIDATION_ERROR');
     expectError(await t.http.delete('/api/v1/account/mfa/totp').set(bearer(token)).send({ password: 'wrong-password-1', recoveryCode: user.recoveryCodes[0] }), 401, 'INVALID_CREDENTIALS');
     expectError(await t.http.delete('/api/v1/account/mfa/totp').set(bearer(token)).send({ password: user.password, code: await wrongCode(user.secret) }), 401, 'INVALID_CREDENTIALS');
@@ -220,14 +227,14 @@ describe('second factor (TOTP and recovery codes)', () => {
 
   it('replaces the recovery codes after a fresh check: the earlier ones stop working', async () => {
     const user = await enrolled();
-    const token = (await verify({ challengeToken: await challenge(user), recoveryCode: user.recoveryCodes[9] }).expect(200)).body.data.token as string;
+    const token = (await verified({ challengeToken: await challenge(user), recoveryCode: user.recoveryCodes[9] })).body.data.token as string;
     expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(token)).send({ password: 'wrong-password-1', code: await codeAt(user.secret) }), 401, 'INVALID_CREDENTIALS');
     const renewed = await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(token)).send({ password: user.password, code: await codeAt(user.secret) }).expect(200);
     const fresh: string[] = renewed.body.data.recoveryCodes;
     expect(fresh).toHaveLength(10);
     expect(fresh.some((code) => user.recoveryCodes.includes(code))).toBe(false);
     expectError(await verify({ challengeToken: await challenge(user), recoveryCode: user.recoveryCodes[0] }), 401, 'INVALID_CREDENTIALS');
-    await verify({ challengeToken: await challenge(user), recoveryCode: fresh[0] }).expect(200);
+    await verified({ challengeToken: await challenge(user), recoveryCode: fresh[0] });
     expect(await activityTypes(token)).toContain('recovery_codes_regenerated');
   });
 
@@ -240,7 +247,7 @@ describe('second factor (TOTP and recovery codes)', () => {
 
   it('shows in the export whether the factor is on (never a secret or a code), and the account’s deletion removes its rows', async () => {
     const user = await enrolled();
-    const token = (await verify({ challengeToken: await challenge(user), code: await codeAt(user.secret) }).expect(200)).body.data.token as string;
+    const token = (await verified({ challengeToken: await challenge(user), code: await codeAt(user.secret) })).body.data.token as string;
     await challenge(user);
     const exported = await t.http.get('/api/v1/account/export').set(bearer(token)).expect(200);
     expect(exported.body.data.secondFactor).toEqual({ totpEnabled: true, totpPending: false, totpConfirmedAt: expect.any(String), recoveryCodesRemaining: 10 });
