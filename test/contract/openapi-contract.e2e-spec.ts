@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BODY_METHODS, ERROR_CATALOGUE, ErrorCode, listRoutes, OVERLOAD_EXEMPT_PATHS, publicCodeOf, refusesOtherBodies } from '#libs/common';
 import { EventSource } from 'eventsource';
+import { generate as generateTotp } from 'otplib';
 import { createTestDatabase, insertUser, until, type TestDatabase } from '#libs/testing';
 import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiKey } from '../support/api-keys.js';
@@ -53,6 +54,7 @@ function operations(document: any): Array<{ key: string; operation: any }> {
 interface Journeys {
   todoJourney(baseUrl: string, adminKey: string, email: string): Promise<{ accessToken: string; apiKeyPrefix: string; listed: string[]; replayed: string | null; errors: Record<string, string> }>;
   feedbackJourney(baseUrl: string, accessToken: string): Promise<{ feedbackIds: string[]; caughtUp: boolean; mcpTools: string[]; errors: Record<string, string> }>;
+  mfaJourney(baseUrl: string, email: string, codeFor: (secret: string, steps: number) => Promise<string>): Promise<{ userId: string; recoveryCodes: number; loginAnswer: string; signedInAs: string }>;
 }
 
 describe('OpenAPI contract', () => {
@@ -259,7 +261,7 @@ describe('OpenAPI contract', () => {
 
     // Loaded by path: the journeys compile against the generated types, which `npm run typecheck` does not have.
     const journeys = './client/journeys.js';
-    const { todoJourney, feedbackJourney } = (await import(journeys)) as Journeys;
+    const { todoJourney, feedbackJourney, mfaJourney } = (await import(journeys)) as Journeys;
     const todo = await todoJourney(apps['todo-api'].baseUrl, ADMIN_KEY, `contract-${Date.now()}@example.com`);
     expect(todo.apiKeyPrefix).toMatch(/^tdk_/);
     expect(todo.listed).toEqual(['Renew the passport']);
@@ -281,5 +283,14 @@ describe('OpenAPI contract', () => {
     expect(feedback.errors.cursor).toMatch(/^VALIDATION_ERROR: .*since/);
     expect(feedback.errors.triageWithRead).toMatch(/^INVALID_TOKEN: /);
     expect(feedback.errors.siteWithoutName).toContain('name: name is required');
+
+    // The second factor: login answers MFA_REQUIRED (its challenge in error.details), verify answers login's token data.
+    const codeFor = async (secret: string, steps: number) => {
+      const into = (Date.now() / 1000) % 30;
+      if (into > 27) await new Promise((resolve) => setTimeout(resolve, (30 - into) * 1000 + 50));
+      return generateTotp({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+    };
+    const mfa = await mfaJourney(apps['todo-api'].baseUrl, `contract-mfa-${Date.now()}@example.com`, codeFor);
+    expect(mfa).toEqual({ userId: expect.any(String), recoveryCodes: 10, loginAnswer: 'ask for the authenticator code', signedInAs: mfa.userId });
   }, 120_000);
 });

@@ -351,6 +351,14 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/email', path: () => '/api/v1/account/email', body: (x) => ({ email: `moved-${randomBytes(3).toString('hex')}@example.test`, currentPassword: x.A.password }), ok: 403, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
     { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/account/email/confirm', path: () => '/api/v1/account/email/confirm', body: () => ({ token: 'not-an-email-code' }), ok: 400 },
     { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/account/email/revert', path: () => '/api/v1/account/email/revert', body: () => ({ token: 'not-an-email-code' }), ok: 400 },
+    // The second factor: A restarts a pending enrolment with its own password (B presenting A's password is refused); A and B
+    // have no confirmed factor to confirm, disable or renew codes of; an unknown sign-in challenge is refused.
+    { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/mfa', path: () => '/api/v1/account/mfa', ok: 200 },
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/mfa/totp', path: () => '/api/v1/account/mfa/totp', body: (x) => ({ password: x.A.password }), ok: 201, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/mfa/totp/confirm', path: () => '/api/v1/account/mfa/totp/confirm', body: () => ({ code: '12345x' }), ok: 400 },
+    { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account/mfa/totp', path: () => '/api/v1/account/mfa/totp', body: (x) => ({ password: x.A.password, code: '123456' }), ok: 404 },
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/mfa/recovery-codes', path: () => '/api/v1/account/mfa/recovery-codes', body: (x) => ({ password: x.A.password, code: '123456' }), ok: 404 },
+    { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/mfa/verify', path: () => '/api/v1/auth/mfa/verify', body: () => ({ challengeToken: 'mfa_unknown', code: '123456' }), ok: 401 },
     // A's own request misses the exact confirmation (400, A stays); B presents A's password with it (401, nothing deleted).
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account', path: () => '/api/v1/account', body: (x, c) => ({ password: x.A.password, confirmText: c === 'jwtA' ? 'delete' : 'DELETE' }), ok: 400, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
     { service: 'todo', scheme: 'todo-mcp', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: (x) => rpc('get_todo', { id: x.todoA }), ok: 200 },

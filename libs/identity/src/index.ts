@@ -23,3 +23,6 @@ export * from './security-activity/dto/security-activity.dto.js';
 export * from './breached-passwords/breached-passwords.module.js';
 export * from './breached-passwords/breached-passwords-config.module.js';
 export * from './breached-passwords/breached-passwords.config.js';
+export * from './second-factor/second-factor.module.js';
+export * from './second-factor/second-factor.service.js';
+export * from './second-factor/dto/second-factor.dto.js';

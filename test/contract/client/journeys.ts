@@ -166,6 +166,68 @@ export async function feedbackJourney(baseUrl: string, accessToken: string): Pro
   return { siteId, feedbackIds: page.data.data.feedback.map((item) => item.id), caughtUp: !next.data.data.hasMore, mcpTools: listed.map((tool) => tool.name), errors };
 }
 
+export interface MfaJourneyResult {
+  userId: string;
+  recoveryCodes: number;
+  loginAnswer: string;
+  signedInAs: string;
+}
+
+/**
+ * Enrol an authenticator, then sign in: login answers MFA_REQUIRED with a challenge token in error.details, and
+ * POST /api/v1/auth/mfa/verify answers the same token data as login. `codeFor(secret, steps)` is the authenticator app.
+ */
+export async function mfaJourney(baseUrl: string, email: string, codeFor: (secret: string, steps: number) => Promise<string>): Promise<MfaJourneyResult> {
+  const api = createClient<TodoPaths>({ baseUrl });
+  const password = 'correct horse battery staple';
+  const signup = await api.POST('/api/v1/auth/signup', { body: { email, password } });
+  if (!signup.data) throw new Error(`signup failed: ${JSON.stringify(signup.error)}`);
+  const { token, user } = signup.data.data;
+
+  const started = await api.POST('/api/v1/account/mfa/totp', { headers: bearer(token), body: { password } });
+  if (!started.data) throw new Error(`enrolment failed: ${JSON.stringify(started.error)}`);
+  const { secret, qrCodeDataUrl } = started.data.data;
+  assert.match(qrCodeDataUrl, /^data:image\/png;base64,/);
+  const confirmed = await api.POST('/api/v1/account/mfa/totp/confirm', { headers: bearer(token), body: { code: await codeFor(secret, -1) } });
+  if (!confirmed.data) throw new Error(`confirmation failed: ${JSON.stringify(confirmed.error)}`);
+
+  const login = await api.POST('/api/v1/auth/login', { body: { email, password } });
+  if (!login.error) throw new Error('an account with a second factor signed in with its password alone');
+  const loginAnswer = loginFailure(login.error.error.code);
+  const challengeToken = login.error.error.details?.challengeToken;
+  if (typeof challengeToken !== 'string') throw new Error(`MFA_REQUIRED without a challenge token: ${JSON.stringify(login.error)}`);
+
+  const verified = await api.POST('/api/v1/auth/mfa/verify', { body: { challengeToken, code: await codeFor(secret, 0) } });
+  if (!verified.data) throw new Error(`second factor failed: ${JSON.stringify(verified.error)}`);
+  const me = await api.GET('/api/v1/auth/verify', { headers: bearer(verified.data.data.token) });
+  if (!me.data) throw new Error(`the new access token was refused: ${JSON.stringify(me.error)}`);
+  return { userId: user.id, recoveryCodes: confirmed.data.data.recoveryCodes.length, loginAnswer, signedInAs: me.data.data.user.id };
+}
+
+/** What a sign-in form does for each code login can answer (exhaustive: a new code fails `tsc`). */
+function loginFailure(code: ErrorCodeOf<TodoOperations['login']['responses']>): string {
+  switch (code) {
+    case 'MFA_REQUIRED':
+      return 'ask for the authenticator code';
+    case 'VALIDATION_ERROR':
+    case 'INVALID_CREDENTIALS':
+      return 'say the e-mail or password is wrong';
+    case 'PAYLOAD_TOO_LARGE':
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 'fix the client';
+    case 'RATE_LIMITED':
+    case 'SERVICE_UNAVAILABLE':
+    case 'SERVICE_OVERLOADED':
+      return 'retry after Retry-After';
+    case 'INTERNAL_ERROR':
+      return 'report the request id';
+    default: {
+      const unhandled: never = code;
+      return unhandled;
+    }
+  }
+}
+
 /**
  * What a client does for each code GET /api/v1/todos/{todoId} can answer: a switch the compiler
  * checks is exhaustive (a code added to the operation's document fails `tsc` at `unhandled`).

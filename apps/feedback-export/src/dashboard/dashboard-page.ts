@@ -29,6 +29,13 @@ export function renderDashboardPage(authBaseUrl: string): string {
     <div class="row"><button type="submit" id="sign-in-button">Sign in</button></div>
     <p id="sign-in-error" class="error" role="alert"></p>
   </form>
+  <form id="factor-form" hidden>
+    <p>Your account asks for a second factor.</p>
+    <label for="factor-code">Authenticator code or recovery code</label>
+    <input id="factor-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64" required>
+    <div class="row"><button type="submit" id="factor-button">Verify</button><button type="button" id="factor-cancel" class="secondary">Back</button></div>
+    <p id="factor-error" class="error" role="alert"></p>
+  </form>
   <p class="muted">One account for the todo service and this dashboard.</p>
 </section>
 <section id="app" hidden>

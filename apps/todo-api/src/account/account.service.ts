@@ -12,6 +12,7 @@ import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
 import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
+import { SecondFactorService } from '#libs/identity';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()
@@ -27,18 +28,20 @@ export class AccountService {
     private readonly rateLimits: RateLimitStore,
     private readonly connectedApps: ConnectedAppsService,
     private readonly activity: SecurityActivityService,
+    private readonly secondFactor: SecondFactorService,
   ) {}
 
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity] = await Promise.all([
+    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor] = await Promise.all([
       this.todos.allOf(userId),
       this.repository.findApiKeys(userId),
       this.repository.findSessions(userId),
       this.repository.findSubscription(userId),
       this.connectedApps.list(userId),
       this.activity.allOf(userId),
+      this.secondFactor.status(userId),
     ]);
     const now = new Date();
     return {
@@ -51,6 +54,7 @@ export class AccountService {
       subscription: toSubscriptionDto(subscription),
       connectedApps,
       securityActivity,
+      secondFactor,
     };
   }
 

@@ -18,6 +18,8 @@ export enum ErrorCode {
   AUTH_REQUIRED = 'AUTH_REQUIRED',
   INVALID_CREDENTIALS = 'INVALID_CREDENTIALS',
   INVALID_TOKEN = 'INVALID_TOKEN',
+  /** Login of an account with a second factor: the password was right, now POST /api/v1/auth/mfa/verify with error.details.challengeToken. */
+  MFA_REQUIRED = 'MFA_REQUIRED',
   ADMIN_AUTH_REQUIRED = 'ADMIN_AUTH_REQUIRED',
   API_KEY_REQUIRED = 'API_KEY_REQUIRED',
   INVALID_API_KEY = 'INVALID_API_KEY',
@@ -62,6 +64,8 @@ export interface ErrorCodeEntry {
   publicCode?: string;
   /** The message of the OpenAPI example (real messages are more specific); default: the code in words. */
   example?: string;
+  /** `error.details` of the OpenAPI example, for a code whose answer carries some. */
+  exampleDetails?: unknown;
   /** A 503 that retrying cannot cure (a feature not configured): answered without Retry-After. */
   permanent?: true;
 }
@@ -78,6 +82,11 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.AUTH_REQUIRED]: { status: 401, example: 'A valid access token is required' },
   [ErrorCode.INVALID_CREDENTIALS]: { status: 401 },
   [ErrorCode.INVALID_TOKEN]: { status: 401, example: 'The token is invalid or expired' },
+  [ErrorCode.MFA_REQUIRED]: {
+    status: 401,
+    example: 'This account uses a second factor: send a code with the challenge token to POST /api/v1/auth/mfa/verify',
+    exampleDetails: { challengeToken: 'mfa_4Qh0bB3dV2nK8sX1yT6wZ9eR5uI7oP0aS2dF4gH6jK8', expiresIn: 300, methods: ['totp', 'recovery_code'] },
+  },
   [ErrorCode.ADMIN_AUTH_REQUIRED]: { status: 401 },
   [ErrorCode.API_KEY_REQUIRED]: { status: 401, example: 'An API key is required (Authorization: Bearer tdk_… or X-API-Key)' },
   [ErrorCode.INVALID_API_KEY]: { status: 401, example: 'The API key is invalid, revoked or expired' },

@@ -83,6 +83,7 @@ function exampleMessage(code: ErrorCode): string {
 export function errorExample(code: ErrorCode): { success: false; error: { code: string; message: string; details?: unknown } } {
   const error: { code: string; message: string; details?: unknown } = { code: publicCodeOf(code), message: exampleMessage(code) };
   if (code === ErrorCode.VALIDATION_ERROR) error.details = { fields: [{ field: 'name', messages: ['name is required'] }] };
+  if (ERROR_CATALOGUE[code].exampleDetails !== undefined) error.details = ERROR_CATALOGUE[code].exampleDetails;
   return { success: false, error };
 }
 

@@ -6,6 +6,7 @@ import { AppException, ErrorCode, HTML_PAGE_HEADERS } from '#libs/common';
 import { AuthService } from '../sign-in/auth.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
+import { SecondFactorService } from '../second-factor/second-factor.service.js';
 import { OAuthProvider } from './oauth-provider.service.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
@@ -19,10 +20,18 @@ function signedInAccount(details: InteractionDetails): string | undefined {
   return typeof accountId === 'string' ? accountId : undefined;
 }
 
+/** The account whose password was right on the first step while the page asks for its second factor. */
+function factorPendingAccount(details: InteractionDetails): string | undefined {
+  const accountId = (details.result as { secondFactor?: { accountId?: unknown } } | undefined)?.secondFactor?.accountId;
+  return typeof accountId === 'string' ? accountId : undefined;
+}
+
 /** The sign-in form as posted; the consent choice (second step, once signed in) in its own field (OAuthConsentChoice.field). */
 export interface SignInForm {
   email?: unknown;
   password?: unknown;
+  /** The second factor (an account that has one): a TOTP code or a recovery code. */
+  code?: unknown;
   scope?: unknown;
   decision?: unknown;
   [choiceField: string]: unknown;
@@ -56,6 +65,7 @@ export class OAuthInteractionService {
     private readonly auth: AuthService,
     private readonly records: OAuthRecordsRepository,
     private readonly activity: SecurityActivityService,
+    private readonly secondFactor: SecondFactorService,
     @Inject(OAUTH_RESOURCES) declarations: OAuthResourceDeclaration[],
     @Optional() private readonly choice?: OAuthConsentChoice,
   ) {
@@ -107,20 +117,34 @@ export class OAuthInteractionService {
     const scopesView = () => asked.requestedScopes.map((scope) => this.scopeView(scope, chosen.has(scope)));
     let options: ConsentOption[] | undefined;
     const picked = this.choice && form[this.choice.field];
+    let factorStep = !signedIn && factorPendingAccount(details) !== undefined;
     const retry = (status: number, error: string | undefined, headers?: Record<string, string>) =>
-      this.page(response, status, details, asked, { email, error, scopes: scopesView(), choice: options && this.choiceView(asked.clientName, options, picked) }, headers);
+      this.page(response, status, details, asked, { email, error, scopes: scopesView(), secondFactor: factorStep, choice: options && this.choiceView(asked.clientName, options, picked) }, headers);
     if (!asked.requestedScopes.some((scope) => chosen.has(scope))) return retry(400, 'Choose at least one permission to allow, or deny.');
     let accountId: string;
     if (signedIn) {
       accountId = signedIn;
     } else {
+      const pending = factorPendingAccount(details);
       try {
-        accountId = (await this.auth.checkPassword(email, typeof form.password === 'string' ? form.password : '', client)).id;
+        if (pending) {
+          // Second step: the password was right, now its second factor.
+          await this.secondFactor.passForSignIn(pending, typeof form.code === 'string' ? form.code.trim() : '', client);
+          accountId = pending;
+        } else {
+          accountId = (await this.auth.checkPassword(email, typeof form.password === 'string' ? form.password : '', client)).id;
+        }
       } catch (error) {
         if (error instanceof AppException && (error.code === ErrorCode.INVALID_CREDENTIALS || error.code === ErrorCode.RATE_LIMITED)) {
           return retry(error.status, error.message, error.headers);
         }
         throw error;
+      }
+      if (!pending && (await this.secondFactor.isEnabled(accountId))) {
+        // Not signed in yet: the interaction remembers whose password was right while the page asks for the code.
+        await this.oauth.provider.interactionResult(request, response, { secondFactor: { accountId } }, { mergeWithLastSubmission: false });
+        factorStep = true;
+        return retry(200, undefined);
       }
     }
     const choiceScopes = asked.requestedScopes.filter((scope) => this.choiceScopes.includes(scope) && chosen.has(scope));

@@ -22,7 +22,7 @@ export const OAUTH_ERROR_PAGE_CSP = "default-src 'none'; style-src 'self'; base-
 export const SIGN_IN_STYLESHEET = `body{font-family:system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
 main{max-width:26rem;margin:3rem auto;padding:1.5rem 2rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px rgba(0,0,0,.15)}
 h1{font-size:1.3rem}label{display:block;margin:.8rem 0 .3rem;font-weight:600}
-input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem;border:1px solid #8a93a6;border-radius:.3rem}
+input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem;border:1px solid #8a93a6;border-radius:.3rem}
 fieldset{border:1px solid #c7ccd6;border-radius:.3rem;margin:1rem 0;padding:.5rem 1rem}
 fieldset label{font-weight:normal;display:flex;gap:.5rem;align-items:center}
 .buttons{display:flex;gap:1rem;margin-top:1.2rem}button{font-size:1rem;padding:.5rem 1.2rem;border-radius:.3rem;border:1px solid #1d4ed8;cursor:pointer}
@@ -45,6 +45,8 @@ export interface SignInView {
   scopes: Array<{ scope: string; label: string; checked: boolean }>;
   email?: string;
   error?: string;
+  /** The password was right and the account has a second factor: ask for its code instead of the e-mail and password. */
+  secondFactor?: boolean;
   /** Once signed in, when a scope that holds for one chosen thing is asked (an app's OAuthConsentChoice): what to choose from. */
   choice?: { field: string; legend: string; prompt: string; options: Array<{ id: string; name: string; detail: string; checked: boolean }> };
 }
@@ -72,7 +74,11 @@ ${choice.options
   )
   .join('\n')}
   </fieldset>`
-    : `  <label for="email">E-mail</label>
+    : view.secondFactor
+      ? `  <p>Your account asks for a second factor.</p>
+  <label for="code">Authenticator code or recovery code</label>
+  <input type="text" id="code" name="code" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64" required>`
+      : `  <label for="email">E-mail</label>
   <input type="email" id="email" name="email" autocomplete="username" required value="${escape(view.email ?? '')}">
   <label for="password">Password</label>
   <input type="password" id="password" name="password" autocomplete="current-password" required>`;

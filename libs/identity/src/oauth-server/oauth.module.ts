@@ -3,6 +3,7 @@ import { AccountsCoreModule } from '../accounts-core.module.js';
 import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import express from 'express';
 import { AuthModule } from '../sign-in/auth.module.js';
+import { SecondFactorModule } from '../second-factor/second-factor.module.js';
 import { ConnectedAppsModule } from './connected-apps.module.js';
 import { OAuthInteractionController } from './oauth-interaction.controller.js';
 import { OAuthInteractionService } from './oauth-interaction.service.js';
@@ -32,7 +33,7 @@ export class OAuthModule implements NestModule {
     const choice: Provider[] = choices.map((useClass) => ({ provide: OAuthConsentChoice, useClass }));
     return {
       module: OAuthModule,
-      imports: [AccountsCoreModule, AuthModule, ConnectedAppsModule, SecurityActivityModule],
+      imports: [AccountsCoreModule, AuthModule, ConnectedAppsModule, SecurityActivityModule, SecondFactorModule],
       controllers: [OAuthInteractionController, OAuthProviderController],
       providers: [{ provide: OAUTH_RESOURCES, useValue: options.resources }, ...choice, OAuthRecordsRepository, OAuthRecordsSweeper, OAuthProvider, OAuthSigningKeyRotation, OAuthInteractionService],
     };

@@ -17,6 +17,11 @@ export const SECURITY_ACTIVITY_TYPES = [
   'email_change_requested',
   'email_changed',
   'email_reverted',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_challenge_failed',
+  'recovery_code_used',
+  'recovery_codes_regenerated',
 ] as const;
 
 export type SecurityActivityType = (typeof SECURITY_ACTIVITY_TYPES)[number];

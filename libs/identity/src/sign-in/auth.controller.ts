@@ -8,6 +8,8 @@ import { ChangePasswordDto, ForgotPasswordDto, LoginDto, LogoutDto, RefreshDto, 
 import { AuthTokenDataDto, MessageDto, PasswordChangedDto, ResetTokenDto, VerifyDataDto } from './dto/auth-responses.dto.js';
 import { PasswordResetService } from './password-reset.service.js';
 import { BREACHED_PASSWORD_NOTE } from '../breached-passwords/breached-passwords.service.js';
+import { MfaVerifyDto } from '../second-factor/dto/second-factor.dto.js';
+import { MFA_CODE_BUDGET_NOTE } from '../second-factor/second-factor.controller.js';
 
 @ApiTags('Auth')
 @Controller('api/v1/auth')
@@ -45,12 +47,33 @@ export class AuthController {
     description:
       'Failed attempts are limited to 10 per 15 minutes per (client IP, e-mail) and 100 per 15 minutes per client IP; ' +
       'beyond that 429 RATE_LIMITED with Retry-After (the password is not checked). A successful sign-in does not count. ' +
-      'RateLimit-Limit/Remaining/Reset are sent with 401 and 429.',
+      'RateLimit-Limit/Remaining/Reset are sent with 401 and 429. ' +
+      'An account with a second factor (an authenticator app, see /api/v1/account/mfa) answers the right password with 401 ' +
+      'MFA_REQUIRED, whose error.details hold `challengeToken` (single-use, valid `expiresIn` seconds: 300) and `methods`; then ' +
+      'POST /api/v1/auth/mfa/verify. An account without one is answered as always.',
   })
   @ApiEnvelope(AuthTokenDataDto)
-  @ApiErrors(ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  @ApiErrors(ErrorCode.INVALID_CREDENTIALS, ErrorCode.MFA_REQUIRED, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   login(@Body() dto: LoginDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
     return this.auth.login(dto, client);
+  }
+
+  @Post('mfa/verify')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'verifyMfa',
+    summary: 'Finish a sign-in that answered MFA_REQUIRED',
+    description:
+      'challengeToken from the MFA_REQUIRED answer and exactly one of `code` (the authenticator’s current code) or `recoveryCode`. ' +
+      'Answers exactly what login answers. A code is accepted once (a code already used, even within its 30 seconds, is refused), ' +
+      'and each recovery code works once. A wrong code is 401 INVALID_CREDENTIALS and the challenge stays usable; an unknown, ' +
+      `expired or used challenge is 401 INVALID_TOKEN (sign in again). ${MFA_CODE_BUDGET_NOTE}`,
+  })
+  @ApiEnvelope(AuthTokenDataDto)
+  @ApiErrors(ErrorCode.INVALID_CREDENTIALS, ErrorCode.INVALID_TOKEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  verifyMfa(@Body() dto: MfaVerifyDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
+    return this.auth.verifySecondFactor(dto, client);
   }
 
   @Get('verify')

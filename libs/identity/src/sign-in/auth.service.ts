@@ -12,6 +12,8 @@ import { BreachedPasswordsService } from '../breached-passwords/breached-passwor
 import { EmailVerificationService } from '../email-verification/email-verification.service.js';
 import { SignInNoticesService } from '../email-verification/sign-in-notices.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
+import type { MfaVerifyDto } from '../second-factor/dto/second-factor.dto.js';
+import { SecondFactorService } from '../second-factor/second-factor.service.js';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
 import { AuthRepository } from './auth.repository.js';
 import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/auth-requests.dto.js';
@@ -57,6 +59,7 @@ export class AuthService {
     private readonly activity: SecurityActivityService,
     private readonly emailVerification: EmailVerificationService,
     private readonly signInNotices: SignInNoticesService,
+    private readonly secondFactor: SecondFactorService,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
@@ -95,8 +98,23 @@ export class AuthService {
 
   async login(dto: LoginDto, client: ClientInfo): Promise<AuthTokenDataDto> {
     const user = await this.checkPassword(dto.email, dto.password, client);
+    const challenge = await this.secondFactor.challengeIfEnrolled(user.id);
+    if (challenge) {
+      throw new AppException(ErrorCode.MFA_REQUIRED, 'This account uses a second factor: send a code with the challenge token to POST /api/v1/auth/mfa/verify', challenge);
+    }
     const issued = await this.sessions.start(undefined, user.id, client);
     await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId } });
+    this.signInNotices.afterSignIn(user, issued.sessionId, client);
+    return this.tokenData(user, issued.sessionId, issued.refreshToken);
+  }
+
+  /** The second step of a sign-in that answered MFA_REQUIRED: the challenge and a code, then the same token data as login. */
+  async verifySecondFactor(dto: MfaVerifyDto, client: ClientInfo): Promise<AuthTokenDataDto> {
+    const { userId, method } = await this.secondFactor.passChallenge(dto, client);
+    const user = await this.repository.findUserById(userId);
+    if (!user) throw new AppException(ErrorCode.INVALID_TOKEN, 'The sign-in challenge is invalid, expired or already used: sign in again');
+    const issued = await this.sessions.start(undefined, user.id, client);
+    await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId, secondFactor: method } });
     this.signInNotices.afterSignIn(user, issued.sessionId, client);
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }

@@ -134,8 +134,26 @@
     $('account').hidden = true;
     $('site-view').hidden = true;
     $('sign-in').hidden = false;
+    showPasswordStep('');
     notice(message || '');
     $('email').focus();
+  }
+
+  /** The sign-in waiting for its second factor (login answered MFA_REQUIRED): its challenge token and e-mail. */
+  let pendingFactor = null;
+
+  function showPasswordStep(message) {
+    pendingFactor = null;
+    $('factor-form').reset();
+    $('factor-form').hidden = true;
+    $('sign-in-form').hidden = false;
+    $('sign-in-error').textContent = message || '';
+  }
+
+  function signedInWith(data, email) {
+    saveSession({ token: data.token, refreshToken: data.refreshToken, email: (data.user && data.user.email) || email });
+    notice('');
+    showSignedIn();
   }
 
   $('sign-in-form').addEventListener('submit', async (event) => {
@@ -147,15 +165,43 @@
     try {
       const data = await request(AUTH_BASE + '/api/v1/auth/login', 'POST', { email, password: $('password').value });
       $('password').value = '';
-      saveSession({ token: data.token, refreshToken: data.refreshToken, email: (data.user && data.user.email) || email });
-      notice('');
-      showSignedIn();
+      signedInWith(data, email);
     } catch (error) {
+      if (error.code === 'MFA_REQUIRED' && error.details && typeof error.details.challengeToken === 'string') {
+        $('password').value = '';
+        pendingFactor = { challengeToken: error.details.challengeToken, email };
+        $('sign-in-form').hidden = true;
+        $('factor-error').textContent = '';
+        $('factor-form').hidden = false;
+        $('factor-code').focus();
+        return;
+      }
       $('sign-in-error').textContent = error.code === 'INVALID_CREDENTIALS' ? 'Wrong e-mail or password.' : describe(error);
     } finally {
       button.disabled = false;
     }
   });
+  $('factor-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (!pendingFactor) return showPasswordStep('');
+    const button = $('factor-button');
+    button.disabled = true;
+    $('factor-error').textContent = '';
+    const typed = $('factor-code').value.trim();
+    const body = /^[0-9]{6}$/.test(typed) ? { challengeToken: pendingFactor.challengeToken, code: typed } : { challengeToken: pendingFactor.challengeToken, recoveryCode: typed };
+    try {
+      const data = await request(AUTH_BASE + '/api/v1/auth/mfa/verify', 'POST', body);
+      const email = pendingFactor.email;
+      showPasswordStep('');
+      signedInWith(data, email);
+    } catch (error) {
+      if (error.code === 'INVALID_TOKEN') return showPasswordStep('The sign-in expired: sign in again.');
+      $('factor-error').textContent = error.code === 'INVALID_CREDENTIALS' ? 'Wrong or already used code.' : describe(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  $('factor-cancel').addEventListener('click', () => showPasswordStep(''));
   $('sign-out').addEventListener('click', () => signOut('Signed out.'));
 
   // ---- sites ----

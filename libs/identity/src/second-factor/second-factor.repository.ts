@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { USER_COLUMNS, type UserRow } from '../accounts/account.rows.js';
+import { Database, type Transaction } from '#libs/database';
+
+export interface TotpFactorRow {
+  userId: string;
+  secretSealed: string;
+  confirmedAt: Date | null;
+  /** The newest time step a code was accepted for (as text: bigint), or null before the first. */
+  lastTimeStep: string | null;
+  createdAt: Date;
+}
+
+const TOTP_FACTOR_COLUMNS = `user_id AS "userId", secret_sealed AS "secretSealed", confirmed_at AS "confirmedAt", last_time_step::text AS "lastTimeStep", created_at AS "createdAt"`;
+
+/** How many sign-in challenges one account keeps at most (older ones go when a new one is made). */
+const MFA_CHALLENGES_PER_ACCOUNT = 5;
+
+/** The second-factor rows of one account at a time (owner id first): its authenticator, recovery codes and sign-in challenges. */
+@Injectable()
+export class SecondFactorRepository {
+  constructor(private readonly sql: Database) {}
+
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.sql.transaction(work);
+  }
+
+  async findUser(userId: string): Promise<UserRow | null> {
+    const rows = await this.sql.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
+    return rows[0] ?? null;
+  }
+
+  async findTotp(userId: string): Promise<TotpFactorRow | null> {
+    const rows = await this.sql.query<TotpFactorRow>(`SELECT ${TOTP_FACTOR_COLUMNS} FROM totp_factors WHERE user_id = $1`, [userId]);
+    return rows[0] ?? null;
+  }
+
+  /** A new pending authenticator, replacing a pending one; nothing when a confirmed one exists. */
+  async putPendingTotp(userId: string, secretSealed: string): Promise<boolean> {
+    const rows = await this.sql.query(
+      `INSERT INTO totp_factors (user_id, secret_sealed) VALUES ($1, $2)
+       ON CONFLICT (user_id) DO UPDATE SET secret_sealed = EXCLUDED.secret_sealed, created_at = now(), last_time_step = NULL
+         WHERE totp_factors.confirmed_at IS NULL
+       RETURNING 1`,
+      [userId, secretSealed],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Takes a code's time step: true when it is newer than every step accepted before (so a code, once accepted, is never
+   * accepted again, even by two requests at once). `confirmed`: only a confirmed authenticator (sign-in, fresh checks);
+   * false: only a pending one (its confirmation), which it confirms.
+   */
+  async takeTimeStep(tx: Transaction | undefined, userId: string, timeStep: number, confirmed: boolean): Promise<boolean> {
+    const rows = await (tx ?? this.sql).query(
+      confirmed
+        ? `UPDATE totp_factors SET last_time_step = $2 WHERE user_id = $1 AND confirmed_at IS NOT NULL AND (last_time_step IS NULL OR last_time_step < $2) RETURNING 1`
+        : `UPDATE totp_factors SET last_time_step = $2, confirmed_at = now() WHERE user_id = $1 AND confirmed_at IS NULL RETURNING 1`,
+      [userId, timeStep],
+    );
+    return rows.length > 0;
+  }
+
+  /** Uses one recovery code (by digest): true once, false for an unknown or used one. */
+  async useRecoveryCode(tx: Transaction | undefined, userId: string, codeHash: string): Promise<boolean> {
+    const rows = await (tx ?? this.sql).query(`UPDATE recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING 1`, [userId, codeHash]);
+    return rows.length > 0;
+  }
+
+  async hasUnusedRecoveryCode(userId: string, codeHash: string): Promise<boolean> {
+    const rows = await this.sql.query(`SELECT 1 FROM recovery_codes WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL`, [userId, codeHash]);
+    return rows.length > 0;
+  }
+
+  /** The account's recovery codes become these (digests); the earlier ones stop working. */
+  async replaceRecoveryCodes(tx: Transaction, userId: string, codeHashes: string[]): Promise<void> {
+    await tx.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
+    await tx.query(`INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[])`, [userId, codeHashes]);
+  }
+
+  async unusedRecoveryCodes(userId: string): Promise<number> {
+    const rows = await this.sql.query<{ count: number }>(`SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = $1 AND used_at IS NULL`, [userId]);
+    return rows[0]?.count ?? 0;
+  }
+
+  /** Removes the authenticator, the recovery codes and the open sign-in challenges; true when there was an authenticator. */
+  async removeAll(tx: Transaction, userId: string): Promise<boolean> {
+    const removed = await tx.query(`DELETE FROM totp_factors WHERE user_id = $1 RETURNING 1`, [userId]);
+    await tx.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
+    await tx.query(`DELETE FROM mfa_challenges WHERE user_id = $1`, [userId]);
+    return removed.length > 0;
+  }
+
+  /** A new sign-in challenge; the account's expired ones and those beyond the newest MFA_CHALLENGES_PER_ACCOUNT go. */
+  async createChallenge(userId: string, tokenHash: string, ttlSeconds: number): Promise<void> {
+    await this.sql.transaction(async (tx) => {
+      await tx.query(`INSERT INTO mfa_challenges (user_id, token_hash, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))`, [userId, tokenHash, ttlSeconds]);
+      await tx.query(
+        `DELETE FROM mfa_challenges WHERE user_id = $1 AND (expires_at <= now() OR id NOT IN (
+           SELECT id FROM mfa_challenges WHERE user_id = $1 ORDER BY created_at DESC LIMIT $2))`,
+        [userId, MFA_CHALLENGES_PER_ACCOUNT],
+      );
+    });
+  }
+
+  /** The account a live challenge belongs to, or null (unknown, expired or used). */
+  async challengeOwner(tokenHash: string): Promise<string | null> {
+    const rows = await this.sql.query<{ userId: string }>(`SELECT user_id AS "userId" FROM mfa_challenges WHERE token_hash = $1 AND expires_at > now()`, [tokenHash]);
+    return rows[0]?.userId ?? null;
+  }
+
+  /** Ends a challenge once its factor was shown: true for the one request that ends it. */
+  async consumeChallenge(tx: Transaction, userId: string, tokenHash: string): Promise<boolean> {
+    const rows = await tx.query(`DELETE FROM mfa_challenges WHERE user_id = $1 AND token_hash = $2 AND expires_at > now() RETURNING 1`, [userId, tokenHash]);
+    return rows.length > 0;
+  }
+}

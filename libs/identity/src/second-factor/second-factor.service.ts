@@ -1,0 +1,238 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { generateSecret, generateURI, verify } from 'otplib';
+import QRCode from 'qrcode';
+import { AppException, ErrorCode, validationException } from '#libs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
+import type { Transaction } from '#libs/database';
+import { PasswordHasher } from '../accounts/password-hasher.service.js';
+import { SecurityActivityService } from '../security-activity/security-activity.service.js';
+import type { ClientInfo } from '../sessions/sessions.service.js';
+import {
+  toMfaStatusDto,
+  type ConfirmTotpDto,
+  type FreshFactorCheckDto,
+  type MfaDisabledDto,
+  type MfaStatusDto,
+  type MfaVerifyDto,
+  type RecoveryCodesDto,
+  type StartTotpDto,
+  type TotpEnrolmentDto,
+} from './dto/second-factor.dto.js';
+import { generateChallengeToken, generateRecoveryCodes, hashChallengeToken, hashRecoveryCode, TotpSecretSealer } from './second-factor-secrets.js';
+import { SecondFactorRateLimiter } from './second-factor-rate-limiter.service.js';
+import { SecondFactorRepository } from './second-factor.repository.js';
+
+/** How long the challenge token of a sign-in that answered MFA_REQUIRED stays usable. */
+const MFA_CHALLENGE_TTL_SECONDS = 5 * 60;
+/**
+ * Codes of the time steps next to the current one (30 s each) are accepted too, for clocks a little off and codes
+ * typed as they changed; a step once accepted never is again (replay), nor any before it.
+ */
+const TOTP_TOLERANCE_SECONDS = 30;
+
+/** The time step a right code belongs to (newer than `afterTimeStep`), or null for a wrong one. */
+async function acceptedTimeStep(secret: string, token: string, afterTimeStep?: number): Promise<number | null> {
+  try {
+    const result = await verify({ secret, token, epochTolerance: TOTP_TOLERANCE_SECONDS, ...(afterTimeStep === undefined ? {} : { afterTimeStep }) });
+    return result.valid && 'timeStep' in result ? result.timeStep : null;
+  } catch {
+    // otplib refuses a last step beyond the window (a clock set back): no code can be newer, so none is right.
+    return null;
+  }
+}
+
+/** What MFA_REQUIRED carries in error.details. */
+export interface MfaChallengeDetails {
+  challengeToken: string;
+  expiresIn: number;
+  methods: Array<'totp' | 'recovery_code'>;
+}
+
+/** A code that checked out, to be taken (used up) inside the caller's transaction: false when a concurrent use took it first. */
+type FactorClaim = { method: 'totp' | 'recovery_code'; take: (tx: Transaction) => Promise<boolean> };
+
+function exactlyOneFactor(input: { code?: string; recoveryCode?: string }): void {
+  if ((input.code === undefined) === (input.recoveryCode === undefined)) {
+    throw validationException([{ field: 'code', messages: ['give exactly one of code or recoveryCode'] }], 'Give exactly one of code or recoveryCode');
+  }
+}
+
+function invalidChallenge(headers?: Record<string, string>): AppException {
+  return new AppException(ErrorCode.INVALID_TOKEN, 'The sign-in challenge is invalid, expired or already used: sign in again', undefined, headers);
+}
+
+/**
+ * The TOTP second factor and its recovery codes: enrolment (start, confirm with a first code, which hands out the ten
+ * recovery codes once), disabling and new recovery codes (each after a fresh check: password and a code), and the
+ * sign-in challenge an account with a confirmed factor answers (AuthService issues the tokens once it is passed).
+ * Every code guess is counted first (SecondFactorRateLimiter).
+ */
+@Injectable()
+export class SecondFactorService {
+  private readonly logger = new Logger(SecondFactorService.name);
+  private readonly sealer: TotpSecretSealer;
+  private readonly issuer: string;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly repository: SecondFactorRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly limiter: SecondFactorRateLimiter,
+    private readonly activity: SecurityActivityService,
+  ) {
+    this.sealer = new TotpSecretSealer(config.jwtSecret);
+    this.issuer = URL.parse(config.publicBaseUrl)?.host || 'todo-api';
+  }
+
+  async status(userId: string): Promise<MfaStatusDto> {
+    const [factor, remaining] = await Promise.all([this.repository.findTotp(userId), this.repository.unusedRecoveryCodes(userId)]);
+    return toMfaStatusDto(factor, remaining);
+  }
+
+  async startTotp(userId: string, dto: StartTotpDto): Promise<TotpEnrolmentDto> {
+    const user = await this.repository.findUser(userId);
+    if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
+    if (!(await this.hasher.verify(dto.password, user.passwordHash))) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
+    const secret = generateSecret();
+    if (!(await this.repository.putPendingTotp(userId, this.sealer.seal(secret)))) {
+      throw new AppException(ErrorCode.CONFLICT, 'An authenticator is already on: disable it first to enrol another');
+    }
+    const otpauthUri = generateURI({ issuer: this.issuer, label: user.email, secret });
+    return { secret, otpauthUri, qrCodeDataUrl: await QRCode.toDataURL(otpauthUri), confirmed: false };
+  }
+
+  async confirmTotp(userId: string, dto: ConfirmTotpDto, client: ClientInfo): Promise<RecoveryCodesDto> {
+    const factor = await this.repository.findTotp(userId);
+    if (!factor) throw new AppException(ErrorCode.NOT_FOUND, 'No enrolment is pending: start one first');
+    if (factor.confirmedAt) throw new AppException(ErrorCode.CONFLICT, 'The authenticator is already confirmed');
+    const attempt = await this.limiter.begin(client.ipAddress, userId);
+    const secret = this.sealer.open(factor.secretSealed);
+    const timeStep = secret === undefined ? null : await acceptedTimeStep(secret, dto.code);
+    if (timeStep === null) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The code is wrong: check the authenticator app and its clock', undefined, attempt.headers);
+    const codes = generateRecoveryCodes();
+    await this.repository.transaction(async (tx) => {
+      if (!(await this.repository.takeTimeStep(tx, userId, timeStep, false))) throw new AppException(ErrorCode.CONFLICT, 'The authenticator is already confirmed');
+      await this.repository.replaceRecoveryCodes(tx, userId, codes.map(hashRecoveryCode));
+      await this.activity.record(tx, userId, 'mfa_enabled', { client, details: { method: 'totp' } });
+    });
+    await attempt.succeeded();
+    return { recoveryCodes: codes };
+  }
+
+  async disableTotp(userId: string, dto: FreshFactorCheckDto, client: ClientInfo): Promise<MfaDisabledDto> {
+    await this.freshCheck(userId, dto, client, 'disable', async (tx) => {
+      await this.repository.removeAll(tx, userId);
+      await this.activity.record(tx, userId, 'mfa_disabled', { client, details: { method: 'totp' } });
+    });
+    return { totpEnabled: false };
+  }
+
+  async regenerateRecoveryCodes(userId: string, dto: FreshFactorCheckDto, client: ClientInfo): Promise<RecoveryCodesDto> {
+    const codes = generateRecoveryCodes();
+    await this.freshCheck(userId, dto, client, 'recovery_codes', async (tx) => {
+      await this.repository.replaceRecoveryCodes(tx, userId, codes.map(hashRecoveryCode));
+      await this.activity.record(tx, userId, 'recovery_codes_regenerated', { client });
+    });
+    return { recoveryCodes: codes };
+  }
+
+  /** The sign-in challenge of an account with a confirmed factor (a new one each time), or null for an account without one. */
+  async challengeIfEnrolled(userId: string): Promise<MfaChallengeDetails | null> {
+    const factor = await this.repository.findTotp(userId);
+    if (!factor?.confirmedAt) return null;
+    const challengeToken = generateChallengeToken();
+    await this.repository.createChallenge(userId, hashChallengeToken(challengeToken), MFA_CHALLENGE_TTL_SECONDS);
+    return { challengeToken, expiresIn: MFA_CHALLENGE_TTL_SECONDS, methods: ['totp', 'recovery_code'] };
+  }
+
+  /**
+   * Passes a sign-in challenge with a TOTP or recovery code: answers the account, the challenge and the code used up
+   * (one transaction: two requests with one challenge or one code, only one passes). A wrong code leaves the challenge
+   * for another try (within the budgets).
+   */
+  async passChallenge(dto: MfaVerifyDto, client: ClientInfo): Promise<{ userId: string; method: 'totp' | 'recovery_code' }> {
+    exactlyOneFactor(dto);
+    const tokenHash = hashChallengeToken(dto.challengeToken);
+    const userId = await this.repository.challengeOwner(tokenHash);
+    const attempt = await this.limiter.begin(client.ipAddress, userId);
+    if (!userId) throw invalidChallenge(attempt.headers);
+    const claim = await this.judge(userId, dto);
+    if (!claim) {
+      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context: 'sign_in', method: dto.code !== undefined ? 'totp' : 'recovery_code' } });
+      throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The code is wrong or was already used', undefined, attempt.headers);
+    }
+    await this.repository.transaction(async (tx) => {
+      if (!(await this.repository.consumeChallenge(tx, userId, tokenHash))) throw invalidChallenge(attempt.headers);
+      if (!(await claim.take(tx))) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The code is wrong or was already used', undefined, attempt.headers);
+      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context: 'sign_in' } });
+    });
+    await attempt.succeeded();
+    return { userId, method: claim.method };
+  }
+
+  /** Whether sign-in asks this account for a second factor. */
+  async isEnabled(userId: string): Promise<boolean> {
+    return (await this.repository.findTotp(userId))?.confirmedAt != null;
+  }
+
+  /**
+   * A second factor shown on a sign-in form of our own (the OAuth sign-in page), after the password: counted, judged and
+   * used up as at POST /api/v1/auth/mfa/verify. `typed`: what the person typed, a TOTP code (6 digits) or a recovery code.
+   */
+  async passForSignIn(userId: string, typed: string, client: ClientInfo): Promise<void> {
+    const input = /^[0-9]{6}$/.test(typed) ? { code: typed } : { recoveryCode: typed.slice(0, 64) };
+    const attempt = await this.limiter.begin(client.ipAddress, userId);
+    const claim = await this.judge(userId, input);
+    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, 'The code is wrong or was already used', undefined, attempt.headers);
+    if (!claim) {
+      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context: 'oauth_sign_in', method: input.code !== undefined ? 'totp' : 'recovery_code' } });
+      throw refused();
+    }
+    await this.repository.transaction(async (tx) => {
+      if (!(await claim.take(tx))) throw refused();
+      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context: 'oauth_sign_in' } });
+    });
+    await attempt.succeeded();
+  }
+
+  /** Password and a code, right now (disabling the factor, new recovery codes); then `change` with the code used up, in one transaction. */
+  private async freshCheck(userId: string, dto: FreshFactorCheckDto, client: ClientInfo, context: string, change: (tx: Transaction) => Promise<void>): Promise<void> {
+    exactlyOneFactor(dto);
+    const [user, factor] = await Promise.all([this.repository.findUser(userId), this.repository.findTotp(userId)]);
+    if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
+    if (!factor?.confirmedAt) throw new AppException(ErrorCode.NOT_FOUND, 'The account has no second factor');
+    const attempt = await this.limiter.begin(client.ipAddress, userId);
+    const passwordRight = await this.hasher.verify(dto.password, user.passwordHash);
+    const claim = passwordRight ? await this.judge(userId, dto) : null;
+    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password or the code is wrong', undefined, attempt.headers);
+    if (!claim) {
+      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context, method: dto.code !== undefined ? 'totp' : 'recovery_code' } });
+      throw refused();
+    }
+    await this.repository.transaction(async (tx) => {
+      if (!(await claim.take(tx))) throw refused();
+      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context } });
+      await change(tx);
+    });
+    await attempt.succeeded();
+  }
+
+  /** Whether the code is right for the account's confirmed factor: the claim that uses it up, or null. */
+  private async judge(userId: string, input: { code?: string; recoveryCode?: string }): Promise<FactorClaim | null> {
+    if (input.recoveryCode !== undefined) {
+      const codeHash = hashRecoveryCode(input.recoveryCode);
+      if (!(await this.repository.hasUnusedRecoveryCode(userId, codeHash))) return null;
+      return { method: 'recovery_code', take: (tx) => this.repository.useRecoveryCode(tx, userId, codeHash) };
+    }
+    const factor = await this.repository.findTotp(userId);
+    if (!factor?.confirmedAt) return null;
+    const secret = this.sealer.open(factor.secretSealed);
+    if (secret === undefined) {
+      this.logger.warn({ userId }, 'A TOTP secret cannot be opened (sealed under another JWT_SECRET?)');
+      return null;
+    }
+    const timeStep = await acceptedTimeStep(secret, input.code!, factor.lastTimeStep === null ? undefined : Number(factor.lastTimeStep));
+    if (timeStep === null) return null;
+    return { method: 'totp', take: (tx) => this.repository.takeTimeStep(tx, userId, timeStep, true) };
+  }
+}

@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { generate } from 'otplib';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '#libs/testing';
+import { bearer, signUp, type SignedUp } from '../auth/helpers.js';
+import { SCREENSHOTS_DIR } from '../support/screenshots.js';
+import { startDashboardApps } from '../support/test-apps.js';
+
+/** The code an authenticator app shows `steps` time steps from now, away from a step's last seconds. */
+async function codeAt(secret: string, steps = 0): Promise<string> {
+  const into = (Date.now() / 1000) % 30;
+  if (into > 27) await new Promise((resolve) => setTimeout(resolve, (30 - into) * 1000 + 50));
+  return generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+}
+
+/**
+ * The owner dashboard's sign-in for an account with a second factor (issue 29): the password step is answered
+ * MFA_REQUIRED, the page then asks for the authenticator's code (or a recovery code) and signs in with mfa/verify.
+ */
+describe('owner dashboard sign-in with a second factor, in Chromium', () => {
+  let apps: Awaited<ReturnType<typeof startDashboardApps>>;
+  let browser: Browser;
+  let user: SignedUp & { secret: string; recoveryCodes: string[] };
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+    apps = await startDashboardApps();
+    browser = await launchBrowser();
+    const signedUp = await signUp(apps.todo);
+    const secret = (await apps.todo.http.post('/api/v1/account/mfa/totp').set(bearer(signedUp.token)).send({ password: signedUp.password }).expect(201)).body.data.secret as string;
+    const confirmed = await apps.todo.http.post('/api/v1/account/mfa/totp/confirm').set(bearer(signedUp.token)).send({ code: await codeAt(secret, -1) }).expect(200);
+    user = { ...signedUp, secret, recoveryCodes: confirmed.body.data.recoveryCodes };
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await apps?.close();
+  });
+
+  it('asks for the code after the password, says so when it is wrong, and signs in with the right one', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${apps.feedback.baseUrl}/dashboard`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const code = page.getByLabel('Authenticator code or recovery code');
+    await code.waitFor();
+    expect(await page.locator('#sign-in-form').isHidden()).toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/dashboard-second-factor.png`, fullPage: true });
+
+    const right = await codeAt(user.secret);
+    await code.fill(right === '000000' ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.locator('#factor-error').filter({ hasText: 'Wrong or already used code.' }).waitFor();
+
+    await code.fill(right);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.locator('#who').filter({ hasText: user.email }).waitFor();
+    expect(await page.locator('#factor-form').isHidden()).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('signs in with a recovery code', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${apps.feedback.baseUrl}/dashboard`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Authenticator code or recovery code').fill(user.recoveryCodes[0]);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.locator('#who').filter({ hasText: user.email }).waitFor();
+    await page.close();
+  });
+});
