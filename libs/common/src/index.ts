@@ -38,6 +38,7 @@ export * from './rate-limit/rate-limit.constants.js';
 export * from './rate-limit/rate-limit.keys.js';
 export * from './rate-limit/rate-limit.store.js';
 export * from './rate-limit/rate-limit.guard.js';
+export * from './rate-limit/counting-lookups.service.js';
 export * from './rate-limit/rate-limit-rejections.service.js';
 export * from './rate-limit/attempt-limiter.service.js';
 export * from './rate-limit/rate-limited.js';
