@@ -22,6 +22,7 @@ export * from './http/envelope.js';
 export * from './http/html-page.js';
 export * from './http/json-body.js';
 export * from './http/validation.js';
+export * from './http/paged-query.js';
 export * from './http/positive-int.pipe.js';
 export * from './http/trim-slashes.js';
 export * from './ids/uuid.js';
