@@ -2,14 +2,19 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 
+const DIGITS = /^[0-9]+$/;
+
 /**
  * A query-string integer: query strings arrive as text, and only a plain decimal integer (at most
  * `digits` digits, with a leading minus when `signed`) becomes a number; anything else stays text
  * and fails the property's @IsInt.
  */
 export function QueryInteger({ digits = 10, signed = false }: { digits?: number; signed?: boolean } = {}): PropertyDecorator {
-  const integer = new RegExp(`^${signed ? '-?' : ''}[0-9]{1,${digits}}$`);
-  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && integer.test(value) ? Number(value) : value));
+  const isInteger = (text: string): boolean => {
+    const unsigned = signed && text.startsWith('-') ? text.slice(1) : text;
+    return unsigned.length <= digits && DIGITS.test(unsigned);
+  };
+  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && isInteger(value) ? Number(value) : value));
 }
 
 /** The page size a listing takes (`limit`) and what it gives when none is asked for. */
