@@ -121,3 +121,43 @@ describe('question-batch tools refuse bad input in the REST routes’ words', ()
     await resetRateLimits(t);
   });
 });
+
+describe('feedback tools refuse bad input in the REST routes’ words', () => {
+  let t: TestApp;
+  let site: TestSite;
+  let portfolioToken: string;
+
+  beforeAll(async () => {
+    t = await startWithDatabase('feedback-export');
+    const owner = await createOwner(t);
+    portfolioToken = owner.portfolioToken;
+    site = await createSite(t, owner, 'Words');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('list_feedback, list_portfolio_feedback and update_feedback_status say what the export routes say', async () => {
+    const siteClient = await connect(`${t.baseUrl}/api/v1/mcp`, site.writeToken);
+    const portfolioClient = await connect(`${t.baseUrl}/api/v1/mcp`, portfolioToken);
+    for (const [query, args] of [
+      ['limit=0', { limit: 0 }],
+      ['limit=201', { limit: 201 }],
+      ['limit=abc', { limit: 'abc' }],
+      ['type=praise', { type: 'praise' }],
+      ['status=done', { status: 'done' }],
+      [`since=${'x'.repeat(1001)}`, { since: 'x'.repeat(1001) }],
+    ] as const) {
+      const rest = (await t.http.get(`/api/v1/export/feedback?${query}`).set(bearer(site.writeToken)).expect(400)).body.error;
+      expect([query, await toolError(siteClient, 'list_feedback', args)]).toEqual([query, rest]);
+      const portfolio = (await t.http.get(`/api/v1/export/portfolio/feedback?${query}`).set(bearer(portfolioToken)).expect(400)).body.error;
+      expect([query, await toolError(portfolioClient, 'list_portfolio_feedback', args)]).toEqual([query, portfolio]);
+    }
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const body of [{}, { status: 'new' }, { status: 5 }]) {
+      const rest = (await t.http.put(`/api/v1/export/feedback/${id}`).set(bearer(site.writeToken)).send(body).expect(400)).body.error;
+      expect([body, await toolError(siteClient, 'update_feedback_status', { id, ...body })]).toEqual([body, rest]);
+    }
+    await resetRateLimits(t);
+  });
+});

@@ -10,6 +10,7 @@ import { sourceFiles } from '../support/source-files.js';
  * folder (an app's `src/<feature>/`, a room of the identity wing `libs/identity/src/<room>/`).
  * The files at the top of an app or of the wing (its root module) assemble features and may
  * register any provider; a type alone (a row's shape, declared beside its queries) may be imported.
+ * Nor does a module export its repository: what a feature offers the others is its service.
  */
 
 const ROOT = process.cwd();
@@ -49,6 +50,24 @@ function repositoriesReachedFromOutside(): string[] {
   return found;
 }
 
+/** Every repository a feature's module exports to the modules that import it: `<module file>: <Repository>`. */
+function repositoriesExported(): string[] {
+  const found: string[] = [];
+  for (const path of FEATURE_ROOTS.flatMap((root) => sourceFiles(join(ROOT, root))).filter((file) => file.endsWith('.module.ts'))) {
+    const file = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2023, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isPropertyAssignment(node) && node.name.getText(file) === 'exports' && ts.isArrayLiteralExpression(node.initializer)) {
+        for (const element of node.initializer.elements) {
+          if (ts.isIdentifier(element) && element.text.endsWith('Repository')) found.push(`${relative(ROOT, path)}: ${element.text}`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  return found;
+}
+
 describe('features reach other features through services', () => {
   it('sees the features’ repositories (a check that sees nothing would pass anything)', () => {
     const repositories = FEATURE_ROOTS.flatMap((root) => sourceFiles(join(ROOT, root))).filter((path) => path.endsWith('.repository.ts'));
@@ -57,5 +76,9 @@ describe('features reach other features through services', () => {
 
   it('no repository is imported from outside its feature', () => {
     expect(repositoriesReachedFromOutside()).toEqual([]);
+  });
+
+  it('no module exports its repository to the modules that import it', () => {
+    expect(repositoriesExported()).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { FeedbackItemDto, FeedbackPageDto } from '../feedback/dto/feedback.dto.js';
+import type { FeedbackItemDto, FeedbackPageDto, UpdateFeedbackStatusDto } from '../feedback/dto/feedback.dto.js';
 import { FeedbackService, type ExportQuery } from '../feedback/feedback.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { ownerAccess } from '../token-auth/site-access.js';
@@ -21,7 +21,7 @@ export class OwnerFeedbackService {
     return this.feedback.pageOfSite(ownerAccess(ownerId, siteId), query);
   }
 
-  async updateStatus(ownerId: string, siteId: string, feedbackId: string, status: string): Promise<FeedbackItemDto> {
+  async updateStatus(ownerId: string, siteId: string, feedbackId: string, status: UpdateFeedbackStatusDto['status']): Promise<FeedbackItemDto> {
     await this.sites.requireOwned(ownerId, siteId);
     return this.feedback.updateStatus(ownerAccess(ownerId, siteId), feedbackId, status);
   }

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN, validationException } from '#libs/common';
 import { FeedbackMcpToolRegistry, portfolioOf, siteAccessOf } from '../mcp/feedback-mcp-tool.registry.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, UpdateFeedbackStatusDto } from './dto/feedback.dto.js';
+import { DEFAULT_PAGE_SIZE, ExportQueryDto, MAX_PAGE_SIZE, UpdateFeedbackStatusDto } from './dto/feedback.dto.js';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES } from './feedback-kinds.js';
 import { FeedbackService, type ExportQuery } from './feedback.service.js';
 
@@ -54,6 +54,7 @@ export class FeedbackMcpTools implements OnModuleInit {
         "One page of the site's feedback in (createdAt, id) order: {feedback, nextCursor, hasMore}. Pass nextCursor as cursor; keep calling while hasMore is true.",
       input: pageArguments,
       output: z.object({ feedback: z.array(feedbackItem).describe('This page, in (createdAt, id) order'), nextCursor, hasMore }),
+      rules: ExportQueryDto,
       scopes: ['read'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, args) => this.feedback.pageOfSite(siteAccessOf(principal), exportQueryOf(args)),
@@ -89,6 +90,7 @@ export class FeedbackMcpTools implements OnModuleInit {
           .array(z.object({ id: z.string().describe('Site id (uuid)'), slug: z.string().describe('Site slug'), name: z.string().describe('Site name') }))
           .describe('Every site of the account, also those without feedback'),
       }),
+      rules: ExportQueryDto,
       scopes: ['portfolio'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, args) => this.feedback.pageOfPortfolio(portfolioOf(principal), exportQueryOf(args)),

@@ -12,6 +12,6 @@ import { FeedbackService } from './feedback.service.js';
   imports: [ObservabilityModule, SitesModule, FeedbackMcpModule],
   controllers: [FeedbackController],
   providers: [FeedbackRepository, FeedbackService, FeedbackMcpTools],
-  exports: [FeedbackRepository, FeedbackService],
+  exports: [FeedbackService],
 })
 export class FeedbackModule {}

@@ -1,21 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
-import { AppException, AppMetrics, ErrorCode, idempotentWrite, isUuid, type IdempotentRequest } from '#libs/common';
+import { AppException, AppMetrics, ErrorCode, idempotentWrite, type IdempotentRequest } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { SitesService } from '../sites/sites.service.js';
 import type { PortfolioPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
 import {
   DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
   toFeedbackItemDto,
   toPortfolioItemDto,
   type FeedbackItemDto,
   type FeedbackPageDto,
   type PortfolioFeedbackPageDto,
+  type UpdateFeedbackStatusDto,
 } from './dto/feedback.dto.js';
 import { ExportCursorCodec } from './export-cursor.js';
-import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from './feedback-kinds.js';
+import type { FeedbackStatus, FeedbackType } from './feedback-kinds.js';
 import { FeedbackRepository, type NewFeedback } from './feedback.repository.js';
 
 export interface ExportQuery {
@@ -26,8 +26,8 @@ export interface ExportQuery {
 }
 
 /**
- * Feedback export and triage, shared by REST and MCP. Query values are checked here too,
- * so both front doors answer bad input the same way.
+ * Feedback export and triage, shared by REST and MCP. Both front doors validate the input with
+ * the same DTOs (ExportQueryDto, UpdateFeedbackStatusDto) before it gets here.
  */
 @Injectable()
 export class FeedbackService {
@@ -49,7 +49,7 @@ export class FeedbackService {
   }
 
   async pageOfSite(access: SiteAccess, query: ExportQuery): Promise<FeedbackPageDto> {
-    const limit = this.checkQuery(query);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     let after: { at: string; id: string } | null = null;
     if (query.since !== undefined) {
       const cursor = this.cursors.decode(query.since);
@@ -68,7 +68,7 @@ export class FeedbackService {
   }
 
   async pageOfPortfolio(principal: Pick<PortfolioPrincipal, 'ownerId'>, query: ExportQuery): Promise<PortfolioFeedbackPageDto> {
-    const limit = this.checkQuery(query);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     let after: { at: string; siteId: string; id: string } | null = null;
     if (query.since !== undefined) {
       const cursor = this.cursors.decode(query.since);
@@ -88,27 +88,11 @@ export class FeedbackService {
   }
 
   /** Triage: only with the site's write token, only the site's own items (another site's id is 404). */
-  async updateStatus(access: SiteAccess, feedbackId: string, status: string): Promise<FeedbackItemDto> {
+  async updateStatus(access: SiteAccess, feedbackId: string, status: UpdateFeedbackStatusDto['status']): Promise<FeedbackItemDto> {
     requireWriteScope(access, 'Changing feedback');
-    if (!isUuid(feedbackId)) {
-      throw new AppException(ErrorCode.VALIDATION_ERROR, 'The feedback id must be a UUID', { fields: [{ field: 'id', messages: ['must be a UUID'] }] });
-    }
-    if (status !== 'triaged' && status !== 'resolved') {
-      throw new AppException(ErrorCode.VALIDATION_ERROR, 'status must be triaged or resolved', { fields: [{ field: 'status', messages: ['must be triaged or resolved'] }] });
-    }
     const row = await this.feedback.updateStatus(access.ownerId, access.siteId, feedbackId, status);
     if (!row) throw new AppException(ErrorCode.NOT_FOUND, 'No such feedback on this site');
     return toFeedbackItemDto(row);
-  }
-
-  private checkQuery(query: ExportQuery): number {
-    const fields: Array<{ field: string; messages: string[] }> = [];
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) fields.push({ field: 'limit', messages: [`must be an integer from 1 to ${MAX_PAGE_SIZE}`] });
-    if (query.type !== undefined && !FEEDBACK_TYPES.includes(query.type)) fields.push({ field: 'type', messages: [`must be one of ${FEEDBACK_TYPES.join(', ')}`] });
-    if (query.status !== undefined && !FEEDBACK_STATUSES.includes(query.status)) fields.push({ field: 'status', messages: [`must be one of ${FEEDBACK_STATUSES.join(', ')}`] });
-    if (fields.length > 0) throw new AppException(ErrorCode.VALIDATION_ERROR, 'The request is invalid', { fields });
-    return limit;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppException, bearerTokenOf, ErrorCode, lookUpCounting, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
+import { AppException, bearerTokenOf, ErrorCode, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
 import { exportTokenBudgetOf } from './export-token-budget.js';
 import { hashFeedbackToken, isWellFormedFeedbackToken, type FeedbackTokenKind } from './feedback-token.format.js';
 import { TokenAuthRepository } from './token-auth.repository.js';
@@ -54,13 +54,7 @@ export class FeedbackTokenAuthenticator {
     const wanted = accepted.includes('read') ? 'read' : accepted.includes('write') ? 'write' : 'portfolio';
     if (!token) throw new AppException(ErrorCode.INVALID_TOKEN, `A token is required (Authorization: Bearer <token>). ${WRONG_KIND_MESSAGE[wanted]}`);
     const hash = isWellFormedFeedbackToken(token) ? hashFeedbackToken(token) : undefined;
-    const row = hash
-      ? await lookUpCounting(
-          counting,
-          () => this.tokens.findTokenByHash(hash),
-          (limit) => this.tokens.findTokenByHashCountingHit(hash, accepted, limit),
-        )
-      : undefined;
+    const row = hash ? await this.tokens.findTokenByHash(hash, accepted, counting) : undefined;
     if (!row) throw new AppException(ErrorCode.INVALID_TOKEN, 'The token is invalid or has been rotated');
     if (!accepted.includes(row.kind)) throw new AppException(ErrorCode.INVALID_TOKEN, WRONG_KIND_MESSAGE[wanted]);
     if (row.kind === 'portfolio') return { kind: 'portfolio', ownerId: row.ownerId, tokenBudget: exportTokenBudgetOf(row) };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { counterKeySql, RateLimitStore, rateLimitCounterKey, tokenTrackerSql, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { counterKeySql, CountingLookups, tokenTrackerSql, type RateLimitCounting } from '#libs/common';
 import { PreparedQueries } from '#libs/database';
 import { exportTokenBudgetSql } from './export-token-budget.js';
 import type { FeedbackTokenKind } from './feedback-token.format.js';
@@ -7,8 +7,8 @@ import type { FeedbackTokenKind } from './feedback-token.format.js';
 const TOKEN_SQL = `SELECT id, owner_id AS "ownerId", site_id AS "siteId", kind FROM feedback_tokens WHERE token_hash = $1`;
 
 /**
- * TOKEN_SQL counting the request in the same statement when the token's kind is accepted (a
- * CountingLookup): $1 the token hash, $2 the counter key's bucket part, $3 the window in ms,
+ * TOKEN_SQL counting the request in the same statement when the token's kind is accepted (for
+ * a CountingLookup): $1 the token hash, $2 the counter key's bucket part, $3 the window in ms,
  * $4 the accepted kinds. The tracker is the principal kind the authenticator makes of the row
  * (site or portfolio) and the token's budget (exportTokenBudgetOf: site and kind, or account), as
  * RateLimitGuard counts it.
@@ -33,23 +33,18 @@ export interface TokenRow {
 export class TokenAuthRepository {
   constructor(
     private readonly prepared: PreparedQueries,
-    private readonly counters: RateLimitStore,
+    private readonly countingLookups: CountingLookups,
   ) {}
 
-  async findTokenByHash(tokenHash: string): Promise<TokenRow | undefined> {
+  /**
+   * The token by its hash. With `counting` on a limited route whose counters live in the
+   * database, the same statement also counts the request against the token's rate limit when its
+   * kind is one of `accepted`.
+   */
+  async findTokenByHash(tokenHash: string, accepted: readonly FeedbackTokenKind[], counting?: RateLimitCounting): Promise<TokenRow | undefined> {
+    const lookup = this.countingLookups.for(counting);
+    if (lookup) return lookup.find<TokenRow>(TOKEN_COUNTING_SQL, [tokenHash, lookup.bucketKey, lookup.windowMs, accepted]);
     const rows = await this.prepared.query<TokenRow>(TOKEN_SQL, [tokenHash]);
     return rows[0];
-  }
-
-  /** The same lookup, counting the request against the token's rate limit in the same statement when its kind is accepted. */
-  findTokenByHashCountingHit(
-    tokenHash: string,
-    accepted: readonly FeedbackTokenKind[],
-    limit: RateLimitOptions,
-  ): Promise<{ row: TokenRow; hit?: RateLimitHit } | undefined> {
-    return this.counters.lookupAndHit<TokenRow>(
-      { sql: TOKEN_COUNTING_SQL, params: [tokenHash, rateLimitCounterKey(limit.bucket, ''), limit.windowSeconds * 1000, accepted] },
-      () => this.findTokenByHash(tokenHash),
-    );
   }
 }

@@ -13,6 +13,6 @@ import { JwtOrApiKeyGuard } from './jwt-or-api-key.guard.js';
 @Module({
   imports: [AccountsCoreModule],
   providers: [ApiKeyAccessRepository, ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
-  exports: [ApiKeyAccessRepository, ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
+  exports: [ApiAccessService, ApiKeyAuthGuard, JwtOrApiKeyGuard],
 })
 export class ApiAccessModule {}

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PreparedQueries } from '#libs/database';
-import { counterKeySql, RateLimitStore, rateLimitCounterKey, type RateLimitHit, type RateLimitOptions } from '#libs/common';
+import { counterKeySql, CountingLookups, type RateLimitCounting } from '#libs/common';
 import { apiKeyTrackerSql } from './api-access.schemes.js';
 import { apiAccessSql, hasApiAccess, liveApiKeySql } from './subscription-access.js';
 
@@ -35,7 +35,7 @@ export function usableApiKeySql(row: string, parameter: (value: unknown) => stri
 const COUNTING_FIXED_PARAMS: unknown[] = [];
 
 /**
- * KEY_ACCESS_SQL counting the request in the same statement when the key is usable (a
+ * KEY_ACCESS_SQL counting the request in the same statement when the key is usable (for a
  * CountingLookup): $1 the key hash, $2 the counter key's bucket part, $3 the window in ms. The
  * hit goes through rate_limit_hit, the store's one window; the counter is the key's tracker.
  */
@@ -54,24 +54,20 @@ export class ApiKeyAccessRepository {
 
   constructor(
     private readonly prepared: PreparedQueries,
-    private readonly counters: RateLimitStore,
+    private readonly countingLookups: CountingLookups,
   ) {}
 
-  async findByHash(keyHash: string): Promise<ApiKeyAccessRow | undefined> {
+  /**
+   * The key and its account's access, by the key's hash. With `counting` on a limited route
+   * whose counters live in the database, the same statement also counts the request against the
+   * key's rate limit when the key is usable (live, and its account has access): the hot path
+   * then costs one round trip for auth and limit together.
+   */
+  async findByHash(keyHash: string, counting?: RateLimitCounting): Promise<ApiKeyAccessRow | undefined> {
+    const lookup = this.countingLookups.for(counting);
+    if (lookup) return lookup.find<ApiKeyAccessRow>(KEY_ACCESS_COUNTING_SQL, [keyHash, lookup.bucketKey, lookup.windowMs, ...COUNTING_FIXED_PARAMS]);
     const rows = await this.prepared.query<ApiKeyAccessRow>(KEY_ACCESS_SQL, [keyHash]);
     return rows[0];
-  }
-
-  /**
-   * The same lookup, counting the request against the key's rate limit in the same
-   * statement when the key is usable (live and its account has access) and the counters
-   * live in the database, which saves the hot path a round trip.
-   */
-  findByHashCountingHit(keyHash: string, limit: RateLimitOptions): Promise<{ row: ApiKeyAccessRow; hit?: RateLimitHit } | undefined> {
-    return this.counters.lookupAndHit<ApiKeyAccessRow>(
-      { sql: KEY_ACCESS_COUNTING_SQL, params: [keyHash, rateLimitCounterKey(limit.bucket, ''), limit.windowSeconds * 1000, ...COUNTING_FIXED_PARAMS] },
-      () => this.findByHash(keyHash),
-    );
   }
 
   /** The one access rule for an account (JWT routes that need API access), read from its subscription row. */

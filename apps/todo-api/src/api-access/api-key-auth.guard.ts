@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppException, ErrorCode, looksLikeJwt, lookUpCounting, presentedCredential, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
+import { AppException, ErrorCode, looksLikeJwt, presentedCredential, rateLimitOptionsFor, setPrincipal, type PrincipalOf, type RateLimitCounting } from '#libs/common';
 import { API_KEY_HEADER, apiKeyPrincipal } from './api-access.schemes.js';
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from './api-key.format.js';
 import { ApiKeyAccessRepository } from './api-key-access.repository.js';
@@ -30,8 +30,8 @@ export class ApiKeyAuthGuard implements CanActivate {
   }
 
   /**
-   * With `counting`, the request is counted against the route's rate limit in the same
-   * statement as the key lookup (RateLimitGuard then uses that count).
+   * With `counting`, the key's lookup also counts the request against the route's rate limit
+   * where it can (RateLimitGuard then uses that count).
    */
   async authenticate(key: string, counting?: RateLimitCounting): Promise<ApiKeyPrincipal> {
     return (await this.verify(key, counting)).principal;
@@ -48,12 +48,7 @@ export class ApiKeyAuthGuard implements CanActivate {
       }
       throw new AppException(ErrorCode.INVALID_API_KEY, `The API key is malformed: API keys start with ${API_KEY_PREFIX} (Authorization: Bearer <key> or X-API-Key)`);
     }
-    const hash = hashApiKey(key);
-    const row = await lookUpCounting(
-      counting,
-      () => this.access.findByHash(hash),
-      (limit) => this.access.findByHashCountingHit(hash, limit),
-    );
+    const row = await this.access.findByHash(hashApiKey(key), counting);
     const now = new Date();
     if (!row || !isLiveApiKey(row, now)) {
       throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');

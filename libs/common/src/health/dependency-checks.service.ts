@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { settleWithin } from '../concurrency/settle-within.js';
 
 /** How long one check may take: a hung dependency must not hang the probe. */
 export const DEPENDENCY_CHECK_TIMEOUT_MS = 1000;
@@ -58,21 +59,7 @@ export class DependencyChecks {
   async run(name: string): Promise<CheckResult> {
     const check = this.checks.get(name);
     if (!check) return 'error';
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'error'>((resolve) => {
-      timer = setTimeout(() => resolve('error'), DEPENDENCY_CHECK_TIMEOUT_MS);
-    });
-    const answer = Promise.resolve()
-      .then(() => check.check())
-      .then(
-        () => 'ok' as const,
-        () => 'error' as const,
-      );
-    try {
-      return await Promise.race([answer, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await settleWithin(() => check.check(), DEPENDENCY_CHECK_TIMEOUT_MS)) === 'done' ? 'ok' : 'error';
   }
 
   /** Every check, in parallel. */

@@ -1,3 +1,5 @@
+import { settleWithin } from '../concurrency/settle-within.js';
+
 /**
  * The health of one dependency as a small state machine, a circuit breaker with a background
  * half-open probe:
@@ -94,19 +96,7 @@ export class DependencyHealth {
     if (!this.running || this.current === 'up') return;
     this.current = 'probing';
     this.probes++;
-    let timeout: NodeJS.Timeout | undefined;
-    const ok = await Promise.race([
-      Promise.resolve()
-        .then(() => this.options.probe())
-        .then(
-          () => true,
-          () => false,
-        ),
-      new Promise<boolean>((resolve) => {
-        timeout = setTimeout(() => resolve(false), this.probeTimeoutMs);
-      }),
-    ]);
-    clearTimeout(timeout);
+    const ok = (await settleWithin(() => this.options.probe(), this.probeTimeoutMs)) === 'done';
     if (this.current !== 'probing') return;
     if (ok) {
       this.current = 'up';

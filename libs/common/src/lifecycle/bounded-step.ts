@@ -1,3 +1,5 @@
+import { settleWithin } from '../concurrency/settle-within.js';
+
 /** What became of one shutdown step. */
 export type StepOutcome = 'done' | 'failed' | 'abandoned';
 
@@ -21,18 +23,8 @@ export interface BoundedStepOptions {
  */
 export async function runBoundedStep(run: () => unknown, options: BoundedStepOptions): Promise<StepOutcome> {
   const started = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const abandoned = new Promise<'abandoned'>((resolve) => {
-    timer = setTimeout(() => resolve('abandoned'), Math.max(0, options.deadline - started));
-  });
-  const finished = Promise.resolve()
-    .then(run)
-    .then(
-      () => 'done' as const,
-      () => 'failed' as const,
-    );
-  const outcome = await Promise.race([finished, abandoned]);
-  clearTimeout(timer);
+  const settled = await settleWithin(run, options.deadline - started);
+  const outcome = settled === 'timed-out' ? 'abandoned' : settled;
   if (outcome === 'abandoned') {
     options.warn({ step: options.step, waitedMs: Date.now() - started }, 'Shutdown step abandoned at its deadline; moving on');
     try {

@@ -4,7 +4,8 @@ import type { Request, Response } from 'express';
 import { getPrincipal, type OwnCredential, type Principal } from '../auth/principal.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from './rate-limit.constants.js';
 import { clientTrackerOf, credentialTrackerOf, rateLimitCounterKey, rateLimitTrackerOf, tokenTrackerOf } from './rate-limit.keys.js';
-import { RateLimitStore, RateLimitStoreUnavailableError, toThrottlerRecord, type RateLimitHit } from './rate-limit.store.js';
+import { countedHitOf } from './counting-lookups.service.js';
+import { RateLimitStore, RateLimitStoreUnavailableError, toThrottlerRecord } from './rate-limit.store.js';
 import { RateLimitRejections } from './rate-limit-rejections.service.js';
 import { rateLimitHeaders } from './rate-limited.js';
 import {
@@ -19,45 +20,6 @@ import {
 /** The route's @RateLimit, if any. */
 export function rateLimitOptionsFor(reflector: Reflector, context: ExecutionContext): RateLimitOptions | undefined {
   return reflector.getAllAndOverride<RateLimitOptions | undefined>(RATE_LIMIT_OPTIONS, [context.getHandler(), context.getClass()]);
-}
-
-const COUNTED_HIT = Symbol('rate-limit-counted-hit');
-type WithCountedHit = Request & { [COUNTED_HIT]?: { bucket: string; hit: RateLimitHit } };
-
-/**
- * An auth guard that already counted this request's hit (in its credential lookup, see
- * RateLimitStore.lookupAndHit) records it here, and RateLimitGuard uses it instead of
- * counting again.
- */
-export function recordCountedHit(request: Request, bucket: string, hit: RateLimitHit): void {
-  (request as WithCountedHit)[COUNTED_HIT] = { bucket, hit };
-}
-
-function countedHit(request: Request, bucket: string): RateLimitHit | undefined {
-  const counted = (request as WithCountedHit)[COUNTED_HIT];
-  return counted?.bucket === bucket ? counted.hit : undefined;
-}
-
-/** The request an auth guard authenticates, and its route's @RateLimit (if any) to count it against. */
-export interface RateLimitCounting {
-  request: Request;
-  limit?: RateLimitOptions;
-}
-
-/**
- * A credential lookup for an auth guard: on a rate-limited route the counting variant (see
- * RateLimitStore.lookupAndHit), its count, if it made one, handed to RateLimitGuard;
- * elsewhere the plain lookup.
- */
-export async function lookUpCounting<T>(
-  counting: RateLimitCounting | undefined,
-  lookUp: () => Promise<T | undefined>,
-  lookUpAndCount: (limit: RateLimitOptions) => Promise<{ row: T; hit?: RateLimitHit } | undefined>,
-): Promise<T | undefined> {
-  if (!counting?.limit) return lookUp();
-  const found = await lookUpAndCount(counting.limit);
-  if (found?.hit) recordCountedHit(counting.request, counting.limit.bucket, found.hit);
-  return found?.row;
 }
 
 /** Who a request counts against: the credential (or its session) when there is one, else the client IP. */
@@ -89,7 +51,7 @@ export function principalRateLimitTracker(principal: Principal | undefined, ip: 
  * the counter `<bucket>:<tracker>` in the shared RateLimitStore, and answers in the house's
  * terms: `RateLimit-Limit/Remaining/Reset` (not X-RateLimit-*), and over the limit 429
  * RATE_LIMITED in the envelope with Retry-After. Runs after the auth guard, so the principal is
- * known; when the auth guard already counted the hit in its lookup, that count is used.
+ * known; when the auth guard's credential lookup already counted the hit (CountingLookups), that count is used.
  * While the store is unreachable, the route's `storeOutage` decides: 503, or unlimited.
  */
 @Injectable()
@@ -119,7 +81,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, generateKey }: ThrottlerRequest): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context);
     const options = rateLimitOptionsFor(this.reflector, context)!;
-    const counted = countedHit(req as Request, options.bucket);
+    const counted = countedHitOf(req as Request, options.bucket);
     // The route's options choose the tracker (per session or per credential): not throttler's getTracker(req).
     const tracker = counted ? '' : rateLimitTracker(req as Request, options);
     const key = counted ? '' : generateKey(context, tracker, throttler.name!);

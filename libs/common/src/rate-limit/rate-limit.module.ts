@@ -6,6 +6,8 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DependencyChecks } from '../health/dependency-checks.service.js';
 import { DependencyOutages } from '../health/dependency-outages.service.js';
 import { AttemptLimiter } from './attempt-limiter.service.js';
+import { CounterConnection } from './counter-connection.js';
+import { CountingLookups } from './counting-lookups.service.js';
 import { PostgresRateLimitStore } from './postgres-rate-limit.store.js';
 import { RATE_LIMIT_THROTTLER } from './rate-limit.decorator.js';
 import { RateLimitRejections } from './rate-limit-rejections.service.js';
@@ -14,8 +16,8 @@ import { RateLimitStore } from './rate-limit.store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 import { ThrottlerModule } from './throttler.js';
 
-function createStore(config: AppConfig, dataSource: DataSource, outages: DependencyOutages, checks: DependencyChecks): RateLimitStore {
-  if (!config.redisUrl) return new PostgresRateLimitStore(dataSource, outages);
+function createStore(config: AppConfig, connection: CounterConnection, checks: DependencyChecks): RateLimitStore {
+  if (!config.redisUrl) return new PostgresRateLimitStore(connection);
   new Logger('RateLimitModule').log({ keyPrefix: config.redisKeyPrefix }, 'Rate-limit counters in Redis');
   const store = new RedisRateLimitStore(config);
   // Shown in /readyz and dependency_up; not a reason to take this replica out (see affectsReadiness).
@@ -23,12 +25,16 @@ function createStore(config: AppConfig, dataSource: DataSource, outages: Depende
   return store;
 }
 
-/** The counter store: Redis when REDIS_URL is set, else PostgreSQL. */
+/** The counter store (Redis when REDIS_URL is set, else PostgreSQL) and the credential lookups that count in the database. */
 @Global()
 @Module({
   imports: [ObservabilityModule],
-  providers: [{ provide: RateLimitStore, useFactory: createStore, inject: [APP_CONFIG, getDataSourceToken(), DependencyOutages, DependencyChecks] }],
-  exports: [RateLimitStore],
+  providers: [
+    { provide: CounterConnection, useFactory: (dataSource: DataSource, outages: DependencyOutages) => new CounterConnection(dataSource, outages), inject: [getDataSourceToken(), DependencyOutages] },
+    { provide: RateLimitStore, useFactory: createStore, inject: [APP_CONFIG, CounterConnection, DependencyChecks] },
+    CountingLookups,
+  ],
+  exports: [RateLimitStore, CountingLookups],
 })
 class RateLimitStoreModule {}
 

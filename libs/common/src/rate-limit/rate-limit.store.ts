@@ -9,25 +9,6 @@ export interface RateLimitHit {
   resetSeconds: number;
 }
 
-/**
- * A credential lookup that counts its request against the route's limit in the same statement:
- * a fixed statement owned by the repository of the credential, which calls the database's
- * `rate_limit_hit(counter_key, window_ms)` (migration RateLimitHitFunction) when the credential
- * is usable and names the counter with counterKeySql and trackerSql from rate-limit.keys.ts.
- * Its one row carries the hit as `rate_limit_hits` and `rate_limit_reset_ms` (both null when it
- * did not count). The store runs it as it is: it splices nothing into it.
- */
-export interface CountingLookup {
-  sql: string;
-  params: unknown[];
-}
-
-/** The columns a CountingLookup's row adds for its hit. */
-export interface CountedHitColumns {
-  rate_limit_hits: number | null;
-  rate_limit_reset_ms: string | null;
-}
-
 /** The counter store is unreachable (Redis down): 503 unless the route fails open. */
 export class RateLimitStoreUnavailableError extends AppException {
   constructor(cause: unknown) {
@@ -59,16 +40,6 @@ export abstract class RateLimitStore implements ThrottlerStorage {
 
   /** Removes every counter of these trackers in every bucket (account deletion). */
   abstract forgetTrackers(trackers: string[]): Promise<void>;
-
-  /**
-   * A credential lookup on a limited route. Where the counters live in the same database
-   * (PostgreSQL storage) the counting statement runs, which counts the hit itself; elsewhere
-   * the plain lookup runs and RateLimitGuard counts the hit.
-   */
-  async lookupAndHit<T extends object>(_lookup: CountingLookup, plainLookUp: () => Promise<T | undefined>): Promise<{ row: T; hit?: RateLimitHit } | undefined> {
-    const row = await plainLookUp();
-    return row && { row };
-  }
 
   /** ThrottlerStorage: one hit; a window over its limit is blocked until it ends (fixed window). */
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {

@@ -1,14 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { QueryInteger } from '#libs/common';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from '../feedback-kinds.js';
 import type { FeedbackRow } from '../feedback.repository.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
-
-/** Query strings arrive as text: a plain decimal integer becomes a number, anything else fails @IsInt. */
-const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]{1,6}$/.test(value) ? Number(value) : value);
 
 export class ExportQueryDto {
   @ApiProperty({ example: 'eyJ2IjoxLCJrIjoicyJ9.c2lnbmF0dXJl', required: false, description: 'The nextCursor of the previous page; omit on the first call to start at the oldest row' })
@@ -19,7 +16,7 @@ export class ExportQueryDto {
 
   @ApiProperty({ required: false, type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @IsOptional()
-  @Transform(toInteger)
+  @QueryInteger({ digits: 6 })
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)

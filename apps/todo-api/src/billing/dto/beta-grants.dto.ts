@@ -1,29 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { PagedQuery } from '#libs/common';
 import type { BetaAccessAction, BetaAuditRow, BetaGrantRow } from '../billing.repository.js';
 
 /** Paging of GET /api/v1/billing/beta, and how much audit history each account carries. */
 export const BETA_GRANTS_PAGE = { defaultLimit: 50, maxLimit: 100, historyPerAccount: 50 } as const;
 
-/** Query strings arrive as text: only a plain decimal integer becomes a number (anything else fails IsInt). */
-const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value);
-
-export class ListBetaGrantsQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: BETA_GRANTS_PAGE.maxLimit, default: BETA_GRANTS_PAGE.defaultLimit })
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(BETA_GRANTS_PAGE.maxLimit)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'Opaque `nextCursor` of the previous page' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 500)
-  cursor?: string;
-}
+export class ListBetaGrantsQuery extends PagedQuery(BETA_GRANTS_PAGE) {}
 
 export class BetaAuditEntryDto {
   @ApiProperty({ enum: ['grant', 'revoke'], example: 'grant', description: 'The admin route called: POST /api/v1/billing/beta/grant or /revoke' })

@@ -1,10 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { QueryInteger } from '#libs/common';
 import { SORT_ORDERS, TODO_LIMITS, TODO_SORTS, type SortOrder, type TodoSort } from '../todo-limits.js';
-
-/** Query strings arrive as text: only a plain decimal integer becomes a number (anything else fails IsInt). */
-const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?[0-9]{1,10}$/.test(value) ? Number(value) : value);
 
 export class ListTodosQuery {
   @ApiPropertyOptional({ description: 'Only todos of this category (exact match)', maxLength: TODO_LIMITS.categoryMaxLength })
@@ -15,7 +12,7 @@ export class ListTodosQuery {
 
   @ApiPropertyOptional({ type: 'integer', minimum: TODO_LIMITS.priorityMin, maximum: TODO_LIMITS.priorityMax, description: 'Only todos of this priority' })
   @IsOptional()
-  @Transform(toInteger)
+  @QueryInteger({ signed: true })
   @IsInt()
   @Min(TODO_LIMITS.priorityMin)
   @Max(TODO_LIMITS.priorityMax)
@@ -39,7 +36,7 @@ export class ListTodosQuery {
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: TODO_LIMITS.listMaxLimit, default: TODO_LIMITS.listDefaultLimit })
   @IsOptional()
-  @Transform(toInteger)
+  @QueryInteger({ signed: true })
   @IsInt()
   @Min(1)
   @Max(TODO_LIMITS.listMaxLimit)

@@ -1,27 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { PagedQuery } from '#libs/common';
 import type { SecurityActivityRow } from '../security-activity.repository.js';
 import { SECURITY_ACTIVITY_PAGE, SECURITY_ACTIVITY_TYPES, type SecurityActivityType } from '../security-activity-types.js';
 
-/** Query strings arrive as text: only a plain decimal integer becomes a number (anything else fails IsInt). */
-const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value);
-
-export class ListSecurityActivityQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: SECURITY_ACTIVITY_PAGE.maxLimit, default: SECURITY_ACTIVITY_PAGE.defaultLimit })
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(SECURITY_ACTIVITY_PAGE.maxLimit)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'Opaque `nextCursor` of the previous page' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 500)
-  cursor?: string;
-}
+export class ListSecurityActivityQuery extends PagedQuery(SECURITY_ACTIVITY_PAGE) {}
 
 export class SecurityActivityDto {
   @ApiProperty({ format: 'uuid' })

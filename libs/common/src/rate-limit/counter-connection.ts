@@ -1,0 +1,68 @@
+import pg from 'pg';
+import type { DataSource } from 'typeorm';
+import { CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, failFastWhile, FailFastClient, PreparedQueries, queryTimeouts } from '#libs/database';
+import type { DependencyOutages } from '../health/dependency-outages.service.js';
+import { DATABASE_DEPENDENCY } from '../health/dependency-checks.service.js';
+import type { RateLimitHit } from './rate-limit.store.js';
+
+/** Connections of the counter pool; a hit is one short statement. */
+const COUNTER_POOL_SIZE = 4;
+/** A hit is one short statement: it gets at most this long, less when DB_QUERY_TIMEOUT_MS is shorter. */
+const COUNTER_QUERY_TIMEOUT_MS = 6000;
+
+/** A counter's row (`hits`, `reset_ms` as rate_limit_hit answers them) as a hit. */
+export function hitOf(row: { hits: number | string; reset_ms: string }): RateLimitHit {
+  return { hits: Number(row.hits), resetSeconds: Math.max(1, Math.ceil(Number(row.reset_ms) / 1000)) };
+}
+
+/**
+ * The data path of the rate-limit counters in PostgreSQL: a small pool of its own with
+ * `synchronous_commit=off`. A hit is a write on every limited request, and waiting for its WAL
+ * flush doubled the cost of a cached read; a crash can lose the last few milliseconds of counts,
+ * which only undercounts a window. PostgresRateLimitStore runs its statements here, and so do
+ * the credential repositories' counting lookups (CountingLookups), each its own statement.
+ */
+export class CounterConnection {
+  private pool?: pg.Pool;
+  private readonly prepared = new PreparedQueries(() => this.getPool());
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outages: DependencyOutages,
+  ) {}
+
+  /** The counter pool, once a first statement opened it (for the pool metrics). */
+  get connectionPool(): pg.Pool | undefined {
+    return this.pool;
+  }
+
+  query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.prepared.query<T>(sql, params);
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.end().catch(() => undefined);
+  }
+
+  private getPool(): pg.Pool {
+    if (!this.pool) {
+      const options = this.dataSource.options as { url?: string; extra?: { connectionTimeoutMillis?: number; query_timeout?: number } };
+      this.pool = new pg.Pool({
+        connectionString: options.url,
+        max: COUNTER_POOL_SIZE,
+        Client: FailFastClient,
+        options: '-c synchronous_commit=off',
+        ...queryTimeouts(Math.min(options.extra?.query_timeout ?? DEFAULT_QUERY_TIMEOUT_MS, COUNTER_QUERY_TIMEOUT_MS)),
+        connectionTimeoutMillis: options.extra?.connectionTimeoutMillis ?? CONNECT_TIMEOUT_MS,
+        idleTimeoutMillis: 30_000,
+        application_name: 'rate-limit',
+      });
+      // An idle client dying (database restart) must not crash the process; the pool replaces it.
+      // It hints at an outage, which the database check confirms (one log line per outage, not per connection).
+      this.pool.on('error', (error) => this.outages.suspect(DATABASE_DEPENDENCY, error));
+      // The database's circuit breaker covers this pool too: while the database is known down, a hit fails at once.
+      failFastWhile(this.pool, () => this.outages.isDown(DATABASE_DEPENDENCY));
+    }
+    return this.pool;
+  }
+}
