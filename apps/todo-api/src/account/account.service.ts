@@ -12,6 +12,7 @@ import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
 import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
+import { WebhookEndpointsService } from '#libs/webhooks';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()
@@ -27,18 +28,20 @@ export class AccountService {
     private readonly rateLimits: RateLimitStore,
     private readonly connectedApps: ConnectedAppsService,
     private readonly activity: SecurityActivityService,
+    private readonly webhooks: WebhookEndpointsService,
   ) {}
 
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity] = await Promise.all([
+    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, webhooks] = await Promise.all([
       this.todos.allOf(userId),
       this.repository.findApiKeys(userId),
       this.repository.findSessions(userId),
       this.repository.findSubscription(userId),
       this.connectedApps.list(userId),
       this.activity.allOf(userId),
+      this.webhooks.allOf(userId),
     ]);
     const now = new Date();
     return {
@@ -51,6 +54,7 @@ export class AccountService {
       subscription: toSubscriptionDto(subscription),
       connectedApps,
       securityActivity,
+      webhooks,
     };
   }
 
@@ -70,6 +74,8 @@ export class AccountService {
     }
     const { deleted, stripeCustomer } = await this.repository.transaction(async (tx) => {
       const customer = await this.billingCleanup.queue(tx, userId);
+      // Endpoints are owned by kind and id (no foreign key to users): removed here, their deliveries by cascade.
+      await this.webhooks.removeAllOf(tx, userId);
       const removed = await this.repository.deleteUser(tx, userId);
       if (removed) await this.todoEvents.announceAccountDeleted(tx, userId);
       return { deleted: removed, stripeCustomer: customer };

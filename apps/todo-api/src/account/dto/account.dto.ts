@@ -6,6 +6,7 @@ import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
 import { SessionDto } from '#libs/identity';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
 import { ConnectedAppDto, SecurityActivityDto } from '#libs/identity';
+import { WebhookEndpointDto } from '#libs/webhooks';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
 export const DELETE_CONFIRMATION = 'DELETE';
@@ -54,4 +55,7 @@ export class AccountExportDto {
 
   @ApiPropertyOptional({ type: [SecurityActivityDto], description: 'The security activity log (GET /api/v1/account/activity), newest first: the last 90 days, at most 1000 entries' })
   securityActivity?: SecurityActivityDto[];
+
+  @ApiPropertyOptional({ type: [WebhookEndpointDto], description: 'Webhook endpoints (never their secrets)' })
+  webhooks?: WebhookEndpointDto[];
 }
