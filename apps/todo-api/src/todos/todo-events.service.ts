@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
+import type { Counter } from 'prom-client';
 import { CredentialRevocations } from '#libs/identity';
 import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, destroyPgClientSocket, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
 import { DatabaseFlavour, type Transaction } from '#libs/database';
@@ -94,7 +95,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS;
   /** Longest time between two checks of a stream's credential; tests shorten it. */
   credentialRecheckIntervalMs = DEFAULT_CREDENTIAL_RECHECK_MS;
-  private readonly eventsWritten;
+  private eventsWritten?: Counter;
 
   constructor(
     private readonly repository: TodosRepository,
@@ -105,10 +106,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     private readonly revocations: CredentialRevocations,
     private readonly leases: TodoStreamLeasesService,
     private readonly databaseFlavour: DatabaseFlavour,
-  ) {
-    // The event log is also the webhooks' outbox: each event written is fanned out to the account's endpoints.
-    this.eventsWritten = metrics.counter({ name: 'todo_events_written_total', help: 'Todo events written to the event log (the realtime stream and the webhooks\' outbox)' });
-  }
+  ) {}
 
   async onModuleInit(): Promise<void> {
     const openStreams = () => this.subscriberCount();
@@ -119,6 +117,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
         this.set(openStreams());
       },
     });
+    // The event log is also the webhooks' outbox: each event written is fanned out to the account's endpoints.
+    this.eventsWritten = this.metrics.counter({ name: 'todo_events_written_total', help: "Todo events written to the event log (the realtime stream and the webhooks' outbox)" });
     this.shutdown.onDrain(() => this.endStreamsForShutdown(), 'end the realtime streams and give their leases back');
     this.revocations.listen((userId) => this.announceCredentialChange(userId));
     this.mode = (await this.databaseFlavour.isEmbedded()) ? 'in-process' : 'notify';
@@ -206,7 +206,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
 
   /** After commit: the in-process fallback delivers here (with NOTIFY the listener does). */
   committed(userId: string, eventId?: string): void {
-    if (eventId !== undefined) this.eventsWritten.inc();
+    if (eventId !== undefined) this.eventsWritten?.inc();
     if (this.mode === 'in-process') this.handleNotice({ u: userId, e: eventId });
   }
 
