@@ -5,6 +5,7 @@ import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
 import { insertUser, until } from '#libs/testing';
 import { WebhookDeliveryService } from '#libs/webhooks';
+import { WebhookDeliveriesRepository } from '../../libs/webhooks/src/webhook-deliveries.repository.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiCaller } from '../support/api-keys.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
@@ -255,6 +256,27 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     expect(all.body.data.replayed).toBe(2);
     await delivery.dispatchDue();
     expect(receiver.on('/replay')).toHaveLength(5);
+    await setEnabled(endpoint.id, false);
+  });
+
+  it('loses nothing when a replica dies after claiming, and never hands one delivery to two claimers at once', async () => {
+    const queue = t.app.get(WebhookDeliveriesRepository, { strict: false });
+    const endpoint = await createEndpoint('/crash');
+    for (let i = 0; i < 6; i++) await t.http.post('/api/v1/todos').set('X-API-Key', caller.key).send({ text: `Crash ${i}`, priority: 2, category: 'hooks' }).expect(201);
+    // Two replicas claiming at once get disjoint sets (SKIP LOCKED); then both "die" without reporting.
+    const [first, second] = await Promise.all([queue.claimDue('account', 4, 60_000), queue.claimDue('account', 4, 60_000)]);
+    const claimed = [...first, ...second].filter((row) => row.endpointId === endpoint.id);
+    expect(claimed).toHaveLength(6);
+    expect(new Set(claimed.map((row) => row.id)).size).toBe(6);
+    await delivery.dispatchDue();
+    expect(receiver.on('/crash')).toHaveLength(0);
+    // Once their lease has passed (a minute: moved here to now), any replica sends them.
+    await t.dataSource.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1`, [endpoint.id]);
+    await delivery.dispatchDue();
+    const hits = receiver.on('/crash');
+    expect(hits).toHaveLength(6);
+    expect(new Set(hits.map((hit) => hit.headers['webhook-id'])).size).toBe(6);
+    expect((await deliveriesOf(endpoint.id)).map((row) => [row.status, row.attempts])).toEqual(Array(6).fill(['delivered', 2]));
     await setEnabled(endpoint.id, false);
   });
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '#libs/database';
 
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 /** A row of `webhook_deliveries`, as read by WEBHOOK_DELIVERY_COLUMNS. */
 export interface WebhookDeliveryRow {

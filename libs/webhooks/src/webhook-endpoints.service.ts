@@ -23,7 +23,7 @@ import { newWebhookSecret } from './webhook-signing.js';
 import { webhookUrlProblem } from './webhook-url.js';
 
 /** After a rotation the previous secret keeps signing beside the new one this long. */
-export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60_000;
+const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60_000;
 const DELIVERY_LIST_LIMIT = 100;
 
 /** The owner's webhook endpoints and their deliveries (the rules; the app's controller calls these with its owner id). */

@@ -1,5 +1,5 @@
 /** Event ids on the wire (SSE `id:` and webhook `webhook-id`): `evt_` and the event log row's id. */
-export const EVENT_ID_PREFIX = 'evt_';
+const EVENT_ID_PREFIX = 'evt_';
 
 export function eventIdOf(sequence: string | bigint): string {
   return `${EVENT_ID_PREFIX}${sequence}`;

@@ -4,9 +4,9 @@ import { IsOptionalNotNull } from '#libs/common';
 import type { WebhookDeliveryRow } from '../webhook-deliveries.repository.js';
 import type { WebhookEndpointRow } from '../webhook-endpoints.repository.js';
 
-export const WEBHOOK_URL_MAX_LENGTH = 2000;
-export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 200;
-export const WEBHOOK_EVENT_TYPES_MAX = 50;
+const WEBHOOK_URL_MAX_LENGTH = 2000;
+const WEBHOOK_DESCRIPTION_MAX_LENGTH = 200;
+const WEBHOOK_EVENT_TYPES_MAX = 50;
 
 export class CreateWebhookDto {
   @ApiProperty({ maxLength: WEBHOOK_URL_MAX_LENGTH, example: 'https://example.com/hooks/todos', description: 'https (http only outside production); must resolve to a public address' })
