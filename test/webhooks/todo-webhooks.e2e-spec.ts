@@ -8,6 +8,7 @@ import { WebhookDeliveryService } from '#libs/webhooks';
 import { WebhookDeliveriesRepository } from '../../libs/webhooks/src/webhook-deliveries.repository.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiCaller } from '../support/api-keys.js';
+import { scrape } from '../support/metrics-scrape.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 interface Hit {
@@ -51,6 +52,8 @@ async function startReceiver() {
   };
 }
 
+const METRICS_TOKEN = 'webhook-metrics-token-0123456789';
+
 describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
   let t: TestApp;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -58,7 +61,7 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
   let caller: { userId: string; key: string };
 
   beforeAll(async () => {
-    t = await startWithDatabase('todo-api', { WEBHOOKS_LOOPBACK: 'true' });
+    t = await startWithDatabase('todo-api', { WEBHOOKS_LOOPBACK: 'true', METRICS_TOKEN: METRICS_TOKEN });
     receiver = await startReceiver();
     delivery = t.app.get(WebhookDeliveryService);
     // The test drives the queue itself (dispatchDue), never the 1 s timer.
@@ -82,6 +85,11 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
 
   async function setEnabled(endpointId: string, enabled: boolean): Promise<void> {
     await t.http.patch(`/api/v1/webhooks/${endpointId}`).set('X-API-Key', caller.key).send({ enabled }).expect(200);
+  }
+
+  /** Each test removes its endpoints: an account holds at most 10. */
+  async function remove(endpointId: string): Promise<void> {
+    await t.http.delete(`/api/v1/webhooks/${endpointId}`).set('X-API-Key', caller.key).expect(200);
   }
 
   /** Lets the retry delays (shortened to a few ms) pass, then runs the queue. */
@@ -146,7 +154,7 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
       }
     } finally {
       source.close();
-      await setEnabled(endpoint.id, false);
+      await remove(endpoint.id);
     }
   });
 
@@ -156,14 +164,14 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     await t.http.delete(`/api/v1/todos/${created.body.data.todo.id}`).set('X-API-Key', caller.key).expect(200);
     await delivery.dispatchDue();
     expect(receiver.on('/deleted-only').map((hit) => JSON.parse(hit.body).type)).toEqual(['todo.deleted']);
-    await setEnabled(endpoint.id, false);
+    await remove(endpoint.id);
   });
 
   it('retries after a 500 and after a timeout on the (shortened) schedule, then marks a delivery failed when it runs out', async () => {
     delivery.retryScheduleMs = [5, 5];
     delivery.attemptTimeoutMs = 300;
     try {
-      receiver.behaviours.set('/flaky', (n) => [500, 'hang', 200][n] ?? 200);
+      receiver.behaviours.set('/flaky', (n) => ([500, 'hang', 200] as const)[n] ?? 200);
       const endpoint = await createEndpoint('/flaky');
       const sent = await t.http.post(`/api/v1/webhooks/${endpoint.id}/test`).set('X-API-Key', caller.key).send({ eventType: 'todo.created' }).expect(202);
       expect(sent.body.data.delivery.eventId).toMatch(/^evt_test_/);
@@ -195,8 +203,8 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
       expect(receiver.on('/down')).toHaveLength(3);
       const endpointRow = (await t.http.get(`/api/v1/webhooks/${down.id}`).set('X-API-Key', caller.key).expect(200)).body.data.webhook;
       expect(endpointRow.failureStreak).toBe(3);
-      await setEnabled(endpoint.id, false);
-      await setEnabled(down.id, false);
+      await remove(endpoint.id);
+      await remove(down.id);
     } finally {
       delivery.retryScheduleMs = [5_000];
       delivery.attemptTimeoutMs = 5_000;
@@ -215,6 +223,11 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     await delivery.dispatchDue();
     expect(receiver.on('/gone')).toHaveLength(1);
     expect(await deliveriesOf(endpoint.id)).toHaveLength(1);
+    // Its owner turns it back on: the reason and the streak are cleared.
+    await setEnabled(endpoint.id, true);
+    const again = (await t.http.get(`/api/v1/webhooks/${endpoint.id}`).set('X-API-Key', caller.key).expect(200)).body.data.webhook;
+    expect([again.enabled, again.disabledReason, again.failureStreak]).toEqual([true, null, 0]);
+    await remove(endpoint.id);
   });
 
   it('signs with the new and the previous secret for a day after a rotation', async () => {
@@ -235,7 +248,7 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     const later = receiver.on('/rotated')[1];
     new Webhook(newSecret).verify(later.body, later.headers as Record<string, string>);
     expect(() => new Webhook(endpoint.secret).verify(later.body, later.headers as Record<string, string>)).toThrow();
-    await setEnabled(endpoint.id, false);
+    await remove(endpoint.id);
   });
 
   it('replays one delivery, and everything since a time, with the same event id', async () => {
@@ -256,7 +269,7 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     expect(all.body.data.replayed).toBe(2);
     await delivery.dispatchDue();
     expect(receiver.on('/replay')).toHaveLength(5);
-    await setEnabled(endpoint.id, false);
+    await remove(endpoint.id);
   });
 
   it('loses nothing when a replica dies after claiming, and never hands one delivery to two claimers at once', async () => {
@@ -277,7 +290,7 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     expect(hits).toHaveLength(6);
     expect(new Set(hits.map((hit) => hit.headers['webhook-id'])).size).toBe(6);
     expect((await deliveriesOf(endpoint.id)).map((row) => [row.status, row.attempts])).toEqual(Array(6).fill(['delivered', 2]));
-    await setEnabled(endpoint.id, false);
+    await remove(endpoint.id);
   });
 
   it('refuses private addresses, at create and at delivery, without connecting', async () => {
@@ -292,7 +305,23 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     await delivery.dispatchDue();
     const [row] = await deliveriesOf(endpoint.id);
     expect([row.status, row.lastResponseCode, row.lastError]).toEqual(['pending', null, 'refused: the URL resolves to a private address']);
-    await setEnabled(endpoint.id, false);
+    await remove(endpoint.id);
+  });
+
+  it('reports events written, deliveries by outcome, the queue and failing endpoints in /metrics', async () => {
+    receiver.behaviours.set('/metered', () => 500);
+    const endpoint = await createEndpoint('/metered');
+    const before = await scrape(t.baseUrl, METRICS_TOKEN);
+    await t.http.post('/api/v1/todos').set('X-API-Key', caller.key).send({ text: 'Count me', priority: 2, category: 'hooks' }).expect(201);
+    await delivery.dispatchDue();
+    await delivery.refreshStats();
+    const after = await scrape(t.baseUrl, METRICS_TOKEN);
+    expect(after.value('todo_events_written_total') - before.value('todo_events_written_total')).toBe(1);
+    expect(after.value('webhook_deliveries_total', { outcome: 'retry' }) - before.value('webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
+    expect(after.value('webhook_queue_depth')).toBeGreaterThanOrEqual(1);
+    expect(after.value('webhook_endpoints_failing')).toBeGreaterThanOrEqual(1);
+    expect(after.value('webhook_endpoint_failure_streak_max')).toBeGreaterThanOrEqual(1);
+    await remove(endpoint.id);
   });
 
   it('keeps endpoints to their account: another account gets 404, and account deletion removes them', async () => {

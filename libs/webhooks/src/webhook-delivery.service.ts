@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { AppMetrics, guardedFetch, OutboundAddressRefusedError, PeriodicTask } from '#libs/common';
+import { AppMetrics, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, unavailableDependencyOf } from '#libs/common';
 import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-engine.options.js';
@@ -16,6 +16,7 @@ const CLAIM_BATCH = 50;
 const DISPATCH_INTERVAL_MS = 1_000;
 const SWEEP_INTERVAL_MS = 60 * 60_000;
 const RETENTION_DAYS = 30;
+const STATS_INTERVAL_MS = 15_000;
 const SWEEP_BATCH = 1000;
 const ERROR_TEXT_MAX = 300;
 
@@ -32,8 +33,10 @@ type Outcome = 'delivered' | 'retry' | 'failed' | 'gone';
 @Injectable()
 export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WebhookDeliveryService.name);
-  private readonly dispatcher = new PeriodicTask('Webhook delivery', DISPATCH_INTERVAL_MS, () => this.dispatchDue(), this.logger);
+  private readonly dispatcher = new PeriodicTask('Webhook delivery', DISPATCH_INTERVAL_MS, () => this.inBackground(() => this.dispatchDue()), this.logger);
   private readonly sweeper = new PeriodicTask('Sweep of old webhook deliveries', SWEEP_INTERVAL_MS, () => this.sweep(), this.logger);
+  private readonly statsRefresh = new PeriodicTask('Webhook queue figures', STATS_INTERVAL_MS, () => this.inBackground(() => this.refreshStats()), this.logger);
+  private readonly stats = { depth: 0, oldestSeconds: 0, failing: 0, longestStreak: 0 };
   private dispatching?: Promise<number>;
   /** Delays before each retry; tests shorten it. */
   retryScheduleMs: readonly number[] = DEFAULT_RETRY_SCHEDULE_MS;
@@ -46,49 +49,68 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     private readonly endpoints: WebhookEndpointsRepository,
     @Inject(WEBHOOK_ENGINE_OPTIONS) private readonly options: WebhookEngineOptions,
     metrics: AppMetrics,
+    private readonly outages: DependencyOutages,
   ) {
     this.outcomes = metrics.counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)', labelNames: ['outcome'] });
-    const { ownerKind } = options;
-    const deliveriesRepository = deliveries;
-    const endpointsRepository = endpoints;
+    // Read when scraped from figures a timer refreshes: a scrape never waits on (or fails with) the database.
+    const stats = this.stats;
     metrics.gauge({
       name: 'webhook_queue_depth',
-      help: 'Webhook deliveries waiting (pending, due or scheduled for a retry)',
-      async collect() {
-        this.set((await deliveriesRepository.queueStats(ownerKind)).depth);
+      help: 'Webhook deliveries waiting (pending, due or scheduled for a retry), as of the last refresh (every 15 s)',
+      collect() {
+        this.set(stats.depth);
       },
     });
     metrics.gauge({
       name: 'webhook_queue_oldest_pending_seconds',
-      help: 'Age of the oldest due webhook delivery, in seconds (0 when none is due)',
-      async collect() {
-        this.set((await deliveriesRepository.queueStats(ownerKind)).oldestSeconds);
+      help: 'Age of the oldest due webhook delivery, in seconds (0 when none is due), as of the last refresh',
+      collect() {
+        this.set(stats.oldestSeconds);
       },
     });
     metrics.gauge({
       name: 'webhook_endpoints_failing',
-      help: 'Enabled webhook endpoints whose last delivery attempt failed',
-      async collect() {
-        this.set((await endpointsRepository.failureStats(ownerKind)).failing);
+      help: 'Enabled webhook endpoints whose last delivery attempt failed, as of the last refresh',
+      collect() {
+        this.set(stats.failing);
       },
     });
     metrics.gauge({
       name: 'webhook_endpoint_failure_streak_max',
-      help: 'The longest run of failed attempts among enabled webhook endpoints',
-      async collect() {
-        this.set((await endpointsRepository.failureStats(ownerKind)).longestStreak);
+      help: 'The longest run of failed attempts among enabled webhook endpoints, as of the last refresh',
+      collect() {
+        this.set(stats.longestStreak);
       },
     });
+  }
+
+  /** A timer's run: a database outage is reported once by DependencyOutages, not warned about every second. */
+  private async inBackground(work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const dependency = unavailableDependencyOf(error);
+      if (!dependency) throw error;
+      this.outages.suspect(dependency, error);
+    }
+  }
+
+  /** Refreshes the queue and endpoint figures the gauges report (tests call it directly). */
+  async refreshStats(): Promise<void> {
+    const [queue, failures] = await Promise.all([this.deliveries.queueStats(this.options.ownerKind), this.endpoints.failureStats(this.options.ownerKind)]);
+    Object.assign(this.stats, queue, failures);
   }
 
   onModuleInit(): void {
     this.dispatcher.start();
     this.sweeper.start();
+    this.statsRefresh.start();
   }
 
   onModuleDestroy(): void {
     this.dispatcher.stop();
     this.sweeper.stop();
+    this.statsRefresh.stop();
   }
 
   /**
