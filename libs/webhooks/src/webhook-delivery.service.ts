@@ -10,9 +10,13 @@ import { signedWebhookHeaders } from './webhook-signing.js';
 const ATTEMPT_TIMEOUT_MS = 5_000;
 /** The receiver's body is read to this many bytes at most (then dropped): only the status counts. */
 const RESPONSE_BODY_CAP = 4096;
-/** A claimed delivery is claimable again after this long if its replica never reports (a crash). */
-const CLAIM_LEASE_MS = 60_000;
 const CLAIM_BATCH = 50;
+/**
+ * A claimed delivery is claimable again after this long if its replica never reports (a crash): long enough for the
+ * worst batch (all of it to one endpoint, sent one at a time, each attempt taking its whole timeout), so a slow
+ * endpoint's deliveries are never claimed by a second replica while the first still works through them.
+ */
+const CLAIM_LEASE_MARGIN_MS = 10_000;
 const DISPATCH_INTERVAL_MS = 1_000;
 const SWEEP_INTERVAL_MS = 60 * 60_000;
 const RETENTION_DAYS = 30;
@@ -122,7 +126,8 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
       let sent = 0;
       try {
         for (;;) {
-          const claimed = await this.deliveries.claimDue(this.options.ownerKind, CLAIM_BATCH, CLAIM_LEASE_MS);
+          const leaseMs = CLAIM_BATCH * this.attemptTimeoutMs + CLAIM_LEASE_MARGIN_MS;
+          const claimed = await this.deliveries.claimDue(this.options.ownerKind, CLAIM_BATCH, leaseMs);
           if (claimed.length === 0) return sent;
           await this.sendBatch(claimed);
           sent += claimed.length;
