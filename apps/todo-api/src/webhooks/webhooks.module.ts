@@ -2,8 +2,10 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { WebhookEngineModule } from '#libs/webhooks';
 import { ApiAccessModule } from '../api-access/api-access.module.js';
+import { McpModule } from '../mcp/mcp.module.js';
 import { MAX_WEBHOOKS_PER_ACCOUNT, TODO_WEBHOOK_EVENTS, TODO_WEBHOOK_OWNER_KIND } from './todo-webhook-events.js';
 import { WebhooksController } from './webhooks.controller.js';
+import { WebhooksMcpTools } from './webhooks-mcp.tools.js';
 
 const engine = WebhookEngineModule.forApp({
   inject: [APP_CONFIG],
@@ -18,8 +20,9 @@ const engine = WebhookEngineModule.forApp({
 
 /** Webhooks for todo events (libs/webhooks with todo-api's vocabulary): an account's endpoints, their deliveries. */
 @Module({
-  imports: [ApiAccessModule, engine],
+  imports: [ApiAccessModule, McpModule, engine],
   controllers: [WebhooksController],
+  providers: [WebhooksMcpTools],
   exports: [engine],
 })
 export class WebhooksModule {}

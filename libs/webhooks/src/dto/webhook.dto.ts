@@ -160,7 +160,7 @@ export class WebhookDeliveryDto {
   eventType: string;
 
   @ApiProperty({ enum: ['pending', 'delivered', 'failed'] })
-  status: string;
+  status: 'pending' | 'delivered' | 'failed';
 
   @ApiProperty({ description: 'Attempts made so far' })
   attempts: number;
