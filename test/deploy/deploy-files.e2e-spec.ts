@@ -179,6 +179,7 @@ function variablesReadIn(files: string[]): Set<string> {
 /** Variables no deployment sets, and why. */
 const NOT_DEPLOYED: Record<string, string> = {
   OAUTH_CLIENT_METADATA_LOOPBACK: 'a test switch, refused when NODE_ENV=production',
+  WEBHOOKS_LOOPBACK: 'a test switch, refused when NODE_ENV=production',
 };
 
 /** Shared code (libs/, without the test helpers) plus the app's own folder. */

@@ -92,7 +92,7 @@ describe('MCP tools of the todo service', () => {
   it('lists every tool with all annotations and an outputSchema, in the same order each time', async () => {
     const first = (await client.listTools()).tools;
     expectAgentGradeListing(first);
-    expect(first.map((tool) => tool.name)).toEqual(['create_todo', 'create_todos', 'delete_todo', 'get_todo', 'list_categories', 'list_todos', 'update_todo', 'update_todos']);
+    expect(first.map((tool) => tool.name)).toEqual(['create_todo', 'create_todos', 'create_webhook', 'delete_todo', 'delete_webhook', 'get_todo', 'list_categories', 'list_todos', 'list_webhook_deliveries', 'list_webhooks', 'update_todo', 'update_todos']);
     expect((await client.listTools()).tools).toEqual(first);
   });
 
@@ -108,6 +108,11 @@ describe('MCP tools of the todo service', () => {
     await callAndValidate(client, tools.update_todos, { todos: bulkIds.map((each) => ({ id: each, estimatedDurationMinutes: 5 })) });
     await callAndValidate(client, tools.list_categories, {});
     await callAndValidate(client, tools.delete_todo, { id });
+    const hook = await callAndValidate(client, tools.create_webhook, { url: 'https://93.184.215.14/hooks/todos', eventTypes: ['todo.created'], description: 'Contract' });
+    const hookId = (hook.structuredContent!.webhook as { id: string }).id;
+    await callAndValidate(client, tools.list_webhooks, {});
+    await callAndValidate(client, tools.list_webhook_deliveries, { id: hookId });
+    await callAndValidate(client, tools.delete_webhook, { id: hookId });
   });
 
   it('pages list_todos with the cursor argument until nextCursor is null', async () => {

@@ -40,7 +40,7 @@ describe('MCP endpoint (POST /api/v1/mcp)', () => {
     expect(client.getServerCapabilities()?.tools).toBeDefined();
     await expect(client.ping()).resolves.toBeDefined();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['create_todo', 'create_todos', 'delete_todo', 'get_todo', 'list_categories', 'list_todos', 'update_todo', 'update_todos']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['create_todo', 'create_todos', 'create_webhook', 'delete_todo', 'delete_webhook', 'get_todo', 'list_categories', 'list_todos', 'list_webhook_deliveries', 'list_webhooks', 'update_todo', 'update_todos']);
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(30);
       expect(tool.inputSchema.type).toBe('object');

@@ -184,7 +184,7 @@ describe('OAuth 2.1 sign-in for the todo MCP endpoint (MCP SDK client)', () => {
     const { client, agent } = await connectAgent({ untick: ['todos:write'] });
     expect(agent.savedTokens!.scope).toBe('todos:read');
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_todo', 'list_categories', 'list_todos']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_todo', 'list_categories', 'list_todos', 'list_webhook_deliveries', 'list_webhooks']);
     const read = (await client.callTool({ name: 'list_todos', arguments: {} })) as ToolResult;
     expect(read.isError).toBeFalsy();
     const write = (await client.callTool({ name: 'create_todo', arguments: { text: 'nope', priority: 1, category: 'x' } })) as ToolResult;

@@ -75,7 +75,7 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
       expect(got[0].data).toEqual(todo);
       expect(got[1].data).toEqual({ ...todo, priority: 1 });
       expect(got[2].data).toEqual({ id: todo.id });
-      const ids = got.map((event) => BigInt(event.id));
+      const ids = got.map((event) => BigInt(event.id.replace(/^evt_/, '')));
       expect(ids[0] < ids[1] && ids[1] < ids[2]).toBe(true);
     } finally {
       stream.source.close();
@@ -213,7 +213,7 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(stream.received).toHaveLength(15);
       expect(got.map((event) => event.data.id).sort((a, b) => a - b)).toEqual(answers.map((res) => res.body.data.todo.id).sort((a, b) => a - b));
-      const ids = got.map((event) => BigInt(event.id));
+      const ids = got.map((event) => BigInt(event.id.replace(/^evt_/, '')));
       expect(ids.every((id, i) => i === 0 || id > ids[i - 1])).toBe(true);
     } finally {
       stream.source.close();

@@ -41,6 +41,7 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
         { name: 'Billing administration', description: 'Lifetime beta access, granted and revoked with the administrator key' },
         { name: 'API keys', description: 'Keys for the todo routes and the MCP endpoint (need API access)' },
         { name: 'Todos', description: 'The account’s todos, read and written with an API key, and their realtime event stream' },
+        { name: 'Webhooks', description: 'Signed (Standard Webhooks), retried deliveries of your todo events to your own endpoints, and their delivery log' },
         { name: 'Account', description: 'Export every record of the account, or delete it' },
         { name: 'MCP', description: 'The todos for AI agents: JSON-RPC 2.0 over stateless streamable HTTP' },
       ],

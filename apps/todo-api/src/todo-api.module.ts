@@ -21,6 +21,7 @@ import { McpModule } from './mcp/mcp.module.js';
 import { TODO_MCP_OAUTH_RESOURCE } from './mcp/todo-mcp.resource.js';
 import { TodoMcpAuthGuard } from './mcp/todo-mcp-auth.guard.js';
 import { TodosModule } from './todos/todos.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 export interface TodoApiOptions {
   config: AppConfig;
@@ -61,6 +62,7 @@ export class TodoApiModule {
         BreachedPasswordsConfigModule.forRoot(options.breachedPasswords),
         ApiKeysModule,
         TodosModule,
+        WebhooksModule,
         AccountModule,
         McpModule,
         McpAuthModule,

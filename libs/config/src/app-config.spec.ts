@@ -85,6 +85,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...base, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' })).toThrow(ConfigError);
   });
 
+  it('takes the WEBHOOKS_LOOPBACK test switch outside production only', () => {
+    expect(loadConfig(base).webhooksLoopback).toBe(false);
+    expect(loadConfig({ ...base, WEBHOOKS_LOOPBACK: 'true' }).webhooksLoopback).toBe(true);
+    expect(() => loadConfig({ ...base, WEBHOOKS_LOOPBACK: 'yes' })).toThrow(new ConfigError('WEBHOOKS_LOOPBACK', 'must be true or false'));
+    expect(() => loadConfig({ ...base, ...PUBLIC_URLS, NODE_ENV: 'production', WEBHOOKS_LOOPBACK: 'true' })).toThrow(
+      new ConfigError('WEBHOOKS_LOOPBACK', 'is a test switch and is refused when NODE_ENV=production'),
+    );
+  });
+
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('JWT_SECRET');
   });

@@ -60,6 +60,11 @@ export interface AppConfig {
    * address, which the authorization server otherwise never fetches from.
    */
   oauthClientMetadataLoopback: boolean;
+  /**
+   * Test/development only (WEBHOOKS_LOOPBACK=true, refused in production): webhook endpoints on 127.0.0.1/::1/localhost
+   * are accepted and delivered to (the tests' receivers); otherwise loopback is refused like any private address.
+   */
+  webhooksLoopback: boolean;
   /** Admission control (libs/common's OverloadGate): when a replica refuses new work with 503 SERVICE_OVERLOADED. */
   overload: OverloadConfig;
 }
@@ -151,10 +156,18 @@ export function loadMigrationConfig(env: Env = process.env): MigrationConfig {
 }
 
 function readOAuthClientMetadataLoopback(env: Env, nodeEnv: NodeEnv): boolean {
-  const value = readVariable(env, 'OAUTH_CLIENT_METADATA_LOOPBACK');
+  return readLoopbackSwitch('OAUTH_CLIENT_METADATA_LOOPBACK', readVariable(env, 'OAUTH_CLIENT_METADATA_LOOPBACK'), nodeEnv);
+}
+
+function readWebhooksLoopback(env: Env, nodeEnv: NodeEnv): boolean {
+  return readLoopbackSwitch('WEBHOOKS_LOOPBACK', readVariable(env, 'WEBHOOKS_LOOPBACK'), nodeEnv);
+}
+
+/** A test switch that lets an outbound fetch reach loopback: true or false, refused in production. */
+function readLoopbackSwitch(name: string, value: string | undefined, nodeEnv: NodeEnv): boolean {
   if (value === undefined || value === 'false') return false;
-  if (value !== 'true') throw new ConfigError('OAUTH_CLIENT_METADATA_LOOPBACK', 'must be true or false');
-  if (nodeEnv === 'production') throw new ConfigError('OAUTH_CLIENT_METADATA_LOOPBACK', 'is a test switch and is refused when NODE_ENV=production');
+  if (value !== 'true') throw new ConfigError(name, 'must be true or false');
+  if (nodeEnv === 'production') throw new ConfigError(name, 'is a test switch and is refused when NODE_ENV=production');
   return true;
 }
 
@@ -228,6 +241,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const bcryptCost = readIntVariable(env, 'BCRYPT_COST', 12, nodeEnv === 'production' ? 12 : 4, 15);
 
   const oauthClientMetadataLoopback = readOAuthClientMetadataLoopback(env, nodeEnv);
+  const webhooksLoopback = readWebhooksLoopback(env, nodeEnv);
 
   const metricsToken = readVariable(env, 'METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
@@ -269,6 +283,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrateAtStart: readMigrateAtStart(env),
     tracing: readTracingConfig(env),
     oauthClientMetadataLoopback,
+    webhooksLoopback,
     overload: readOverload(env),
   };
 }

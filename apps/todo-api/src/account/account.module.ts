@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
-import { AccountsCoreModule } from '#libs/identity';
 import { BillingModule } from '../billing/billing.module.js';
-import { ConnectedAppsModule, SecurityActivityModule } from '#libs/identity';
-import { SecondFactorModule } from '#libs/identity';
+import { AccountsCoreModule, ConnectedAppsModule, SecondFactorModule, SecurityActivityModule } from '#libs/identity';
 import { TodosModule } from '../todos/todos.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { AccountController } from './account.controller.js';
 import { AccountRepository } from './account.repository.js';
 import { AccountService } from './account.service.js';
 
 @Module({
-  imports: [AccountsCoreModule, TodosModule, BillingModule, ConnectedAppsModule, SecurityActivityModule, SecondFactorModule],
+  imports: [AccountsCoreModule, TodosModule, BillingModule, ConnectedAppsModule, SecurityActivityModule, SecondFactorModule, WebhooksModule],
   controllers: [AccountController],
   providers: [AccountRepository, AccountService],
 })

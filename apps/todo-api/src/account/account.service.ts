@@ -13,6 +13,7 @@ import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
 import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
 import { SecondFactorService } from '#libs/identity';
+import { WebhookEndpointsService } from '#libs/webhooks';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()
@@ -29,12 +30,13 @@ export class AccountService {
     private readonly connectedApps: ConnectedAppsService,
     private readonly activity: SecurityActivityService,
     private readonly secondFactor: SecondFactorService,
+    private readonly webhooks: WebhookEndpointsService,
   ) {}
 
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor] = await Promise.all([
+    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks] = await Promise.all([
       this.todos.allOf(userId),
       this.repository.findApiKeys(userId),
       this.repository.findSessions(userId),
@@ -42,6 +44,7 @@ export class AccountService {
       this.connectedApps.list(userId),
       this.activity.allOf(userId),
       this.secondFactor.status(userId),
+      this.webhooks.allOf(userId),
     ]);
     const now = new Date();
     return {
@@ -55,6 +58,7 @@ export class AccountService {
       connectedApps,
       securityActivity,
       secondFactor,
+      webhooks,
     };
   }
 
@@ -74,6 +78,8 @@ export class AccountService {
     }
     const { deleted, stripeCustomer } = await this.repository.transaction(async (tx) => {
       const customer = await this.billingCleanup.queue(tx, userId);
+      // Endpoints are owned by kind and id (no foreign key to users): removed here, their deliveries by cascade.
+      await this.webhooks.removeAllOf(tx, userId);
       const removed = await this.repository.deleteUser(tx, userId);
       if (removed) await this.todoEvents.announceAccountDeleted(tx, userId);
       return { deleted: removed, stripeCustomer: customer };

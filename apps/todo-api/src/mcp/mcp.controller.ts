@@ -25,7 +25,7 @@ export class McpController {
     summary: 'MCP endpoint for AI agents (JSON-RPC 2.0, stateless streamable HTTP)',
     description:
       'One JSON-RPC message per POST (initialize, ping, tools/list, tools/call); no session is kept. Send ' +
-      '`Accept: application/json, text/event-stream`. Tools: list_todos, get_todo, list_categories, create_todo, update_todo, delete_todo, create_todos and update_todos (up to 50, all or none), ' +
+      '`Accept: application/json, text/event-stream`. Tools: list_todos, get_todo, list_categories, create_todo, update_todo, delete_todo, create_todos and update_todos (up to 50, all or none), list_webhooks, create_webhook, delete_webhook and list_webhook_deliveries, ' +
       'with the REST rules; each announces an outputSchema and annotations, results carry `structuredContent` and a JSON text block; ' +
       'list_todos pages with `cursor`. Tool errors are results with `isError: true` and the REST error code in the text. Same API key, ' +
       'subscription and rate limit (shared with the todo routes) as REST; or an OAuth 2.1 access token issued for this endpoint ' +

@@ -46,15 +46,15 @@ export class TodoEventsController {
     example: 'tdk_8fK2pQ1xV0aZ3mX0k9pL2sT8wR1yU6zA4b1x9QeZ',
     description: 'JWT or API key, for clients that cannot send headers (EventSource)',
   })
-  @ApiHeader({ name: 'Last-Event-ID', required: false, schema: { type: 'string', example: '41' }, description: 'Resume after this event id (EventSource sends it on reconnect)' })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, schema: { type: 'string', example: 'evt_41' }, description: 'Resume after this event id (EventSource sends it on reconnect); a bare decimal (`41`, ids before `evt_`) is accepted too' })
   @ApiProduces('text/event-stream')
   @ApiExtraModels(...TODO_EVENT_MODELS)
   @ApiResponse({
     status: 200,
     description:
       'text/event-stream: `id`, `event` and a JSON `data` line per change, each event one of the schemas below (by its `event` name). On the wire:\n\n' +
-      '```\nid: 42\nevent: todo.created\ndata: {"id":7,"text":"Renew the passport","priority":2,"category":"errands","estimatedDurationMinutes":null,"createdAt":1763700000}\n\n' +
-      ':\n\nid: 43\nevent: todo.deleted\ndata: {"id":7}\n```',
+      '```\nid: evt_42\nevent: todo.created\ndata: {"id":7,"text":"Renew the passport","priority":2,"category":"errands","estimatedDurationMinutes":null,"createdAt":1763700000}\n\n' +
+      ':\n\nid: evt_43\nevent: todo.deleted\ndata: {"id":7}\n```',
     content: {
       'text/event-stream': {
         schema: TODO_EVENT_STREAM_SCHEMA,

@@ -2,9 +2,11 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { createSession, type Session } from 'better-sse';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
+import type { Counter } from 'prom-client';
 import { CredentialRevocations } from '#libs/identity';
 import { AppMetrics, DATABASE_DEPENDENCY, DependencyOutages, destroyPgClientSocket, GracefulShutdown, unavailableDependencyOf } from '#libs/common';
 import { DatabaseFlavour, type Transaction } from '#libs/database';
+import { eventIdOf, sequenceOfEventId } from '#libs/webhooks';
 import { credentialExpiryOf, JwtOrApiKeyGuard } from '../api-access/jwt-or-api-key.guard.js';
 import type { TodoEventData } from './dto/todo-event.dto.js';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
@@ -93,6 +95,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS;
   /** Longest time between two checks of a stream's credential; tests shorten it. */
   credentialRecheckIntervalMs = DEFAULT_CREDENTIAL_RECHECK_MS;
+  private eventsWritten?: Counter;
 
   constructor(
     private readonly repository: TodosRepository,
@@ -114,6 +117,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
         this.set(openStreams());
       },
     });
+    // The event log is also the webhooks' outbox: each event written is fanned out to the account's endpoints.
+    this.eventsWritten = this.metrics.counter({ name: 'todo_events_written_total', help: "Todo events written to the event log (the realtime stream and the webhooks' outbox)" });
     this.shutdown.onDrain(() => this.endStreamsForShutdown(), 'end the realtime streams and give their leases back');
     this.revocations.listen((userId) => this.announceCredentialChange(userId));
     this.mode = (await this.databaseFlavour.isEmbedded()) ? 'in-process' : 'notify';
@@ -201,6 +206,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
 
   /** After commit: the in-process fallback delivers here (with NOTIFY the listener does). */
   committed(userId: string, eventId?: string): void {
+    if (eventId !== undefined) this.eventsWritten?.inc();
     if (this.mode === 'in-process') this.handleNotice({ u: userId, e: eventId });
   }
 
@@ -235,7 +241,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       return;
     }
     this.scheduleRecheck(subscriber, credentialExpiryOf(request));
-    const resumeFrom = /^[0-9]{1,18}$/.test(session.lastId) ? session.lastId : undefined;
+    // `evt_<n>` (what the stream sends, and a webhook's `webhook-id`) or a bare `<n>` (clients from before `evt_` ids).
+    const resumeFrom = sequenceOfEventId(session.lastId);
     // Without Last-Event-ID the stream starts at the user's latest event when it opened.
     subscriber.lastSentId = BigInt(resumeFrom ?? latest);
     subscriber.ready = true;
@@ -355,7 +362,8 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   private deliver(subscriber: Subscriber, event: TodoEventRow): void {
     const id = BigInt(event.id);
     if (!subscriber.ready || id <= subscriber.lastSentId || !subscriber.session.isConnected) return;
-    subscriber.session.push(event.payload, event.type, event.id);
+    // The same id as the webhook delivery of this change (`webhook-id`), so a consumer can de-duplicate across both.
+    subscriber.session.push(event.payload, event.type, eventIdOf(event.id));
     subscriber.lastSentId = id;
   }
 

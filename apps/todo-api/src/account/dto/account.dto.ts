@@ -7,6 +7,7 @@ import { SessionDto } from '#libs/identity';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
 import { ConnectedAppDto, SecurityActivityDto } from '#libs/identity';
 import { MfaStatusDto } from '#libs/identity';
+import { WebhookEndpointDto } from '#libs/webhooks';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
 export const DELETE_CONFIRMATION = 'DELETE';
@@ -58,4 +59,6 @@ export class AccountExportDto {
 
   @ApiPropertyOptional({ type: MfaStatusDto, description: 'Whether sign-in asks for a second factor, and how many recovery codes are left; never a secret or a code' })
   secondFactor?: MfaStatusDto;
+  @ApiPropertyOptional({ type: [WebhookEndpointDto], description: 'Webhook endpoints (never their secrets)' })
+  webhooks?: WebhookEndpointDto[];
 }

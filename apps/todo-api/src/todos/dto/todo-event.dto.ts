@@ -19,7 +19,11 @@ export interface TodoEventData {
   'todo.deleted': TodoDeletedEventDataDto;
 }
 
-const EVENT_ID = { description: 'The SSE `id` field: the event id (decimal), to resume after with `Last-Event-ID`', example: '42', maxLength: 20 };
+const EVENT_ID = {
+  description: 'The SSE `id` field: the event id (`evt_` and a decimal), to resume after with `Last-Event-ID`; the same id as the `webhook-id` of the webhook delivery of that change',
+  example: 'evt_42',
+  maxLength: 22,
+};
 
 class TodoCreatedEventDto {
   @ApiProperty(EVENT_ID)

@@ -1,0 +1,17 @@
+import type { TodoDto } from '../todos/dto/todo.dto.js';
+import type { TodoEventData } from '../todos/dto/todo-event.dto.js';
+
+/** The owner kind of todo-api's webhook endpoints (owner id: the user id); the todo_events trigger names it too. */
+export const TODO_WEBHOOK_OWNER_KIND = 'account';
+
+/** Most webhook endpoints one account may have. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
+
+const SAMPLE_TODO: TodoDto = { id: 42, text: 'Renew the passport', priority: 2, category: 'errands', estimatedDurationMinutes: 30, createdAt: 1763700000 };
+
+/** todo-api's event catalogue: every type a webhook can receive, with the sample `data` a test event carries. */
+export const TODO_WEBHOOK_EVENTS = {
+  'todo.created': SAMPLE_TODO,
+  'todo.updated': { ...SAMPLE_TODO, priority: 1 },
+  'todo.deleted': { id: 42 },
+} satisfies { [Type in keyof TodoEventData]: TodoEventData[Type] };

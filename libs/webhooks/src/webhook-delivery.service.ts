@@ -1,0 +1,231 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { AppMetrics, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, unavailableDependencyOf } from '#libs/common';
+import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
+import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-engine.options.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, retryDelayMs } from './webhook-retry-schedule.js';
+import { signedWebhookHeaders } from './webhook-signing.js';
+
+/** Connect + response headers + body, per attempt. */
+const ATTEMPT_TIMEOUT_MS = 5_000;
+/** The receiver's body is read to this many bytes at most (then dropped): only the status counts. */
+const RESPONSE_BODY_CAP = 4096;
+const CLAIM_BATCH = 50;
+/**
+ * A claimed delivery is claimable again after this long if its replica never reports (a crash): long enough for the
+ * worst batch (all of it to one endpoint, sent one at a time, each attempt taking its whole timeout), so a slow
+ * endpoint's deliveries are never claimed by a second replica while the first still works through them.
+ */
+const CLAIM_LEASE_MARGIN_MS = 10_000;
+const DISPATCH_INTERVAL_MS = 1_000;
+const SWEEP_INTERVAL_MS = 60 * 60_000;
+const RETENTION_DAYS = 30;
+const STATS_INTERVAL_MS = 15_000;
+const SWEEP_BATCH = 1000;
+const ERROR_TEXT_MAX = 300;
+
+type Outcome = 'delivered' | 'retry' | 'failed' | 'gone';
+
+/**
+ * The durable delivery queue's worker, on every replica: claims due deliveries with FOR UPDATE SKIP LOCKED (see
+ * WebhookDeliveriesRepository.claimDue), sends each signed (Standard Webhooks) through guardedFetch, and records
+ * the outcome: 2xx delivered; 410 Gone disables the endpoint; anything else (other status, timeout, refused
+ * address, network error) is retried on the schedule (DEFAULT_RETRY_SCHEDULE_MS, with jitter), then `failed`.
+ * Within one claimed batch an endpoint's deliveries go one at a time in claim order (oldest first); endpoints in
+ * parallel. Deliveries older than 30 days are swept.
+ */
+@Injectable()
+export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(WebhookDeliveryService.name);
+  private readonly dispatcher = new PeriodicTask('Webhook delivery', DISPATCH_INTERVAL_MS, () => this.inBackground(() => this.dispatchDue()), this.logger);
+  private readonly sweeper = new PeriodicTask('Sweep of old webhook deliveries', SWEEP_INTERVAL_MS, () => this.sweep(), this.logger);
+  private readonly statsRefresh = new PeriodicTask('Webhook queue figures', STATS_INTERVAL_MS, () => this.inBackground(() => this.refreshStats()), this.logger);
+  private readonly stats = { depth: 0, oldestSeconds: 0, failing: 0, longestStreak: 0 };
+  private dispatching?: Promise<number>;
+  /** Delays before each retry; tests shorten it. */
+  retryScheduleMs: readonly number[] = DEFAULT_RETRY_SCHEDULE_MS;
+  /** Per-attempt timeout; tests shorten it. */
+  attemptTimeoutMs = ATTEMPT_TIMEOUT_MS;
+  private readonly outcomes;
+
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly endpoints: WebhookEndpointsRepository,
+    @Inject(WEBHOOK_ENGINE_OPTIONS) private readonly options: WebhookEngineOptions,
+    metrics: AppMetrics,
+    private readonly outages: DependencyOutages,
+  ) {
+    this.outcomes = metrics.counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)', labelNames: ['outcome'] });
+    // Read when scraped from figures a timer refreshes: a scrape never waits on (or fails with) the database.
+    const stats = this.stats;
+    metrics.gauge({
+      name: 'webhook_queue_depth',
+      help: 'Webhook deliveries waiting (pending, due or scheduled for a retry), as of the last refresh (every 15 s)',
+      collect() {
+        this.set(stats.depth);
+      },
+    });
+    metrics.gauge({
+      name: 'webhook_queue_oldest_pending_seconds',
+      help: 'Age of the oldest due webhook delivery, in seconds (0 when none is due), as of the last refresh',
+      collect() {
+        this.set(stats.oldestSeconds);
+      },
+    });
+    metrics.gauge({
+      name: 'webhook_endpoints_failing',
+      help: 'Enabled webhook endpoints whose last delivery attempt failed, as of the last refresh',
+      collect() {
+        this.set(stats.failing);
+      },
+    });
+    metrics.gauge({
+      name: 'webhook_endpoint_failure_streak_max',
+      help: 'The longest run of failed attempts among enabled webhook endpoints, as of the last refresh',
+      collect() {
+        this.set(stats.longestStreak);
+      },
+    });
+  }
+
+  /** A timer's run: a database outage is reported once by DependencyOutages, not warned about every second. */
+  private async inBackground(work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const dependency = unavailableDependencyOf(error);
+      if (!dependency) throw error;
+      this.outages.suspect(dependency, error);
+    }
+  }
+
+  /** Refreshes the queue and endpoint figures the gauges report (tests call it directly). */
+  async refreshStats(): Promise<void> {
+    const [queue, failures] = await Promise.all([this.deliveries.queueStats(this.options.ownerKind), this.endpoints.failureStats(this.options.ownerKind)]);
+    Object.assign(this.stats, queue, failures);
+  }
+
+  onModuleInit(): void {
+    this.dispatcher.start();
+    this.sweeper.start();
+    this.statsRefresh.start();
+  }
+
+  onModuleDestroy(): void {
+    this.dispatcher.stop();
+    this.sweeper.stop();
+    this.statsRefresh.stop();
+  }
+
+  /**
+   * Sends every delivery due now, batch after batch, until none is left; answers how many attempts it made. A call
+   * while one runs joins it (tests call this directly instead of waiting for the timer).
+   */
+  dispatchDue(): Promise<number> {
+    this.dispatching ??= (async () => {
+      let sent = 0;
+      try {
+        for (;;) {
+          const leaseMs = CLAIM_BATCH * this.attemptTimeoutMs + CLAIM_LEASE_MARGIN_MS;
+          const claimed = await this.deliveries.claimDue(this.options.ownerKind, CLAIM_BATCH, leaseMs);
+          if (claimed.length === 0) return sent;
+          await this.sendBatch(claimed);
+          sent += claimed.length;
+          if (claimed.length < CLAIM_BATCH) return sent;
+        }
+      } finally {
+        this.dispatching = undefined;
+      }
+    })();
+    return this.dispatching;
+  }
+
+  async sweep(): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const count = await this.deliveries.sweep(RETENTION_DAYS, SWEEP_BATCH);
+      removed += count;
+      if (count < SWEEP_BATCH) return removed;
+    }
+  }
+
+  private async sendBatch(claimed: ClaimedDelivery[]): Promise<void> {
+    const byEndpoint = new Map<string, ClaimedDelivery[]>();
+    for (const delivery of claimed) {
+      const list = byEndpoint.get(delivery.endpointId) ?? [];
+      list.push(delivery);
+      byEndpoint.set(delivery.endpointId, list);
+    }
+    await Promise.all(
+      [...byEndpoint.values()].map(async (list) => {
+        for (const delivery of list) {
+          const outcome = await this.attempt(delivery);
+          // A 410 disabled the endpoint: the rest of its batch waits (claimable again once re-enabled).
+          if (outcome === 'gone') return;
+        }
+      }),
+    );
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<Outcome> {
+    const body = JSON.stringify({ type: delivery.eventType, timestamp: new Date(delivery.occurredAt).toISOString(), data: delivery.payload });
+    const secrets = delivery.previousSecret ? [delivery.secret, delivery.previousSecret] : [delivery.secret];
+    const headers = { 'content-type': 'application/json', 'user-agent': 'todo-feedback-webhooks/1', ...signedWebhookHeaders(delivery.eventId, new Date(), body, secrets) };
+    let status: number | null = null;
+    let error: string;
+    try {
+      const signal = AbortSignal.timeout(this.attemptTimeoutMs);
+      const response = await guardedFetch(delivery.url, { method: 'POST', headers, body, signal }, { allowLoopback: this.options.allowLoopback });
+      status = response.status;
+      await drainCapped(response, RESPONSE_BODY_CAP);
+      if (status >= 200 && status < 300) {
+        await this.deliveries.markDelivered(delivery.id, status);
+        await this.endpoints.recordSuccess(delivery.endpointId);
+        this.outcomes.inc({ outcome: 'delivered' });
+        return 'delivered';
+      }
+      if (status === 410) {
+        await this.deliveries.markFailed(delivery.id, status, 'the endpoint answered 410 Gone: disabled');
+        await this.endpoints.disable(delivery.endpointId, 'the endpoint answered 410 Gone');
+        this.outcomes.inc({ outcome: 'gone' });
+        return 'gone';
+      }
+      error = `HTTP ${status}`;
+    } catch (caught) {
+      error = describeFailure(caught);
+    }
+    await this.endpoints.recordFailure(delivery.endpointId);
+    const delay = retryDelayMs(this.retryScheduleMs, delivery.attempts);
+    if (delay === undefined) {
+      await this.deliveries.markFailed(delivery.id, status, error);
+      this.outcomes.inc({ outcome: 'failed' });
+      return 'failed';
+    }
+    await this.deliveries.markRetry(delivery.id, status, error, delay);
+    this.outcomes.inc({ outcome: 'retry' });
+    return 'retry';
+  }
+}
+
+/** Reads at most `cap` bytes of the body, then cancels the rest (a receiver cannot make us read megabytes). */
+async function drainCapped(response: Response, cap: number): Promise<void> {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  let read = 0;
+  try {
+    while (read < cap) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof OutboundAddressRefusedError) return 'refused: the URL resolves to a private address';
+  const name = (error as Error)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return 'timed out';
+  return `network error: ${String((error as Error)?.message ?? error)}`.slice(0, ERROR_TEXT_MAX);
+}

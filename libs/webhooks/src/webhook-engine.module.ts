@@ -1,0 +1,23 @@
+import { DynamicModule, Module, type FactoryProvider } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDeliveryService } from './webhook-delivery.service.js';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-engine.options.js';
+
+/**
+ * The webhook engine for one app: endpoints and their rules (WebhookEndpointsService), the durable delivery worker
+ * (WebhookDeliveryService). The app passes its vocabulary in (WebhookEngineOptions, usually from its config).
+ */
+@Module({})
+export class WebhookEngineModule {
+  static forApp(options: Omit<FactoryProvider<WebhookEngineOptions>, 'provide'>): DynamicModule {
+    return {
+      module: WebhookEngineModule,
+      imports: [ObservabilityModule],
+      providers: [{ provide: WEBHOOK_ENGINE_OPTIONS, ...options }, WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookEndpointsService, WebhookDeliveryService],
+      exports: [WebhookEndpointsService, WebhookDeliveryService],
+    };
+  }
+}

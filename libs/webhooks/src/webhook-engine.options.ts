@@ -1,0 +1,19 @@
+/**
+ * What an app tells the webhook engine about itself: the owner kind its endpoints belong to (the first argument of
+ * its event log's `webhook_enqueue` trigger), its event catalogue with a sample payload per type (the "send test
+ * event" route sends it), and its outbound switches. libs/webhooks names no app: this is all it knows of one.
+ */
+export interface WebhookEngineOptions {
+  /** e.g. `account` (todo-api: owner id = user id); another app uses its own (`site`). */
+  ownerKind: string;
+  /** Every event type the app emits, each with a sample `data` for test events. */
+  eventCatalogue: Readonly<Record<string, unknown>>;
+  /** Loopback receivers allowed (a test/development switch that loadConfig refuses in production). */
+  allowLoopback: boolean;
+  /** Only https:// endpoints (production). */
+  httpsOnly: boolean;
+  /** Most endpoints one owner may have. */
+  maxEndpointsPerOwner: number;
+}
+
+export const WEBHOOK_ENGINE_OPTIONS = Symbol('WEBHOOK_ENGINE_OPTIONS');
