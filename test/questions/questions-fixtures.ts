@@ -1,4 +1,4 @@
-import { ShareTokenSealer } from '../../apps/feedback-export/src/questions/share-token.js';
+import { shareTokenSealer } from '../../apps/feedback-export/src/questions/share-token.js';
 import { SmtpTestServer, type TestDatabase } from '#libs/testing';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
@@ -51,7 +51,7 @@ export const sampleQuestions = (count = 3) =>
 /** The share token of any batch (drafts included), read back from the database as the service would. */
 export async function shareTokenOf(t: TestApp, batchId: string): Promise<string> {
   const rows = await t.dataSource.query(`SELECT share_token_sealed AS sealed FROM question_batches WHERE id = $1`, [batchId]);
-  const token = new ShareTokenSealer(t.config.jwtSecret).open(rows[0].sealed);
+  const token = shareTokenSealer(t.config.jwtSecret).open(rows[0].sealed);
   if (!token) throw new Error('cannot unseal');
   return token;
 }

@@ -54,3 +54,4 @@ export * from './logging/service-log-scope.js';
 export * from './bootstrap/start-block.js';
 export * from './outbound/outbound-fetch.js';
 export * from './idempotency/idempotent-write.js';
+export * from './secrets/secret-sealer.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { htmlLimitViolations, MAX_BATCH_HTML_ELEMENTS, MAX_BATCH_HTML_LENGTH, MAX_HTML_NESTING, measureHtml, sanitizeQuestionHtml } from './html-policy.js';
-import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, ShareTokenSealer } from './share-token.js';
+import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, shareTokenSealer } from './share-token.js';
 
 describe('question HTML policy', () => {
   it('keeps formatting and safe links', () => {
@@ -59,11 +59,11 @@ describe('share token', () => {
     const token = generateShareToken();
     expect(token).toMatch(SHARE_TOKEN_PATTERN);
     expect(generateShareToken()).not.toBe(token);
-    const sealer = new ShareTokenSealer('a-secret-of-enough-length-0123456789');
+    const sealer = shareTokenSealer('a-secret-of-enough-length-0123456789');
     const sealed = sealer.seal(token);
     expect(sealed).not.toContain(token);
     expect(sealer.open(sealed)).toBe(token);
-    expect(new ShareTokenSealer('another-secret-of-enough-length-012345').open(sealed)).toBeUndefined();
+    expect(shareTokenSealer('another-secret-of-enough-length-012345').open(sealed)).toBeUndefined();
     expect(hashShareToken(token)).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppException, ErrorCode, trimTrailingSlashes, validationException } from '#libs/common';
+import { AppException, ErrorCode, SecretSealer, trimTrailingSlashes, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
 import { QUOTA_CONFIG, type QuotaConfig } from '../sites/quota.config.js';
@@ -24,13 +24,13 @@ import {
 import { toSharedAnswerDto, toSharedBatchDto, type SharedAnswerDto, type SharedBatchDto, type SubmittedDto } from './dto/share.dto.js';
 import { HTML_POLICY_VERSION, htmlLimitViolations, type HtmlField, sanitizeQuestionHtml } from './html-policy.js';
 import { QuestionsRepository, storedBatchBytes, type BatchRow, type NewBatch, type QuestionRow, type StoredBatchText } from './questions.repository.js';
-import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, ShareTokenSealer } from './share-token.js';
+import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, shareTokenSealer } from './share-token.js';
 
 /** The whole life of a question batch: create, list, detail, link, send, and the recipient's side. */
 @Injectable()
 export class QuestionsService {
   private readonly logger = new Logger(QuestionsService.name);
-  private readonly sealer: ShareTokenSealer;
+  private readonly sealer: SecretSealer;
 
   constructor(
     private readonly questions: QuestionsRepository,
@@ -39,7 +39,7 @@ export class QuestionsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(QUOTA_CONFIG) private readonly quotas: QuotaConfig,
   ) {
-    this.sealer = new ShareTokenSealer(config.jwtSecret);
+    this.sealer = shareTokenSealer(config.jwtSecret);
   }
 
   // ---- site token side (REST and MCP) ----

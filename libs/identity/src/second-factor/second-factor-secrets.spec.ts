@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { generateRecoveryCodes, hashRecoveryCode, TotpSecretSealer } from './second-factor-secrets.js';
+import { generateRecoveryCodes, hashRecoveryCode, totpSecretSealer } from './second-factor-secrets.js';
 
 describe('second-factor secrets', () => {
   it('seals a TOTP secret so that only the same service secret opens it, and never the same way twice', () => {
-    const sealer = new TotpSecretSealer('a-secret-of-enough-length-0123456789');
+    const sealer = totpSecretSealer('a-secret-of-enough-length-0123456789');
     const first = sealer.seal('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP');
     expect(first).not.toContain('JBSWY3DP');
     expect(sealer.seal('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP')).not.toBe(first);
     expect(sealer.open(first)).toBe('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP');
-    expect(new TotpSecretSealer('another-secret-of-enough-length-012345').open(first)).toBeUndefined();
+    expect(totpSecretSealer('another-secret-of-enough-length-012345').open(first)).toBeUndefined();
     const [version, iv, body, tag] = first.split('.');
     expect(sealer.open([version, iv, body, Buffer.from('x'.repeat(16)).toString('base64url')].join('.'))).toBeUndefined();
     expect(sealer.open(`${version}.${iv}.${body}`)).toBeUndefined();

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
-import { AppException, ErrorCode, validationException } from '#libs/common';
+import { AppException, ErrorCode, SecretSealer, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
 import { PasswordHasher } from '../accounts/password-hasher.service.js';
@@ -18,7 +18,7 @@ import {
   type StartTotpDto,
   type TotpEnrolmentDto,
 } from './dto/second-factor.dto.js';
-import { generateChallengeToken, generateRecoveryCodes, hashChallengeToken, hashRecoveryCode, TotpSecretSealer } from './second-factor-secrets.js';
+import { generateChallengeToken, generateRecoveryCodes, hashChallengeToken, hashRecoveryCode, totpSecretSealer } from './second-factor-secrets.js';
 import { SecondFactorRateLimiter } from './second-factor-rate-limiter.service.js';
 import { SecondFactorRepository } from './second-factor.repository.js';
 
@@ -70,7 +70,7 @@ function invalidChallenge(headers?: Record<string, string>): AppException {
 @Injectable()
 export class SecondFactorService {
   private readonly logger = new Logger(SecondFactorService.name);
-  private readonly sealer: TotpSecretSealer;
+  private readonly sealer: SecretSealer;
   private readonly issuer: string;
 
   constructor(
@@ -80,7 +80,7 @@ export class SecondFactorService {
     private readonly limiter: SecondFactorRateLimiter,
     private readonly activity: SecurityActivityService,
   ) {
-    this.sealer = new TotpSecretSealer(config.jwtSecret);
+    this.sealer = totpSecretSealer(config.jwtSecret);
     this.issuer = URL.parse(config.publicBaseUrl)?.host || 'todo-api';
   }
 
