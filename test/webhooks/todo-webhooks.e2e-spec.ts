@@ -236,6 +236,12 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     const newSecret: string = rotated.body.data.secret;
     expect(newSecret).not.toBe(endpoint.secret);
     expect(Date.parse(rotated.body.data.webhook.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
+    // Both secrets are sealed at rest: a copy of the table alone cannot sign as us.
+    const [stored] = await t.dataSource.query(`SELECT secret, previous_secret AS "previousSecret" FROM webhook_endpoints WHERE id = $1`, [endpoint.id]);
+    for (const secret of [newSecret, endpoint.secret]) {
+      const key = secret.replace(/^whsec_/, '');
+      expect([stored.secret.includes(key), stored.previousSecret.includes(key)]).toEqual([false, false]);
+    }
     await t.http.post(`/api/v1/webhooks/${endpoint.id}/test`).set('X-API-Key', caller.key).send({ eventType: 'todo.updated' }).expect(202);
     await delivery.dispatchDue();
     const [hit] = receiver.on('/rotated');

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { AppMetrics, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, unavailableDependencyOf } from '#libs/common';
+import { AppMetrics, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, unavailableDependencyOf, type SecretSealer } from '#libs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-engine.options.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, retryDelayMs } from './webhook-retry-schedule.js';
-import { signedWebhookHeaders } from './webhook-signing.js';
+import { signedWebhookHeaders, webhookSecretSealer } from './webhook-signing.js';
 
 /** Connect + response headers + body, per attempt. */
 const ATTEMPT_TIMEOUT_MS = 5_000;
@@ -47,6 +48,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   /** Per-attempt timeout; tests shorten it. */
   attemptTimeoutMs = ATTEMPT_TIMEOUT_MS;
   private readonly outcomes;
+  private readonly sealer: SecretSealer;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -54,7 +56,9 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     @Inject(WEBHOOK_ENGINE_OPTIONS) private readonly options: WebhookEngineOptions,
     metrics: AppMetrics,
     private readonly outages: DependencyOutages,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.sealer = webhookSecretSealer(config.jwtSecret);
     this.outcomes = metrics.counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)', labelNames: ['outcome'] });
     // Read when scraped from figures a timer refreshes: a scrape never waits on (or fails with) the database.
     const stats = this.stats;
@@ -169,11 +173,13 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
 
   private async attempt(delivery: ClaimedDelivery): Promise<Outcome> {
     const body = JSON.stringify({ type: delivery.eventType, timestamp: new Date(delivery.occurredAt).toISOString(), data: delivery.payload });
-    const secrets = delivery.previousSecret ? [delivery.secret, delivery.previousSecret] : [delivery.secret];
-    const headers = { 'content-type': 'application/json', 'user-agent': 'todo-feedback-webhooks/1', ...signedWebhookHeaders(delivery.eventId, new Date(), body, secrets) };
+    const secrets = [delivery.secret, delivery.previousSecret].flatMap((sealed) => (sealed ? (this.sealer.open(sealed) ?? []) : []));
     let status: number | null = null;
     let error: string;
     try {
+      // Sealed under another JWT_SECRET: nothing goes out unsigned; the attempt fails and retries until the owner rotates.
+      if (secrets.length === 0) throw new UnreadableSigningSecretError();
+      const headers = { 'content-type': 'application/json', 'user-agent': 'todo-feedback-webhooks/1', ...signedWebhookHeaders(delivery.eventId, new Date(), body, secrets) };
       const signal = AbortSignal.timeout(this.attemptTimeoutMs);
       const response = await guardedFetch(delivery.url, { method: 'POST', headers, body, signal }, { allowLoopback: this.options.allowLoopback });
       status = response.status;
@@ -223,7 +229,15 @@ async function drainCapped(response: Response, cap: number): Promise<void> {
   }
 }
 
+/** No secret of the endpoint opens under this JWT_SECRET. */
+class UnreadableSigningSecretError extends Error {
+  constructor() {
+    super('not sent: the signing secret cannot be read (JWT_SECRET changed); rotate the endpoint\'s secret');
+  }
+}
+
 function describeFailure(error: unknown): string {
+  if (error instanceof UnreadableSigningSecretError) return error.message;
   if (error instanceof OutboundAddressRefusedError) return 'refused: the URL resolves to a private address';
   const name = (error as Error)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') return 'timed out';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AppException, ErrorCode } from '#libs/common';
+import { AppException, ErrorCode, type SecretSealer } from '#libs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
 import {
   toWebhookDeliveryDto,
@@ -19,7 +20,7 @@ import {
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-engine.options.js';
-import { newWebhookSecret } from './webhook-signing.js';
+import { newWebhookSecret, webhookSecretSealer } from './webhook-signing.js';
 import { webhookUrlProblem } from './webhook-url.js';
 
 /** After a rotation the previous secret keeps signing beside the new one this long. */
@@ -29,18 +30,23 @@ const DELIVERY_LIST_LIMIT = 100;
 /** The owner's webhook endpoints and their deliveries (the rules; the app's controller calls these with its owner id). */
 @Injectable()
 export class WebhookEndpointsService {
+  private readonly sealer: SecretSealer;
+
   constructor(
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     @Inject(WEBHOOK_ENGINE_OPTIONS) private readonly options: WebhookEngineOptions,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.sealer = webhookSecretSealer(config.jwtSecret);
+  }
 
   async create(ownerId: string, input: CreateWebhookDto): Promise<WebhookEndpointSecretDto> {
     await this.checkUrl(input.url);
     const eventTypes = this.checkEventTypes(input.eventTypes ?? []);
     const secret = newWebhookSecret();
     const max = this.options.maxEndpointsPerOwner;
-    const row = await this.endpoints.insertWithinQuota(this.options.ownerKind, ownerId, { url: input.url, eventTypes, description: input.description ?? '', enabled: input.enabled ?? true }, secret, max);
+    const row = await this.endpoints.insertWithinQuota(this.options.ownerKind, ownerId, { url: input.url, eventTypes, description: input.description ?? '', enabled: input.enabled ?? true }, this.sealer.seal(secret), max);
     if (!row) throw new AppException(ErrorCode.QUOTA_EXCEEDED, `At most ${max} webhook endpoints per account`, { quota: 'webhook-endpoints', limit: max });
     return { webhook: toWebhookEndpointDto(row), secret };
   }
@@ -77,7 +83,7 @@ export class WebhookEndpointsService {
 
   async rotateSecret(ownerId: string, id: string): Promise<WebhookEndpointSecretDto> {
     const secret = newWebhookSecret();
-    const row = await this.endpoints.rotate(this.options.ownerKind, ownerId, id, secret, WEBHOOK_SECRET_OVERLAP_MS);
+    const row = await this.endpoints.rotate(this.options.ownerKind, ownerId, id, this.sealer.seal(secret), WEBHOOK_SECRET_OVERLAP_MS);
     if (!row) throw notFound();
     return { webhook: toWebhookEndpointDto(row), secret };
   }

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { SecretSealer } from '#libs/common';
 
 const SECRET_PREFIX = 'whsec_';
+
+/**
+ * Seals signing secrets at rest (the worker must read them back to sign), under the service secret like share links
+ * and TOTP secrets: a copy of the database alone cannot forge our deliveries. Changing JWT_SECRET leaves every
+ * endpoint unable to sign until its secret is rotated.
+ */
+export function webhookSecretSealer(serviceSecret: string): SecretSealer {
+  return new SecretSealer(serviceSecret, 'webhooks', 'webhook-signing-secret-v1');
+}
 
 /** A new signing secret, `whsec_` + 32 random bytes in base64 (the Standard Webhooks form). */
 export function newWebhookSecret(): string {

@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { SecretSealer } from './secret-sealer.js';
 
 const SECRET = 'a-service-secret-of-enough-length-0123456789';
