@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { insertUser } from '#libs/testing';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, resetRateLimits, seedFeedback, type TestOwner, type TestSite } from './feedback-fixtures.js';
 
@@ -140,5 +141,16 @@ describe('owner triage: search, bulk status, new counts, CSV, reporter context',
       .send({ siteKey: quiet.siteKey, type: 'bug', message: 'x', pageUrl: 'https://shop.example/', reporterContext: { viewport: 'wide', browser: 'b'.repeat(65), cookies: 'session=1' } })
       .expect(400);
     expect(bad.body.error.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(['reporterContext.browser', 'reporterContext.cookies', 'reporterContext.viewport']);
+  });
+
+  it('tells whether the account has a portfolio token, never the token', async () => {
+    const fresh = await t.accessTokenFor((await insertUser(t.dataSource)).id);
+    expect((await t.http.get('/api/v1/portfolio-token').set(bearer(fresh)).expect(200)).body.data).toEqual({ createdAt: null });
+    const issued = (await t.http.post('/api/v1/portfolio-token/rotate').set(bearer(fresh)).expect(200)).body.data.token;
+    const state = (await t.http.get('/api/v1/portfolio-token').set(bearer(fresh)).expect(200)).body.data;
+    expect(Object.keys(state)).toEqual(['createdAt']);
+    expect(Date.now() - Date.parse(state.createdAt)).toBeLessThan(10 * 60_000);
+    expect(JSON.stringify(state)).not.toContain(issued.slice(3, 12));
+    await t.http.get('/api/v1/portfolio-token').expect(401);
   });
 });

@@ -73,6 +73,7 @@ const FEEDBACK_EXPORT_ROUTES = [
   'DELETE /api/v1/sites/:siteId jwt',
   'POST /api/v1/sites/:siteId/tokens/read/rotate jwt',
   'POST /api/v1/sites/:siteId/tokens/write/rotate jwt',
+  'GET /api/v1/portfolio-token jwt',
   'POST /api/v1/portfolio-token/rotate jwt',
   'GET /api/v1/export/feedback site-read',
   'GET /api/v1/export/portfolio/feedback portfolio',
