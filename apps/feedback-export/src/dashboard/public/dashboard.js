@@ -470,9 +470,12 @@
     } finally { for (const select of rows) select.disabled = false; }
   }
 
+  let countsAsked = 0; // only the latest answer paints the badges
   async function refreshCounts() {
+    const asked = ++countsAsked;
     try {
       const counts = await api('GET', '/api/v1/feedback/new-counts');
+      if (asked !== countsAsked) return;
       for (const c of counts.sites) {
         const badge = document.querySelector('[data-new-count="' + c.siteId + '"]');
         if (badge) { badge.textContent = c.count + ' new'; badge.className = 'badge' + (c.count ? ' new' : ''); }
