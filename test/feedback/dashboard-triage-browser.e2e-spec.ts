@@ -164,9 +164,11 @@ describe('dashboard triage in Chromium', () => {
     const empty = page.locator('[data-empty=feedback]');
     await empty.getByText('No feedback yet.').waitFor();
     await expect(empty.locator('code.snippet').textContent()).resolves.toBe(`<script src="${t.baseUrl}/widget.js" data-site-key="${sites['Empty shop'].siteKey}" async></script>`);
+    expect(await page.locator('#bulk-bar').isVisible()).toBe(false);
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/dashboard-empty-state.png`, fullPage: true });
     await empty.getByRole('button', { name: 'Send a test feedback' }).click();
     await page.getByText('Test feedback sent from the dashboard').waitFor();
+    await page.locator('#bulk-bar').waitFor();
     await newBadge(page, 'Empty shop').filter({ hasText: /^1 new$/ }).waitFor();
     expect(seen).toEqual({ errors: [], failed: [] });
     await page.close();

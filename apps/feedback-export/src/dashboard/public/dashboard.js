@@ -395,6 +395,8 @@
       for (const item of data.feedback) { feedbackItems.push(item); table.tBodies[0].appendChild(feedbackRow(item)); }
       feedbackOffset += data.feedback.length;
       $('feedback-total').textContent = data.total === 1 ? '1 item' : data.total + ' items';
+      // Nothing to select or move through on an empty list: the bulk bar and the keys wait for items.
+      $('bulk-bar').hidden = $('keys-help').hidden = feedbackItems.length === 0;
       $('more-feedback').hidden = !data.hasMore;
     } catch (error) { notice('Could not load feedback: ' + describe(error), true); }
   }
