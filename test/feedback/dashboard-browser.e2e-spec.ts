@@ -101,6 +101,7 @@ describe('owner dashboard in Chromium', () => {
     await card.locator('[data-copy=snippet]').click();
     expect(await clipboard(page)).toBe(`<script src="${t.baseUrl}/widget.js" data-site-key="${created.siteKey}" async></script>`);
 
+    await card.locator('[data-menu]').click();
     await card.getByRole('button', { name: 'Rename' }).click();
     await page.getByLabel('New name of Acme shop').fill('Acme store');
     await page.getByRole('button', { name: 'Save name' }).click();
@@ -108,22 +109,30 @@ describe('owner dashboard in Chromium', () => {
     await page.getByText('Renamed to “Acme store”.').waitFor();
 
     const site = page.locator(`[data-site="${siteId}"]`);
+    // A new site has no tokens: the menu offers to create them (no confirmation: nothing is replaced).
+    await site.locator('[data-menu]').click();
+    expect(await site.getByRole('button', { name: /Rotate/ }).count()).toBe(0);
+    await site.getByRole('button', { name: 'Create write token' }).click();
+    const first = (await site.locator('[data-secret=write]').textContent())!;
+    expect(first).toMatch(/^wk_[A-Za-z0-9_-]{43}$/);
+    // Once it exists, replacing it asks once more.
     await site.getByRole('button', { name: 'Rotate write token' }).click();
     await site.getByRole('button', { name: 'Confirm: replace the write token' }).click();
+    await site.locator('[data-secret=write]').filter({ hasNotText: first }).waitFor();
     const write = (await site.locator('[data-secret=write]').textContent())!;
     expect(write).toMatch(/^wk_[A-Za-z0-9_-]{43}$/);
     await site.locator('[data-copy=write]').click();
     expect(await clipboard(page)).toBe(write);
     await t.http.get('/api/v1/export/feedback').set(bearer(write)).expect(200);
 
-    await site.getByRole('button', { name: 'Rotate read token' }).click();
-    await site.getByRole('button', { name: 'Confirm: replace the read token' }).click();
+    await site.getByRole('button', { name: 'Create read token' }).click();
     const read = (await site.locator('[data-secret=read]').textContent())!;
     expect(read).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
     await t.http.get('/api/v1/export/feedback').set(bearer(read)).expect(200);
 
-    await page.getByRole('button', { name: 'Rotate portfolio token' }).click();
-    await page.getByRole('button', { name: 'Confirm: replace the portfolio token' }).click();
+    await page.getByText('No portfolio token yet.').waitFor();
+    await page.getByRole('button', { name: 'Create portfolio token' }).click();
+    await page.getByText(/^A portfolio token exists, issued /).waitFor();
     const portfolio = (await page.locator('[data-secret=portfolio]').textContent())!;
     expect(portfolio).toMatch(/^ok_[A-Za-z0-9_-]{43}$/);
     await page.locator('[data-copy=portfolio]').click();
@@ -234,6 +243,7 @@ describe('owner dashboard in Chromium', () => {
     const page = await context.newPage();
     await signIn(page);
     const site = page.locator(`[data-site="${siteId}"]`);
+    await site.locator('[data-menu]').click();
     await site.getByRole('button', { name: 'Delete' }).click();
     await site.getByRole('button', { name: 'Confirm: delete Acme store and its feedback' }).click();
     await page.getByText('Site “Acme store” deleted.').waitFor();

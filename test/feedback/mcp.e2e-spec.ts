@@ -164,4 +164,20 @@ describe('feedback MCP server', () => {
     expect(limited.headers['retry-after']).toBeDefined();
     expect(limited.body.error.data.code).toBe('RATE_LIMITED');
   });
+
+  it("carries the widget's reporter context through the SDK client's output-schema check (list_feedback, list_portfolio_feedback)", async () => {
+    await resetRateLimits(t);
+    const reporter = await createOwner(t);
+    const shop = await createSite(t, reporter, 'Context shop');
+    const reporterContext = { browser: 'Firefox 133', os: 'Android 15', viewport: '390x844', language: 'de-DE', referrer: 'https://search.example/' };
+    await seedFeedback(t, reporter, shop, 1, () => ({ reporterContext }));
+    await seedFeedback(t, reporter, shop, 1);
+    const site = await call(await connect(shop.readToken), 'list_feedback');
+    expect(site.isError).toBeFalsy();
+    expect(site.structuredContent.feedback[0].reporterContext).toEqual(reporterContext);
+    expect(site.structuredContent.feedback[1]).not.toHaveProperty('reporterContext');
+    const portfolio = await call(await connect(reporter.portfolioToken), 'list_portfolio_feedback');
+    expect(portfolio.isError).toBeFalsy();
+    expect(portfolio.structuredContent.feedback[0]).toMatchObject({ reporterContext, siteSlug: shop.slug });
+  });
 });

@@ -25,7 +25,9 @@ describe('widget in a browser', () => {
         <h1>Checkout</h1>
         <script src="${t.baseUrl}/widget.js" data-site-key="${site.siteKey}" async></script>
       </body></html>`;
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(request.url?.startsWith('/checkout') ? html : 'not here');
+      const themed = html.replace(' async>', ' data-accent="#0a7d4f" data-position="bottom-left" data-label="Ideen?" data-lang="de" data-theme="dark" async>');
+      const body = request.url?.startsWith('/checkout') ? html : request.url?.startsWith('/themed') ? themed : 'not here';
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
     });
     await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
     pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
@@ -173,10 +175,52 @@ describe('widget in a browser', () => {
     await context.close();
   }, 60_000);
 
-  it('stays small: one dependency-free file under 12 KB, 5 KB gzipped', async () => {
+  it('takes its options from data-* attributes and the JS API: accent, position, label, German, dark; sends the reporter context', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'de-DE' });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${pageOrigin}/themed?from=search`, { referer: 'https://search.example/results?q=secret#top' });
+    const pill = page.locator('[data-fw=open]');
+    await expect(pill.textContent()).resolves.toBe('Ideen?');
+    expect(await pill.evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor)).toBe('rgb(10, 125, 79)');
+    expect((await pill.boundingBox())!.x).toBeLessThan(60);
+    await pill.click();
+    const dialog = page.getByRole('dialog', { name: 'Feedback senden' });
+    await dialog.waitFor();
+    expect(await page.locator('[data-fw=panel]').evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor)).toBe('rgb(27, 34, 48)');
+    await expect(page.locator('[data-fw=type-feature_request]').textContent()).resolves.toBe('Idee');
+    await page.click('[data-fw=send]');
+    await expect(page.locator('[data-fw=status]').textContent()).resolves.toBe('Bitte schreiben Sie eine Nachricht.');
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/widget-themed-de-dark.png` });
+    await page.click('[data-fw=type-feature_request]');
+    await page.fill('[data-fw=message]', 'Bitte eine Größentabelle');
+    await page.click('[data-fw=send]');
+    await widgetStatusIs(page, 'textContent', 'Vielen Dank für Ihr Feedback!');
+
+    // The JS API: configure repaints, open and close drive the panel.
+    await page.evaluate(() => (globalThis as any).FeedbackWidget.configure({ accent: '#aa0000', label: 'Hilfe', theme: 'light', position: 'bottom-right' }));
+    await expect(pill.textContent()).resolves.toBe('Hilfe');
+    expect(await pill.evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor)).toBe('rgb(170, 0, 0)');
+    expect((await pill.boundingBox())!.x).toBeGreaterThan(1000);
+    await page.evaluate(() => (globalThis as any).FeedbackWidget.close());
+    await dialog.waitFor({ state: 'hidden' });
+    await page.evaluate(() => (globalThis as any).FeedbackWidget.open());
+    await dialog.waitFor();
+    expect(await page.locator('[data-fw=panel]').evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor)).toBe('rgb(255, 255, 255)');
+    expect(errors).toEqual([]);
+    await context.close();
+
+    const exported = (await t.http.get('/api/v1/export/feedback').set(bearer(site.readToken)).expect(200)).body.data.feedback;
+    const item = exported.find((f: { message: string }) => f.message === 'Bitte eine Größentabelle');
+    expect(item).toMatchObject({ type: 'feature_request', pageUrl: `${pageOrigin}/themed?from=search` });
+    expect(item.reporterContext).toEqual({ browser: expect.stringMatching(/^Chrome \d+$/), os: 'Linux', viewport: '1280x800', language: 'de-DE', referrer: 'https://search.example/results' });
+  }, 60_000);
+
+  it('stays small: one dependency-free file under 17 KB, 6.5 KB gzipped (two languages, themes and the reporter context)', async () => {
     const script = (await t.http.get('/widget.js').expect(200)).text;
     expect(script).not.toMatch(/\bimport\b|\brequire\(/);
-    expect(Buffer.byteLength(script)).toBeLessThan(12 * 1024);
-    expect(gzipSync(script).length).toBeLessThan(5 * 1024);
+    expect(Buffer.byteLength(script)).toBeLessThan(17 * 1024);
+    expect(gzipSync(script).length).toBeLessThan(6.5 * 1024);
   });
 });

@@ -94,6 +94,7 @@ const FEEDBACK_EXPORT_ROUTES = [
   'DELETE /api/v1/sites/:siteId jwt',
   'POST /api/v1/sites/:siteId/tokens/read/rotate jwt',
   'POST /api/v1/sites/:siteId/tokens/write/rotate jwt',
+  'GET /api/v1/portfolio-token jwt',
   'POST /api/v1/portfolio-token/rotate jwt',
   'GET /api/v1/export/feedback site-read',
   'GET /api/v1/export/portfolio/feedback portfolio',
@@ -131,6 +132,10 @@ const FEEDBACK_EXPORT_ROUTES = [
   'GET /assets/dashboard.js public',
   'GET /api/v1/sites/:siteId/feedback jwt',
   'PUT /api/v1/sites/:siteId/feedback/:id jwt',
+  'GET /api/v1/sites/:siteId/feedback/search jwt',
+  'GET /api/v1/sites/:siteId/feedback/export.csv jwt',
+  'POST /api/v1/sites/:siteId/feedback/status jwt',
+  'GET /api/v1/feedback/new-counts jwt',
 ];
 
 /** Routes that write their own body (@RawResponse): every other route answers in the success envelope. */
@@ -154,6 +159,7 @@ const TODO_API_RAW_PATHS = [
 
 const FEEDBACK_EXPORT_RAW_PATHS = [
   '/metrics',
+  '/api/v1/sites/:siteId/feedback/export.csv',
   '/widget.js',
   '/api/v1/mcp',
   '/.well-known/oauth-protected-resource/api/v1/mcp',

@@ -61,12 +61,28 @@ export function renderDashboardPage(authBaseUrl: string): string {
       <button type="button" role="tab" id="tab-batches" aria-selected="false" aria-controls="panel-batches">Question batches</button>
     </div>
     <div id="panel-feedback" role="tabpanel" aria-labelledby="tab-feedback">
-      <form id="feedback-filters" class="row filters">
-        <label for="filter-type">Type</label>
-        <select id="filter-type"><option value="">All types</option><option value="feedback">Feedback</option><option value="feature_request">Feature request</option><option value="bug">Bug</option></select>
-        <label for="filter-status">Status</label>
-        <select id="filter-status"><option value="">All statuses</option><option value="new">New</option><option value="triaged">Triaged</option><option value="resolved">Resolved</option></select>
+      <form id="feedback-filters" class="filters" role="search">
+        <div class="filter-grid">
+          <div class="grow"><label for="filter-q">Search</label><input id="filter-q" type="search" maxlength="200" placeholder="Words in the message or page URL"></div>
+          <div><label for="filter-type">Type</label>
+          <select id="filter-type"><option value="">All types</option><option value="feedback">Feedback</option><option value="feature_request">Idea</option><option value="bug">Bug</option></select></div>
+          <div><label for="filter-status">Status</label>
+          <select id="filter-status"><option value="">All statuses</option><option value="new">New</option><option value="triaged">Triaged</option><option value="resolved">Resolved</option></select></div>
+          <div><label for="filter-from">From</label><input id="filter-from" type="date"></div>
+          <div><label for="filter-to">To</label><input id="filter-to" type="date"></div>
+          <div><label for="filter-order">Order</label>
+          <select id="filter-order"><option value="newest">Newest first</option><option value="oldest">Oldest first</option></select></div>
+        </div>
       </form>
+      <div class="row bulk" id="bulk-bar">
+        <label class="check"><input type="checkbox" id="select-all"> Select all shown</label>
+        <span id="selected-count" class="muted" aria-live="polite"></span>
+        <button type="button" id="bulk-triaged" class="secondary small" disabled>Mark triaged</button>
+        <button type="button" id="bulk-resolved" class="secondary small" disabled>Mark resolved</button>
+        <button type="button" id="download-csv" class="secondary small">Download CSV</button>
+        <span id="feedback-total" class="muted"></span>
+      </div>
+      <p class="muted small-text keys" id="keys-help">Keyboard: <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> move, <kbd>x</kbd> selects, <kbd>t</kbd> triaged, <kbd>r</kbd> resolved, <kbd>/</kbd> search.</p>
       <div id="feedback-list"></div>
       <div class="row"><button type="button" id="more-feedback" class="secondary" hidden>Load more</button></div>
     </div>
@@ -95,6 +111,7 @@ export function renderDashboardPage(authBaseUrl: string): string {
   <section class="card" aria-labelledby="portfolio-title">
     <h2 id="portfolio-title">Portfolio token</h2>
     <p class="muted">One read-only token (<code>ok_…</code>) for the feedback of all your sites, for an export job or an agent.</p>
+    <p class="small-text" id="portfolio-state"></p>
     <div class="row" id="portfolio-actions"></div>
     <div id="portfolio-secret"></div>
   </section>

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { Body, Controller, Get, Header, Inject, Param, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, Public, RateLimit, RawResponse, UseAuth, UUID_PARAM, WithoutDatabase } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, Public, RateLimit, RawResponse, UseAuth, UUID_PARAM, WithoutDatabase, type RateLimitOptions } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ExportQueryDto, FeedbackDataDto, FeedbackPageDto, UpdateFeedbackStatusDto } from '../feedback/dto/feedback.dto.js';
 import { dashboardHeaders, renderDashboardPage } from './dashboard-page.js';
+import { BulkStatusDto, BulkStatusResultDto, NewFeedbackCountsDto, TRIAGE_LIMITS, TriageFilterDto, TriagePageDto, TriageQueryDto } from './dto/triage.dto.js';
 import { OwnerFeedbackService } from './owner-feedback.service.js';
 
 /** A real browser script beside this file (the build copies it verbatim: `--copy-files --extensions .ts`). */
@@ -52,6 +53,13 @@ export class DashboardController {
   }
 }
 
+/** Triage is quick keyboard work and harmless to repeat: generous, and served while the counters' store is down. */
+export const FEEDBACK_TRIAGE_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-triage', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
+/** Searching and filtering as an owner types and clicks. */
+export const FEEDBACK_SEARCH_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-search', limit: 120, windowSeconds: 60, storeOutage: 'fail-open' };
+/** A CSV download reads up to TRIAGE_LIMITS.csvMaxRows rows: a few a minute. */
+export const FEEDBACK_CSV_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-csv', limit: 10, windowSeconds: 60, storeOutage: 'fail-closed' };
+
 /** Feedback of one of the owner's sites, for the dashboard (JWT). */
 @ApiTags('Dashboard')
 @UseAuth('jwt')
@@ -68,9 +76,53 @@ export class OwnerFeedbackController {
     return this.feedback.page(ownerId, siteId, query);
   }
 
+  @Get('search')
+  @RateLimit(FEEDBACK_SEARCH_RATE_LIMIT)
+  @ApiOperation({
+    operationId: 'searchSiteFeedback',
+    summary: "The owner's triage view of a site: newest first (or oldest), search in message and page URL, type/status/date filters, offset paging",
+    description: `At most ${TRIAGE_LIMITS.maxPageSize} items a page and an offset up to ${TRIAGE_LIMITS.maxOffset}; \`total\` counts every match.`,
+  })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(TriagePageDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
+  search(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Query() query: TriageQueryDto): Promise<TriagePageDto> {
+    return this.feedback.triage(ownerId, siteId, query);
+  }
+
+  @Get('export.csv')
+  @RawResponse()
+  @RateLimit(FEEDBACK_CSV_RATE_LIMIT)
+  @ApiOperation({
+    operationId: 'downloadSiteFeedbackCsv',
+    summary: "The triage filter's feedback as CSV (owner): same filters and order as the search, no paging",
+    description:
+      `RFC 4180, UTF-8, a header line, at most ${TRIAGE_LIMITS.csvMaxRows} rows (the first of the chosen order). Columns: id, createdAt, type, status, rating, message, pageUrl, ` +
+      "browser, os, viewport, language, referrer. Every cell is quoted; a text starting with =, +, -, @, tab or carriage return starts with an apostrophe (no spreadsheet formulas).",
+  })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiProduces('text/csv')
+  @ApiResponse({ status: 200, description: 'CSV file (attachment)', content: { 'text/csv': { schema: { type: 'string' }, example: '"id","createdAt","type",…\r\n' } } })
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
+  async csv(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Query() query: TriageFilterDto, @Res() response: Response): Promise<void> {
+    const stream = await this.feedback.csv(ownerId, siteId, query);
+    response.status(200).set({ 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': 'attachment; filename="feedback.csv"', 'Cache-Control': 'no-store' });
+    stream.pipe(response);
+  }
+
+  @Post('status')
+  @HttpCode(200)
+  @RateLimit(FEEDBACK_TRIAGE_RATE_LIMIT)
+  @ApiOperation({ operationId: 'updateSiteFeedbackStatusBulk', summary: `Triage up to ${TRIAGE_LIMITS.bulkMaxItems} feedback items of the site at once (owner): triaged or resolved` })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(BulkStatusResultDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED)
+  updateStatusMany(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string, @Body() body: BulkStatusDto): Promise<BulkStatusResultDto> {
+    return this.feedback.updateStatusMany(ownerId, siteId, body.ids, body.status);
+  }
+
   @Put(':id')
-  // Triage is quick keyboard work and harmless to repeat: generous, and served while the counters' store is down.
-  @RateLimit({ bucket: 'feedback-triage', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' })
+  @RateLimit(FEEDBACK_TRIAGE_RATE_LIMIT)
   @ApiOperation({ operationId: 'updateSiteFeedbackStatus', summary: 'Triage one feedback item of the site (owner): triaged or resolved' })
   @ApiParam({ name: 'siteId', format: 'uuid' })
   @ApiParam({ name: 'id', format: 'uuid' })
@@ -83,5 +135,22 @@ export class OwnerFeedbackController {
     @Body() body: UpdateFeedbackStatusDto,
   ): Promise<FeedbackDataDto> {
     return { feedback: await this.feedback.updateStatus(ownerId, siteId, id, body.status) };
+  }
+}
+
+/** Counts across the owner's sites, for the dashboard's site cards (JWT). */
+@ApiTags('Dashboard')
+@UseAuth('jwt')
+@Controller('api/v1/feedback')
+export class OwnerFeedbackCountsController {
+  constructor(private readonly feedback: OwnerFeedbackService) {}
+
+  @Get('new-counts')
+  @RateLimit(FEEDBACK_SEARCH_RATE_LIMIT)
+  @ApiOperation({ operationId: 'countNewFeedback', summary: 'How many feedback items with status new each of your sites has (owner)' })
+  @ApiEnvelope(NewFeedbackCountsDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.RATE_LIMITED)
+  newCounts(@CurrentUserId() ownerId: string): Promise<NewFeedbackCountsDto> {
+    return this.feedback.newCounts(ownerId);
   }
 }

@@ -9,6 +9,17 @@ export interface NewFeedback {
   message: string;
   rating: number | null;
   pageUrl: string;
+  /** What the widget told about the reporter's browser; null or absent when nothing was sent. */
+  reporterContext?: ReporterContext | null;
+}
+
+/** The reporter's browser as the widget describes it (never cookies or page content). */
+export interface ReporterContext {
+  browser?: string;
+  os?: string;
+  viewport?: string;
+  language?: string;
+  referrer?: string;
 }
 
 export interface FeedbackRow {
@@ -23,6 +34,7 @@ export interface FeedbackRow {
   createdAt: string;
   /** created_at at full precision ('YYYY-MM-DD HH:MM:SS.US' UTC): the cursor position. */
   position: string;
+  reporterContext: ReporterContext | null;
   siteSlug?: string;
   siteName?: string;
 }
@@ -35,7 +47,7 @@ export interface PageFilter {
 }
 
 const ITEM_COLUMNS = `
-  f.id, f.site_id AS "siteId", f.type, f.message, f.rating, f.page_url AS "pageUrl", f.status,
+  f.id, f.site_id AS "siteId", f.type, f.message, f.rating, f.page_url AS "pageUrl", f.status, f.reporter_context AS "reporterContext",
   to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS "createdAt",
   to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS "position"`;
 
@@ -47,17 +59,33 @@ const OWNER_CLOCK = `clock AS (
   )`;
 
 const INSERT_ONE = `WITH ${OWNER_CLOCK}
-  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
-  SELECT $2::uuid, $1, $3::text, $4::text, $5::smallint, $6::text, clock.last_at FROM clock
+  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, created_at)
+  SELECT $2::uuid, $1, $3::text, $4::text, $5::smallint, $6::text, $7::jsonb, clock.last_at FROM clock
   RETURNING id`;
 
 const INSERT_MANY = `WITH ${OWNER_CLOCK}
-  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
-  SELECT r.site_id, $1, r.type, r.message, r.rating, r.page_url, clock.last_at
-  FROM clock, unnest($2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[]) WITH ORDINALITY
-       AS r(site_id, type, message, rating, page_url, n)
+  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, created_at)
+  SELECT r.site_id, $1, r.type, r.message, r.rating, r.page_url, r.reporter_context, clock.last_at
+  FROM clock, unnest($2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::jsonb[]) WITH ORDINALITY
+       AS r(site_id, type, message, rating, page_url, reporter_context, n)
   ORDER BY r.n
   RETURNING id`;
+
+const contextJson = (row: NewFeedback): string | null => (row.reporterContext ? JSON.stringify(row.reporterContext) : null);
+
+/** The dashboard's triage filter (the owner's own view of one site; not the export's paging). */
+export interface TriageFilter {
+  type?: FeedbackType;
+  status?: FeedbackStatus;
+  /** Words to find in the message or the page URL (case-insensitive, taken literally). */
+  q?: string;
+  /** Inclusive UTC day bounds, 'YYYY-MM-DD'. */
+  from?: string;
+  to?: string;
+  newestFirst: boolean;
+  limit: number;
+  offset: number;
+}
 
 @Injectable()
 export class FeedbackRepository {
@@ -95,7 +123,7 @@ export class FeedbackRepository {
     // much as the clock itself (bench/README.md, feedback insert).
     const [statement, params] =
       rows.length === 1
-        ? [INSERT_ONE, [ownerId, rows[0].siteId, rows[0].type, rows[0].message, rows[0].rating, rows[0].pageUrl]]
+        ? [INSERT_ONE, [ownerId, rows[0].siteId, rows[0].type, rows[0].message, rows[0].rating, rows[0].pageUrl, contextJson(rows[0])]]
         : [
             INSERT_MANY,
             [
@@ -105,6 +133,7 @@ export class FeedbackRepository {
               rows.map((r) => r.message),
               rows.map((r) => r.rating),
               rows.map((r) => r.pageUrl),
+              rows.map(contextJson),
             ],
           ];
     // Alone (the widget's path) it is a prepared statement: planning the clock's upsert costs more than running it.
@@ -154,6 +183,70 @@ export class FeedbackRepository {
       [ownerId, siteId, id, status],
     );
     return rows[0];
+  }
+
+  /**
+   * Rows of the owner's triage view of a site (newest or oldest first, searched and filtered):
+   * `offset` for the page a person asks for, or `after` (a row's position and id) for the CSV
+   * download's chunks, which must not skip or repeat a row while new feedback arrives.
+   */
+  triageRows(ownerId: string, siteId: string, filter: TriageFilter, after?: { at: string; id: string }): Promise<FeedbackRow[]> {
+    const { where, params } = this.triageWhere(ownerId, siteId, filter);
+    if (after) {
+      params.push(after.at, after.id);
+      where.push(`(f.created_at, f.id) ${filter.newestFirst ? '<' : '>'} ($${params.length - 1}::timestamp AT TIME ZONE 'UTC', $${params.length}::uuid)`);
+    }
+    const order = filter.newestFirst ? 'f.created_at DESC, f.id DESC' : 'f.created_at, f.id';
+    params.push(filter.limit, after ? 0 : filter.offset);
+    return this.sql.query<FeedbackRow>(
+      `SELECT ${ITEM_COLUMNS} FROM feedback f WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+  }
+
+  /** How many rows of the site match the triage filter. */
+  async triageCount(ownerId: string, siteId: string, filter: TriageFilter): Promise<number> {
+    const { where, params } = this.triageWhere(ownerId, siteId, filter);
+    const [{ total }] = await this.sql.query<{ total: string }>(`SELECT count(*) AS total FROM feedback f WHERE ${where.join(' AND ')}`, params);
+    return Number(total);
+  }
+
+  /** Sets the status of several items of the site at once; answers the ids that were changed. */
+  async updateStatusMany(ownerId: string, siteId: string, ids: string[], status: FeedbackStatus): Promise<string[]> {
+    const rows = await this.sql.query<{ id: string }>(
+      `UPDATE feedback f SET status = $4, updated_at = now() WHERE f.owner_id = $1 AND f.site_id = $2 AND f.id = ANY($3::uuid[]) RETURNING f.id`,
+      [ownerId, siteId, ids, status],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** How many items with status `new` each of the owner's sites has (sites without any are absent). */
+  async countNewBySite(ownerId: string): Promise<Array<{ siteId: string; count: number }>> {
+    const rows = await this.sql.query<{ siteId: string; count: string }>(
+      `SELECT f.site_id AS "siteId", count(*) AS count FROM feedback f WHERE f.owner_id = $1 AND f.status = 'new' GROUP BY f.site_id`,
+      [ownerId],
+    );
+    return rows.map((row) => ({ siteId: row.siteId, count: Number(row.count) }));
+  }
+
+  private triageWhere(ownerId: string, siteId: string, filter: TriageFilter): { where: string[]; params: unknown[] } {
+    const params: unknown[] = [ownerId, siteId];
+    const where = ['f.owner_id = $1', 'f.site_id = $2'];
+    this.addFilters(where, params, { type: filter.type, status: filter.status, take: 0 });
+    if (filter.q) {
+      // Taken literally: LIKE's wildcards and its escape character are escaped.
+      params.push(`%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where.push(`(f.message ILIKE $${params.length} OR f.page_url ILIKE $${params.length})`);
+    }
+    if (filter.from) {
+      params.push(filter.from);
+      where.push(`f.created_at >= ($${params.length}::date::timestamp AT TIME ZONE 'UTC')`);
+    }
+    if (filter.to) {
+      params.push(filter.to);
+      where.push(`f.created_at < (($${params.length}::date + 1)::timestamp AT TIME ZONE 'UTC')`);
+    }
+    return { where, params };
   }
 
   private addFilters(where: string[], params: unknown[], filter: PageFilter): void {

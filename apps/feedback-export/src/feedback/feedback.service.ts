@@ -16,7 +16,7 @@ import {
 } from './dto/feedback.dto.js';
 import { ExportCursorCodec } from './export-cursor.js';
 import type { FeedbackStatus, FeedbackType } from './feedback-kinds.js';
-import { FeedbackRepository, type NewFeedback } from './feedback.repository.js';
+import { FeedbackRepository, type FeedbackRow, type NewFeedback, type TriageFilter } from './feedback.repository.js';
 
 export interface ExportQuery {
   since?: string;
@@ -111,5 +111,36 @@ export class FeedbackService {
         return { id };
       }),
     );
+  }
+
+  /** The owner's triage view of a site: a page of matching items and how many match. */
+  async triagePage(access: SiteAccess, filter: TriageFilter): Promise<{ feedback: FeedbackItemDto[]; total: number; hasMore: boolean }> {
+    const rows = await this.feedback.triageRows(access.ownerId, access.siteId, filter);
+    const total = await this.feedback.triageCount(access.ownerId, access.siteId, filter);
+    return { feedback: rows.map(toFeedbackItemDto), total, hasMore: filter.offset + rows.length < total };
+  }
+
+  /** Every item matching the triage filter, up to `maxRows`, in chunks of `chunk` rows (keyset: nothing skipped or repeated). */
+  async *triageRowsInChunks(access: SiteAccess, filter: Omit<TriageFilter, 'limit' | 'offset'>, maxRows: number, chunk = 500): AsyncGenerator<FeedbackRow[]> {
+    let after: { at: string; id: string } | undefined;
+    for (let sent = 0; sent < maxRows; ) {
+      const rows = await this.feedback.triageRows(access.ownerId, access.siteId, { ...filter, limit: Math.min(chunk, maxRows - sent), offset: 0 }, after);
+      if (rows.length === 0) return;
+      sent += rows.length;
+      yield rows;
+      const last = rows.at(-1)!;
+      after = { at: last.position, id: last.id };
+    }
+  }
+
+  /** Triage of several items of the site at once (owner access); answers the ids changed. */
+  async updateStatusMany(access: SiteAccess, ids: string[], status: 'triaged' | 'resolved'): Promise<string[]> {
+    requireWriteScope(access, 'Changing feedback');
+    return this.feedback.updateStatusMany(access.ownerId, access.siteId, [...new Set(ids.map((id) => id.toLowerCase()))], status);
+  }
+
+  /** Items with status new per site of the owner (sites without any are absent). */
+  countNewBySite(ownerId: string): Promise<Array<{ siteId: string; count: number }>> {
+    return this.feedback.countNewBySite(ownerId);
   }
 }

@@ -92,4 +92,41 @@ table.feedback td:first-child { white-space: nowrap; font-variant-numeric: tabul
   .filters select { flex: 1 1 8rem; min-width: 0; }
 }
 @media (max-width: 30rem) { main { padding: .75rem .6rem 3rem; } h1 { font-size: 1.35rem; } .row button { flex: 1 1 auto; } .card { padding: .85rem; } }
+/* Dashboard triage: filters, bulk bar, site card menu, keyboard focus. */
+.topbar { margin-bottom: 1rem; }
+.filter-grid { display: grid; grid-template-columns: minmax(12rem, 2fr) repeat(5, minmax(7.5rem, 1fr)); gap: .25rem .6rem; align-items: end; }
+.filter-grid > div { min-width: 0; }
+.filter-grid label { margin: 0 0 .2rem; font-size: .88rem; }
+.filter-grid select, .filter-grid input { width: 100%; min-width: 0; }
+input[type=search], input[type=date] { font: inherit; padding: .5rem .6rem; border: 1px solid #9aa5b4; border-radius: .4rem; background: #fff; color: var(--ink); }
+.bulk { margin: .25rem 0 .25rem; }
+.bulk label.check { display: inline-flex; align-items: center; gap: .4rem; margin: 0; font-weight: 400; }
+.keys { margin: .25rem 0 .75rem; }
+kbd { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .8rem; border: 1px solid var(--line); border-bottom-width: 2px; border-radius: .25rem; padding: 0 .3rem; background: #fff; }
+table.feedback td.pick { width: 2rem; }
+table.feedback tr.current { outline: 2px solid var(--accent); outline-offset: -2px; background: #f3f6fd; }
+.badge.new { background: #e8eefb; color: var(--accent); border-color: #b9c9ef; font-weight: 600; }
+.site .actions { align-items: flex-start; }
+details.menu { position: relative; }
+details.menu summary { list-style: none; cursor: pointer; padding: .5rem .95rem; min-height: 2.5rem; border: 1px solid var(--line); border-radius: .4rem; color: var(--accent); background: #fff; }
+details.menu summary::-webkit-details-marker { display: none; }
+details.menu summary { -webkit-tap-highlight-color: transparent; }
+details.menu [data-delete] { color: var(--err); border-color: #e4b4b0; }
+details.menu summary::after { content: " ▾"; }
+details.menu .menu-body { display: flex; flex-direction: column; gap: .4rem; margin-top: .4rem; padding: .5rem; border: 1px solid var(--line); border-radius: .5rem; background: #fff; min-width: 14rem; }
+details.menu hr { border: 0; border-top: 1px solid var(--line); margin: .2rem 0; width: 100%; }
+.empty p { margin: 0 0 .5rem; }
+@media (max-width: 40rem) {
+  .filter-grid { grid-template-columns: 1fr 1fr; }
+  .filter-grid .grow { grid-column: 1 / -1; }
+  .keys { display: none; }
+  table.feedback td.pick { width: auto; }
+  table.feedback td.pick::before { content: "Select"; flex: 0 0 4.5rem; color: var(--muted); font-size: .85rem; }
+  .site .actions { flex-wrap: nowrap; }
+  .site .actions > button { flex: 1 1 0; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  details.menu { flex: 0 0 auto; }
+  .site .actions:has(details.menu[open]) { flex-wrap: wrap; }
+  details.menu[open] { flex: 1 1 100%; }
+  details.menu .menu-body button { width: 100%; }
+}
 `;

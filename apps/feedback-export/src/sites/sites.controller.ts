@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type RateLimitOptions } from '#libs/common';
-import { CreatedSiteDto, CreateSiteDto, IssuedTokenDto, SiteDataDto, SiteDeletedDto, SiteListDto, UpdateSiteDto } from './dto/site.dto.js';
+import { CreatedSiteDto, CreateSiteDto, IssuedTokenDto, PortfolioTokenStateDto, SiteDataDto, SiteDeletedDto, SiteListDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SitesService } from './sites.service.js';
 
 /**
@@ -86,6 +86,14 @@ export class SitesController {
   @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
   rotateWrite(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<IssuedTokenDto> {
     return this.sites.rotateSiteToken(ownerId, siteId, 'write');
+  }
+
+  @Get('portfolio-token')
+  @ApiOperation({ operationId: 'getPortfolioTokenState', summary: 'Whether the account has a portfolio token (ok_) and when it was issued; never the token itself' })
+  @ApiEnvelope(PortfolioTokenStateDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED)
+  portfolioState(@CurrentUserId() ownerId: string): Promise<PortfolioTokenStateDto> {
+    return this.sites.portfolioTokenState(ownerId);
   }
 
   @Post('portfolio-token/rotate')

@@ -102,6 +102,12 @@ export class SitesRepository {
     );
   }
 
+  /** When the account's portfolio token was issued; null when it has none. */
+  async portfolioTokenCreatedAt(ownerId: string): Promise<Date | null> {
+    const rows = await this.sql.query<{ createdAt: Date }>(`SELECT created_at AS "createdAt" FROM feedback_tokens WHERE owner_id = $1 AND kind = 'portfolio'`, [ownerId]);
+    return rows[0]?.createdAt ?? null;
+  }
+
   /** Every site of the owner as the portfolio lists them. */
   listEntries(ownerId: string): Promise<Array<{ id: string; slug: string; name: string }>> {
     return this.sql.query(`SELECT id, slug, name FROM sites WHERE owner_id = $1 ORDER BY created_at, id`, [ownerId]);

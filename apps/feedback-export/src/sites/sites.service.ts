@@ -88,6 +88,12 @@ export class SitesService {
     return { token };
   }
 
+  /** Whether the account has a portfolio token and since when (never the token itself). */
+  async portfolioTokenState(ownerId: string): Promise<{ createdAt: string | null }> {
+    const at = await this.sites.portfolioTokenCreatedAt(ownerId);
+    return { createdAt: at ? new Date(at).toISOString() : null };
+  }
+
   /** The id and owner of the site with this public widget key; undefined when none. */
   findBySiteKey(siteKey: string): Promise<{ id: string; ownerId: string } | undefined> {
     return this.sites.findBySiteKey(siteKey);

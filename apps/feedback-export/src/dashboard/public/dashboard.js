@@ -10,7 +10,14 @@
   const STORE = 'feedback-dashboard-session';
   let session = null;
   let currentSite = null;
-  let feedbackCursor = null;
+  let feedbackOffset = 0;
+  let feedbackItems = [];
+  let selected = new Set();
+  let focusIndex = -1;
+  let feedbackLoad = 0; // each (re)load's number: an answer to an older one is dropped
+  // The same words as the widget's chips.
+  const TYPE_LABELS = { feedback: 'Feedback', feature_request: 'Idea', bug: 'Bug' };
+  const FILTERS = ['q', 'type', 'status', 'from', 'to', 'order'];
 
   const $ = (id) => document.getElementById(id);
   function el(tag, attrs, children) {
@@ -127,7 +134,8 @@
   }
 
   function signOut(message) {
-    if (session) request(AUTH_BASE + '/api/v1/auth/logout', 'POST', {}, session.token).catch(() => {});
+    // A signed-out page keeps a shared link's ?site=…&filters for after the sign-in; signing out forgets them.
+    if (session) { request(AUTH_BASE + '/api/v1/auth/logout', 'POST', {}, session.token).catch(() => {}); window.history.replaceState(null, '', location.pathname); }
     saveSession(null);
     currentSite = null;
     $('app').hidden = true;
@@ -207,10 +215,15 @@
   // ---- sites ----
   async function loadSites() {
     try {
-      const data = await api('GET', '/api/v1/sites');
+      const [data, counts] = await Promise.all([api('GET', '/api/v1/sites'), api('GET', '/api/v1/feedback/new-counts')]);
+      const newCount = new Map(counts.sites.map((c) => [c.siteId, c.count]));
       const box = clear($('sites'));
       if (data.sites.length === 0) box.appendChild(el('p', { className: 'muted', 'data-empty': 'sites', text: 'No sites yet. Create one with “New site”: you get the widget snippet and its tokens here.' }));
-      for (const site of data.sites) box.appendChild(siteCard(site));
+      for (const site of data.sites) box.appendChild(siteCard(site, newCount.get(site.id) || 0));
+      // A shared link (?site=…&q=…) opens that site with its filters.
+      const wanted = new URLSearchParams(location.search).get('site');
+      const site = wanted && !currentSite && data.sites.find((s) => s.id === wanted);
+      if (site) openSite(site, true);
     } catch (error) { notice('Could not load your sites: ' + describe(error), true); }
   }
 
@@ -245,31 +258,44 @@
     return 'read token ' + (site.readTokenCreatedAt ? 'issued ' + when(site.readTokenCreatedAt) : 'not issued') + ' · write token ' + (site.writeTokenCreatedAt ? 'issued ' + when(site.writeTokenCreatedAt) : 'not issued');
   }
 
-  function siteCard(site) {
+  function snippetOf(site) {
+    return '<script src="' + location.origin + '/widget.js" data-site-key="' + site.siteKey + '" async></script>';
+  }
+
+  /** One primary action (Open); tokens, rename and, apart, Delete sit in the card's menu. */
+  function siteCard(site, newCount) {
     const output = el('div', { className: 'secret-slot' });
     const heading = el('h3', { text: site.name });
-    const snippet = '<script src="' + location.origin + '/widget.js" data-site-key="' + site.siteKey + '" async></script>';
-    const card = el('article', { className: 'site', 'data-site': site.id }, [
-      el('div', { className: 'site-head' }, [heading, el('span', { className: 'muted', text: site.slug })]),
-      el('p', { className: 'muted small-text', 'data-tokens': site.id, text: tokenState(site) }),
-      el('details', { className: 'embed' }, [
-        el('summary', { text: 'Widget snippet' }),
-        el('div', { className: 'copy-row' }, [el('code', { className: 'snippet', text: snippet }), copyButton(snippet, 'snippet')]),
-      ]),
-      el('div', { className: 'row actions' }, [
-        el('button', { type: 'button', 'data-open': site.id, text: 'Open ' + site.name, onclick: () => openSite(site) }),
+    const snippet = snippetOf(site);
+    const menu = el('details', { className: 'menu' }, [
+      el('summary', { 'data-menu': site.id, 'aria-label': 'More actions for ' + site.name, text: 'More' }),
+      el('div', { className: 'menu-body' }, [
         rotateButton(site, 'read', output),
         rotateButton(site, 'write', output),
-        el('button', { type: 'button', className: 'secondary', 'data-rename': site.id, text: 'Rename', onclick: () => renameSite(site, card, heading) }),
+        el('button', { type: 'button', className: 'secondary', 'data-rename': site.id, text: 'Rename', onclick: () => { menu.open = false; renameSite(site, card, heading); } }),
+        el('hr'),
         confirmButton('Delete', 'Confirm: delete ' + site.name + ' and its feedback', { 'data-delete': site.id }, async () => {
           try {
             await api('DELETE', '/api/v1/sites/' + site.id);
-            if (currentSite && currentSite.id === site.id) { currentSite = null; $('site-view').hidden = true; }
+            if (currentSite && currentSite.id === site.id) { currentSite = null; $('site-view').hidden = true; window.history.replaceState(null, '', location.pathname); }
             notice('Site “' + site.name + '” deleted.');
             await loadSites();
           } catch (error) { notice('Could not delete the site: ' + describe(error), true); }
         }),
       ]),
+    ]);
+    const card = el('article', { className: 'site', 'data-site': site.id }, [
+      el('div', { className: 'site-head' }, [
+        heading,
+        el('span', { className: 'muted', text: site.slug }),
+        el('span', { className: 'badge' + (newCount ? ' new' : ''), 'data-new-count': site.id, text: newCount + ' new' }),
+      ]),
+      el('p', { className: 'muted small-text', 'data-tokens': site.id, text: tokenState(site) }),
+      el('details', { className: 'embed' }, [
+        el('summary', { text: 'Widget snippet' }),
+        el('div', { className: 'copy-row' }, [el('code', { className: 'snippet', text: snippet }), copyButton(snippet, 'snippet')]),
+      ]),
+      el('div', { className: 'row actions' }, [el('button', { type: 'button', 'data-open': site.id, text: 'Open ' + site.name, onclick: () => openSite(site) }), menu]),
       output,
     ]);
     return card;
@@ -292,35 +318,52 @@
     input.select();
   }
 
+  /** "Create … token" when the site has none (no confirmation: nothing is replaced), else "Rotate …" with one. */
   function rotateButton(site, kind, output) {
-    return confirmButton('Rotate ' + kind + ' token', 'Confirm: replace the ' + kind + ' token', { 'data-rotate': kind }, async () => {
+    const exists = () => Boolean(kind === 'read' ? site.readTokenCreatedAt : site.writeTokenCreatedAt);
+    const issue = async (button) => {
+      const replaced = exists();
       try {
         const data = await api('POST', '/api/v1/sites/' + site.id + '/tokens/' + kind + '/rotate');
-        clear(output).appendChild(secretBox('New ' + kind + ' token for ' + site.name + '. It is shown only this once: copy it now. The previous ' + kind + ' token has stopped working.', data.token, kind));
+        clear(output).appendChild(secretBox((replaced ? 'New ' : 'Your ') + kind + ' token for ' + site.name + '. It is shown only this once: copy it now.' + (replaced ? ' The previous ' + kind + ' token has stopped working.' : ''), data.token, kind));
         const state = document.querySelector('[data-tokens="' + site.id + '"]');
         if (kind === 'read') site.readTokenCreatedAt = new Date().toISOString(); else site.writeTokenCreatedAt = new Date().toISOString();
         if (state) state.textContent = tokenState(site);
-      } catch (error) { notice('Rotation failed: ' + describe(error), true); }
-    });
+        if (button) button.replaceWith(rotateButton(site, kind, output));
+      } catch (error) { notice((replaced ? 'Rotation' : 'Creating the token') + ' failed: ' + describe(error), true); }
+    };
+    if (exists()) return confirmButton('Rotate ' + kind + ' token', 'Confirm: replace the ' + kind + ' token', { 'data-rotate': kind }, () => issue(null));
+    const button = el('button', { type: 'button', className: 'secondary', 'data-rotate': kind, text: 'Create ' + kind + ' token', onclick: () => issue(button) });
+    return button;
   }
 
-  function renderPortfolio() {
+  async function renderPortfolio() {
     const actions = clear($('portfolio-actions'));
-    actions.appendChild(confirmButton('Rotate portfolio token', 'Confirm: replace the portfolio token', { 'data-rotate': 'portfolio' }, async () => {
+    let state;
+    try { state = await api('GET', '/api/v1/portfolio-token'); } catch (error) { notice('Could not read the portfolio token state: ' + describe(error), true); return; }
+    $('portfolio-state').textContent = state.createdAt ? 'A portfolio token exists, issued ' + when(state.createdAt) + '.' : 'No portfolio token yet.';
+    const issue = async () => {
       try {
         const data = await api('POST', '/api/v1/portfolio-token/rotate');
-        clear($('portfolio-secret')).appendChild(secretBox('New portfolio token. It is shown only this once: copy it now. The previous one has stopped working.', data.token, 'portfolio'));
-      } catch (error) { notice('Rotation failed: ' + describe(error), true); }
-    }));
+        clear($('portfolio-secret')).appendChild(secretBox((state.createdAt ? 'New portfolio token. It is shown only this once: copy it now. The previous one has stopped working.' : 'Your portfolio token. It is shown only this once: copy it now.'), data.token, 'portfolio'));
+        await renderPortfolio();
+      } catch (error) { notice('Issuing the token failed: ' + describe(error), true); }
+    };
+    actions.appendChild(state.createdAt
+      ? confirmButton('Rotate portfolio token', 'Confirm: replace the portfolio token', { 'data-rotate': 'portfolio' }, issue)
+      : el('button', { type: 'button', className: 'secondary', 'data-rotate': 'portfolio', text: 'Create portfolio token', onclick: issue }));
   }
 
   // ---- one site: feedback and batches ----
-  function openSite(site) {
+  function openSite(site, fromUrl) {
     currentSite = site;
     $('site-view').hidden = false;
     $('site-title').textContent = site.name;
     selectTab('feedback');
     closeEditor();
+    const params = new URLSearchParams(fromUrl ? location.search : '');
+    for (const name of FILTERS) $('filter-' + name).value = params.get(name) || (name === 'order' ? 'newest' : '');
+    if (!$('filter-order').value) $('filter-order').value = 'newest';
     reloadFeedback();
     loadBatches();
     $('site-view').scrollIntoView();
@@ -343,67 +386,206 @@
     $('tab-' + next).focus();
   });
 
+  /** The filters as query parameters (only those set; newest first is the default). */
+  function filterParams() {
+    const params = new URLSearchParams();
+    for (const name of FILTERS) {
+      const value = $('filter-' + name).value.trim();
+      if (value && !(name === 'order' && value === 'newest')) params.set(name, value);
+    }
+    return params;
+  }
+
+  /** The URL says which site and filters are shown: a reload or a shared link shows the same list. */
+  function writeUrl() {
+    const params = filterParams();
+    params.set('site', currentSite.id);
+    window.history.replaceState(null, '', location.pathname + '?' + params);
+  }
+
   function reloadFeedback() {
-    feedbackCursor = null;
+    feedbackOffset = 0;
+    feedbackItems = [];
+    selected = new Set();
+    focusIndex = -1;
+    feedbackLoad += 1;
     clear($('feedback-list'));
+    updateSelection();
+    writeUrl();
     loadFeedback();
   }
-  $('filter-type').addEventListener('change', reloadFeedback);
-  $('filter-status').addEventListener('change', reloadFeedback);
-  $('feedback-filters').addEventListener('submit', (event) => event.preventDefault());
+  let typing = null;
+  $('filter-q').addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(reloadFeedback, 250); });
+  for (const name of ['type', 'status', 'from', 'to', 'order']) $('filter-' + name).addEventListener('change', reloadFeedback);
+  $('feedback-filters').addEventListener('submit', (event) => { event.preventDefault(); clearTimeout(typing); reloadFeedback(); });
 
   async function loadFeedback() {
     const site = currentSite;
-    const params = new URLSearchParams({ limit: '50' });
-    if (feedbackCursor) params.set('since', feedbackCursor);
-    if ($('filter-type').value) params.set('type', $('filter-type').value);
-    if ($('filter-status').value) params.set('status', $('filter-status').value);
+    const load = feedbackLoad;
+    const params = filterParams();
+    const filtered = params.toString() !== '' && !(params.size === 1 && params.has('order'));
+    params.set('limit', '50');
+    if (feedbackOffset) params.set('offset', String(feedbackOffset));
     try {
-      const data = await api('GET', '/api/v1/sites/' + site.id + '/feedback?' + params);
-      if (site !== currentSite) return;
+      const data = await api('GET', '/api/v1/sites/' + site.id + '/feedback/search?' + params);
+      if (site !== currentSite || load !== feedbackLoad) return;
       const list = $('feedback-list');
       let table = list.querySelector('table');
       if (!table) {
-        if (data.feedback.length === 0) list.appendChild(el('p', { className: 'muted', text: params.has('type') || params.has('status') ? 'No feedback matches these filters.' : 'No feedback yet.' }));
+        if (data.feedback.length === 0) list.appendChild(filtered ? el('p', { className: 'muted', text: 'No feedback matches these filters.' }) : emptyState(site));
         else {
-          table = el('table', { className: 'feedback' }, [el('thead', {}, [el('tr', {}, ['When', 'Type', 'Rating', 'Message', 'Status'].map((h) => el('th', { scope: 'col', text: h })))]), el('tbody')]);
+          table = el('table', { className: 'feedback' }, [el('thead', {}, [el('tr', {}, [el('th', { scope: 'col' }, [el('span', { className: 'visually-hidden', text: 'Select' })])].concat(['When', 'Type', 'Rating', 'Message', 'Status'].map((h) => el('th', { scope: 'col', text: h }))))]), el('tbody')]);
           list.appendChild(table);
         }
       }
-      for (const item of data.feedback) table.tBodies[0].appendChild(feedbackRow(item));
-      feedbackCursor = data.nextCursor;
+      for (const item of data.feedback) { feedbackItems.push(item); table.tBodies[0].appendChild(feedbackRow(item)); }
+      feedbackOffset += data.feedback.length;
+      $('feedback-total').textContent = data.total === 1 ? '1 item' : data.total + ' items';
+      // Nothing to select or move through on an empty list: the bulk bar and the keys wait for items.
+      $('bulk-bar').hidden = $('keys-help').hidden = feedbackItems.length === 0;
       $('more-feedback').hidden = !data.hasMore;
     } catch (error) { notice('Could not load feedback: ' + describe(error), true); }
   }
   $('more-feedback').addEventListener('click', loadFeedback);
 
-  const TYPE_LABELS = { feedback: 'Feedback', feature_request: 'Feature request', bug: 'Bug' };
+  /** A site without feedback: the snippet to embed, and a test feedback to see the whole loop. */
+  function emptyState(site) {
+    const snippet = snippetOf(site);
+    return el('div', { className: 'empty inset', 'data-empty': 'feedback' }, [
+      el('p', {}, [el('strong', { text: 'No feedback yet.' }), ' Put this snippet before </body> on your site; the widget’s button appears at the bottom right.']),
+      el('div', { className: 'copy-row' }, [el('code', { className: 'snippet', text: snippet }), copyButton(snippet, 'empty-snippet')]),
+      el('div', { className: 'row' }, [el('button', { type: 'button', 'data-test-feedback': site.id, text: 'Send a test feedback', onclick: async (event) => {
+        const button = event.currentTarget;
+        button.disabled = true;
+        try {
+          const res = await fetch('/api/v1/widget/feedback', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ siteKey: site.siteKey, type: 'feedback', message: 'Test feedback sent from the dashboard', pageUrl: location.origin + '/dashboard' }) });
+          if (!res.ok) throw new Error('The server answered ' + res.status);
+          notice('Test feedback sent: this is how it arrives.');
+          reloadFeedback();
+          loadSites();
+        } catch (error) { button.disabled = false; notice('Could not send the test feedback: ' + describe(error), true); }
+      } })]),
+    ]);
+  }
+
+  function contextText(context) {
+    if (!context) return '';
+    const parts = [context.browser, context.os, context.viewport, context.language].filter(Boolean);
+    if (context.referrer) parts.push('from ' + context.referrer);
+    return parts.join(' · ');
+  }
 
   function feedbackRow(item) {
     const select = el('select', { className: 'triage', 'aria-label': 'Status of feedback from ' + item.createdAt, 'data-feedback': item.id }, ['new', 'triaged', 'resolved'].map((s) =>
       el('option', { value: s, text: s.charAt(0).toUpperCase() + s.slice(1), disabled: s === 'new' && item.status !== 'new', selected: s === item.status })));
-    select.addEventListener('change', async () => {
-      select.disabled = true;
-      try {
-        const data = await api('PUT', '/api/v1/sites/' + currentSite.id + '/feedback/' + item.id, { status: select.value });
-        item.status = data.feedback.status;
-        select.querySelector('option[value=new]').disabled = true;
-        notice('Feedback marked ' + item.status + '.');
-      } catch (error) {
-        select.value = item.status;
-        notice('Could not change the status: ' + describe(error), true);
-      } finally { select.disabled = false; }
-    });
+    select.addEventListener('change', () => setStatus([item.id], select.value));
+    const box = el('input', { type: 'checkbox', 'data-select': item.id, 'aria-label': 'Select feedback from ' + item.createdAt });
+    box.addEventListener('change', () => { if (box.checked) selected.add(item.id); else selected.delete(item.id); updateSelection(); });
     const page = el('a', { href: /^https?:/.test(item.pageUrl) ? item.pageUrl : null, rel: 'noopener noreferrer', target: '_blank', text: item.pageUrl });
     const stars = item.rating == null ? '—' : '★'.repeat(item.rating) + '☆'.repeat(5 - item.rating);
+    const context = contextText(item.reporterContext);
     return el('tr', { 'data-row': item.id }, [
+      el('td', { className: 'pick' }, [box]),
       el('td', { 'data-label': 'When', text: item.createdAt }),
       el('td', { 'data-label': 'Type' }, [el('span', { className: 'badge type-' + item.type, text: TYPE_LABELS[item.type] || item.type })]),
       el('td', { 'data-label': 'Rating' }, [el('span', { className: 'stars', 'aria-label': item.rating == null ? 'no rating' : item.rating + ' of 5', text: stars })]),
-      el('td', { 'data-label': 'Message', className: 'message' }, [el('div', { text: item.message }), el('div', { className: 'muted small-text' }, [page])]),
+      el('td', { 'data-label': 'Message', className: 'message' }, [
+        el('div', { text: item.message }),
+        el('div', { className: 'muted small-text' }, [page]),
+        context ? el('div', { className: 'muted small-text', 'data-context': item.id, text: context }) : null,
+      ]),
       el('td', { 'data-label': 'Status' }, [select]),
     ]);
   }
+
+  /** One route for one item or many: the bulk route answers the ids it changed. */
+  async function setStatus(ids, status) {
+    const rows = ids.map((id) => document.querySelector('tr[data-row="' + id + '"] select.triage')).filter(Boolean);
+    for (const select of rows) select.disabled = true;
+    try {
+      const data = await api('POST', '/api/v1/sites/' + currentSite.id + '/feedback/status', { ids, status });
+      for (const id of data.updated) {
+        const item = feedbackItems.find((i) => i.id === id);
+        if (item) item.status = status;
+        const select = document.querySelector('tr[data-row="' + id + '"] select.triage');
+        if (select) { select.value = status; select.querySelector('option[value=new]').disabled = true; }
+      }
+      notice(data.updated.length === 1 ? 'Feedback marked ' + status + '.' : data.updated.length + ' items marked ' + status + '.');
+      refreshCounts();
+    } catch (error) {
+      for (const id of ids) { const item = feedbackItems.find((i) => i.id === id); const select = document.querySelector('tr[data-row="' + id + '"] select.triage'); if (item && select) select.value = item.status; }
+      notice('Could not change the status: ' + describe(error), true);
+    } finally { for (const select of rows) select.disabled = false; }
+  }
+
+  let countsAsked = 0; // only the latest answer paints the badges
+  async function refreshCounts() {
+    const asked = ++countsAsked;
+    try {
+      const counts = await api('GET', '/api/v1/feedback/new-counts');
+      if (asked !== countsAsked) return;
+      for (const c of counts.sites) {
+        const badge = document.querySelector('[data-new-count="' + c.siteId + '"]');
+        if (badge) { badge.textContent = c.count + ' new'; badge.className = 'badge' + (c.count ? ' new' : ''); }
+      }
+    } catch (_) { /* the badges stay as they were */ }
+  }
+
+  function updateSelection() {
+    const n = selected.size;
+    $('selected-count').textContent = n ? n + ' selected' : '';
+    $('bulk-triaged').disabled = $('bulk-resolved').disabled = n === 0;
+    $('select-all').checked = n > 0 && n === feedbackItems.length;
+  }
+  $('select-all').addEventListener('change', () => {
+    selected = new Set($('select-all').checked ? feedbackItems.map((i) => i.id) : []);
+    for (const box of document.querySelectorAll('[data-select]')) box.checked = selected.has(box.getAttribute('data-select'));
+    updateSelection();
+  });
+  $('bulk-triaged').addEventListener('click', () => setStatus(Array.from(selected), 'triaged'));
+  $('bulk-resolved').addEventListener('click', () => setStatus(Array.from(selected), 'resolved'));
+
+  /** CSV of the current filter: fetched with the session (a plain link could not send it), saved as a file. */
+  $('download-csv').addEventListener('click', async () => {
+    const button = $('download-csv');
+    button.disabled = true;
+    try {
+      const path = '/api/v1/sites/' + currentSite.id + '/feedback/export.csv?' + filterParams();
+      let res = await fetch(path, { headers: { Authorization: 'Bearer ' + session.token } });
+      if (res.status === 401) { await refresh(); res = await fetch(path, { headers: { Authorization: 'Bearer ' + session.token } }); }
+      if (!res.ok) { const json = await res.json().catch(() => null); throw Object.assign(new Error(json && json.error ? json.error.message : 'The server answered ' + res.status), { details: json && json.error && json.error.details }); }
+      const url = URL.createObjectURL(await res.blob());
+      const link = el('a', { href: url, download: currentSite.slug + '-feedback.csv' });
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    } catch (error) { notice('Could not download the CSV: ' + describe(error), true); } finally { button.disabled = false; }
+  });
+
+  /** j/k or arrows move between rows, x selects, t/r set the status, / jumps to the search. */
+  function focusRow(index) {
+    const rows = document.querySelectorAll('#feedback-list tr[data-row]');
+    if (rows.length === 0) return;
+    focusIndex = Math.max(0, Math.min(rows.length - 1, index));
+    for (const row of rows) row.classList.remove('current');
+    rows[focusIndex].classList.add('current');
+    rows[focusIndex].scrollIntoView({ block: 'nearest' });
+  }
+  document.addEventListener('keydown', (event) => {
+    if (!currentSite || $('panel-feedback').hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+    const tag = event.target.tagName;
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') { if (event.key === 'Escape') event.target.blur(); return; }
+    const rows = document.querySelectorAll('#feedback-list tr[data-row]');
+    const current = rows[focusIndex];
+    if (event.key === 'j' || event.key === 'ArrowDown') focusRow(focusIndex + 1);
+    else if (event.key === 'k' || event.key === 'ArrowUp') focusRow(focusIndex - 1);
+    else if (event.key === '/') $('filter-q').focus();
+    else if (event.key === 'x' && current) { current.querySelector('[data-select]').click(); }
+    else if ((event.key === 't' || event.key === 'r') && current) setStatus([current.getAttribute('data-row')], event.key === 't' ? 'triaged' : 'resolved');
+    else return;
+    event.preventDefault();
+  });
 
   // ---- question batches ----
   async function loadBatches() {

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { QueryInteger } from '#libs/common';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from '../feedback-kinds.js';
-import type { FeedbackRow } from '../feedback.repository.js';
+import type { FeedbackRow, ReporterContext } from '../feedback.repository.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -39,6 +39,24 @@ export class UpdateFeedbackStatusDto {
   status: 'triaged' | 'resolved';
 }
 
+/** The reporter's browser as the widget describes it: each field only when the browser told it. */
+export class ReporterContextDto implements ReporterContext {
+  @ApiProperty({ required: false, example: 'Firefox 133', maxLength: 64, description: 'Browser name and major version, from the user agent' })
+  browser?: string;
+
+  @ApiProperty({ required: false, example: 'Android 15', maxLength: 64, description: 'Operating system, from the user agent' })
+  os?: string;
+
+  @ApiProperty({ required: false, example: '390x844', maxLength: 16, description: 'Viewport width x height in CSS pixels when the feedback was sent' })
+  viewport?: string;
+
+  @ApiProperty({ required: false, example: 'de-DE', maxLength: 35, description: "The browser's preferred language (BCP 47)" })
+  language?: string;
+
+  @ApiProperty({ required: false, example: 'https://search.example/', maxLength: 2048, description: 'The page that linked to the one the feedback was sent on, without its query or fragment' })
+  referrer?: string;
+}
+
 export class FeedbackItemDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -63,9 +81,22 @@ export class FeedbackItemDto {
 
   @ApiProperty({ example: '2026-11-21 07:15:42', description: 'UTC, `YYYY-MM-DD HH:MM:SS`' })
   createdAt: string;
+
+  @ApiProperty({
+    required: false,
+    type: ReporterContextDto,
+    description: "The reporter's browser, OS, viewport, language and referrer as the widget captured them (never cookies or page content). Absent when the submission carried none.",
+  })
+  reporterContext?: ReporterContextDto;
 }
 
 export function toFeedbackItemDto(row: FeedbackRow): FeedbackItemDto {
+  const item = toPublishedItem(row);
+  // Additive: present only when captured, so items without it keep their published shape byte for byte.
+  return row.reporterContext ? { ...item, reporterContext: row.reporterContext } : item;
+}
+
+function toPublishedItem(row: FeedbackRow): FeedbackItemDto {
   return {
     id: row.id,
     siteId: row.siteId,

@@ -103,3 +103,8 @@ export class IssuedTokenDto {
   @ApiProperty({ description: 'The full token (sk_, wk_ or ok_), shown only this once; only its hash is stored. The previous token stopped working.', example: 'sk_2aF…' })
   token: string;
 }
+
+export class PortfolioTokenStateDto {
+  @ApiProperty({ type: String, nullable: true, format: 'date-time', example: '2026-11-21T07:15:42.000Z', description: 'When the current portfolio token was issued; null when the account has none' })
+  createdAt: string | null;
+}

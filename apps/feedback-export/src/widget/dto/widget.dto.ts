@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { FEEDBACK_TYPES, type FeedbackType } from '../../feedback/feedback-kinds.js';
 
 /**
@@ -8,6 +9,39 @@ import { FEEDBACK_TYPES, type FeedbackType } from '../../feedback/feedback-kinds
  * (78 KiB took seconds): one host character is enough, the rest is one run.
  */
 export const PAGE_URL_PATTERN = /^https?:\/\/[^\s/?#]\S*$/i;
+
+/** What the widget tells about the reporter's browser: short descriptive strings only (never cookies or page content). */
+export class ReporterContextInputDto {
+  @ApiProperty({ required: false, example: 'Firefox 133', maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  browser?: string;
+
+  @ApiProperty({ required: false, example: 'Android 15', maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  os?: string;
+
+  @ApiProperty({ required: false, example: '390x844', maxLength: 16, description: 'width x height in CSS pixels' })
+  @IsOptional()
+  @Matches(/^\d{1,5}x\d{1,5}$/, { message: 'reporterContext.viewport must be WIDTHxHEIGHT' })
+  viewport?: string;
+
+  @ApiProperty({ required: false, example: 'de-DE', maxLength: 35 })
+  @IsOptional()
+  @Matches(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8}){0,4}$/, { message: 'reporterContext.language must be a language tag' })
+  @MaxLength(35)
+  language?: string;
+
+  @ApiProperty({ required: false, maxLength: 2048, example: 'https://search.example/', description: 'The referring page, without its query or fragment' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  @Matches(PAGE_URL_PATTERN, { message: 'reporterContext.referrer must be an http(s) URL' })
+  referrer?: string;
+}
 
 export class SubmitFeedbackDto {
   @ApiProperty({ example: 'site_Qm9vZ2xlLXNpdGUta2V5LTAx', description: 'The public key of the site (data-site-key of the widget script)' })
@@ -37,6 +71,13 @@ export class SubmitFeedbackDto {
   @MaxLength(2048)
   @Matches(PAGE_URL_PATTERN, { message: 'pageUrl must be an http(s) URL' })
   pageUrl: string;
+
+  @ApiProperty({ required: false, type: ReporterContextInputDto, description: "The reporter's browser, OS, viewport, language and referrer (the widget sends them; optional)" })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ReporterContextInputDto)
+  reporterContext?: ReporterContextInputDto;
 }
 
 export class SubmittedFeedbackDto {
