@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { UUID_PATTERN } from '#libs/common';
+import { QueryInteger, UUID_PATTERN } from '#libs/common';
 import { FeedbackItemDto } from '../../feedback/dto/feedback.dto.js';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from '../../feedback/feedback-kinds.js';
 
@@ -9,7 +8,6 @@ import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackTy
 export const TRIAGE_LIMITS = { defaultPageSize: 50, maxPageSize: 200, maxOffset: 10_000, maxSearchLength: 200, bulkMaxItems: 200, csvMaxRows: 10_000 } as const;
 
 const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^[0-9]{1,6}$/.test(value) ? Number(value) : value);
 
 /** Filters shared by the triage page and its CSV download. */
 export class TriageFilterDto {
@@ -48,7 +46,7 @@ export class TriageFilterDto {
 export class TriageQueryDto extends TriageFilterDto {
   @ApiProperty({ required: false, type: 'integer', minimum: 1, maximum: TRIAGE_LIMITS.maxPageSize, default: TRIAGE_LIMITS.defaultPageSize })
   @IsOptional()
-  @Transform(toInteger)
+  @QueryInteger({ digits: 6 })
   @IsInt()
   @Min(1)
   @Max(TRIAGE_LIMITS.maxPageSize)
@@ -56,7 +54,7 @@ export class TriageQueryDto extends TriageFilterDto {
 
   @ApiProperty({ required: false, type: 'integer', minimum: 0, maximum: TRIAGE_LIMITS.maxOffset, default: 0, description: 'Rows to skip (the next page: offset + limit)' })
   @IsOptional()
-  @Transform(toInteger)
+  @QueryInteger({ digits: 6 })
   @IsInt()
   @Min(0)
   @Max(TRIAGE_LIMITS.maxOffset)
