@@ -54,11 +54,11 @@ export class DashboardController {
 }
 
 /** Triage is quick keyboard work and harmless to repeat: generous, and served while the counters' store is down. */
-export const FEEDBACK_TRIAGE_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-triage', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
+const FEEDBACK_TRIAGE_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-triage', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
 /** Searching and filtering as an owner types and clicks. */
-export const FEEDBACK_SEARCH_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-search', limit: 120, windowSeconds: 60, storeOutage: 'fail-open' };
+const FEEDBACK_SEARCH_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-search', limit: 120, windowSeconds: 60, storeOutage: 'fail-open' };
 /** A CSV download reads up to TRIAGE_LIMITS.csvMaxRows rows: a few a minute. */
-export const FEEDBACK_CSV_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-csv', limit: 10, windowSeconds: 60, storeOutage: 'fail-closed' };
+const FEEDBACK_CSV_RATE_LIMIT: RateLimitOptions = { bucket: 'feedback-csv', limit: 10, windowSeconds: 60, storeOutage: 'fail-closed' };
 
 /** Feedback of one of the owner's sites, for the dashboard (JWT). */
 @ApiTags('Dashboard')

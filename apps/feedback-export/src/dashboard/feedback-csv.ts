@@ -1,7 +1,7 @@
 import type { FeedbackRow } from '../feedback/feedback.repository.js';
 
 /** The CSV download's columns, in order (RFC 4180; the reporter context is the last five). */
-export const CSV_COLUMNS = ['id', 'createdAt', 'type', 'status', 'rating', 'message', 'pageUrl', 'browser', 'os', 'viewport', 'language', 'referrer'] as const;
+const CSV_COLUMNS = ['id', 'createdAt', 'type', 'status', 'rating', 'message', 'pageUrl', 'browser', 'os', 'viewport', 'language', 'referrer'] as const;
 
 /**
  * One CSV cell: quoted, quotes doubled, and a text a spreadsheet would run as a formula (it starts
