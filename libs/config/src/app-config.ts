@@ -65,6 +65,11 @@ export interface AppConfig {
    * are accepted and delivered to (the tests' receivers); otherwise loopback is refused like any private address.
    */
   webhooksLoopback: boolean;
+  /**
+   * WEBHOOK_DISABLE_AFTER_MS (default 5 days): a webhook endpoint whose attempts have all failed since the first failure
+   * of its current streak at least this long ago is disabled at its next failed attempt, and its owner mailed.
+   */
+  webhookDisableAfterMs: number;
   /** Admission control (libs/common's OverloadGate): when a replica refuses new work with 503 SERVICE_OVERLOADED. */
   overload: OverloadConfig;
 }
@@ -284,6 +289,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tracing: readTracingConfig(env),
     oauthClientMetadataLoopback,
     webhooksLoopback,
+    webhookDisableAfterMs: readIntVariable(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 60 * 60_000, 1, 365 * 24 * 60 * 60_000),
     overload: readOverload(env),
   };
 }

@@ -104,6 +104,12 @@ export class WebhookDeliveriesRepository {
     );
   }
 
+  /** Hands claimed deliveries back unattempted: the claim's attempt is uncounted and they are due again now. */
+  async release(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.sql.query(`UPDATE webhook_deliveries SET attempts = attempts - 1, next_attempt_at = now() WHERE id = ANY($1::uuid[]) AND status = 'pending'`, [ids]);
+  }
+
   async markDelivered(id: string, responseCode: number): Promise<void> {
     await this.sql.query(`UPDATE webhook_deliveries SET status = 'delivered', last_response_code = $2, last_error = NULL, completed_at = now() WHERE id = $1`, [id, responseCode]);
   }

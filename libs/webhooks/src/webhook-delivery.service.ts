@@ -25,13 +25,15 @@ const STATS_INTERVAL_MS = 15_000;
 const SWEEP_BATCH = 1000;
 const ERROR_TEXT_MAX = 300;
 
-type Outcome = 'delivered' | 'retry' | 'failed' | 'gone';
+/** What an attempt did; `gone` (410) and `disabled` (failing too long) stop sending to the endpoint. */
+type Outcome = 'delivered' | 'retry' | 'failed' | 'gone' | 'disabled';
 
 /**
  * The durable delivery queue's worker, on every replica: claims due deliveries with FOR UPDATE SKIP LOCKED (see
  * WebhookDeliveriesRepository.claimDue), sends each signed (Standard Webhooks) through guardedFetch, and records
  * the outcome: 2xx delivered; 410 Gone disables the endpoint; anything else (other status, timeout, refused
- * address, network error) is retried on the schedule (DEFAULT_RETRY_SCHEDULE_MS, with jitter), then `failed`.
+ * address, network error) is retried on the schedule (DEFAULT_RETRY_SCHEDULE_MS, with jitter), then `failed`; a
+ * failure when the endpoint's streak began `disableAfterFailingMs` ago or more disables it and tells its owner.
  * Within one claimed batch an endpoint's deliveries go one at a time in claim order (oldest first); endpoints in
  * parallel. Deliveries older than 30 days are swept.
  */
@@ -48,6 +50,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   /** Per-attempt timeout; tests shorten it. */
   attemptTimeoutMs = ATTEMPT_TIMEOUT_MS;
   private readonly outcomes;
+  private readonly disabledEndpoints;
   private readonly sealer: SecretSealer;
 
   constructor(
@@ -60,6 +63,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   ) {
     this.sealer = webhookSecretSealer(config.jwtSecret);
     this.outcomes = metrics.counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)', labelNames: ['outcome'] });
+    this.disabledEndpoints = metrics.counter({ name: 'webhook_endpoints_disabled_total', help: 'Webhook endpoints the engine disabled, by reason (gone: a 410; failing: failing too long)', labelNames: ['reason'] });
     // Read when scraped from figures a timer refreshes: a scrape never waits on (or fails with) the database.
     const stats = this.stats;
     metrics.gauge({
@@ -162,10 +166,14 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     }
     await Promise.all(
       [...byEndpoint.values()].map(async (list) => {
-        for (const delivery of list) {
+        for (const [index, delivery] of list.entries()) {
           const outcome = await this.attempt(delivery);
-          // A 410 disabled the endpoint: the rest of its batch waits (claimable again once re-enabled).
-          if (outcome === 'gone') return;
+          // A 410 or a too-long failure streak disabled the endpoint: the rest of its batch is handed back unattempted
+          // (held while it is disabled, due at once when its owner re-enables it).
+          if (outcome === 'gone' || outcome === 'disabled') {
+            await this.deliveries.release(list.slice(index + 1).map((held) => held.id));
+            return;
+          }
         }
       }),
     );
@@ -193,6 +201,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
       if (status === 410) {
         await this.deliveries.markFailed(delivery.id, status, 'the endpoint answered 410 Gone: disabled');
         await this.endpoints.disable(delivery.endpointId, 'the endpoint answered 410 Gone');
+        this.disabledEndpoints.inc({ reason: 'gone' });
         this.outcomes.inc({ outcome: 'gone' });
         return 'gone';
       }
@@ -202,14 +211,40 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     }
     await this.endpoints.recordFailure(delivery.endpointId);
     const delay = retryDelayMs(this.retryScheduleMs, delivery.attempts);
-    if (delay === undefined) {
-      await this.deliveries.markFailed(delivery.id, status, error);
-      this.outcomes.inc({ outcome: 'failed' });
-      return 'failed';
+    if (delay === undefined) await this.deliveries.markFailed(delivery.id, status, error);
+    else await this.deliveries.markRetry(delivery.id, status, error, delay);
+    const outcome = delay === undefined ? 'failed' : 'retry';
+    this.outcomes.inc({ outcome });
+    return (await this.disableIfFailingTooLong(delivery.endpointId)) ? 'disabled' : outcome;
+  }
+
+  /**
+   * After a failed attempt: an endpoint failing without a success for `disableAfterFailingMs` is disabled (its
+   * waiting deliveries are held, as after a 410, until its owner re-enables it) and its owner told, once.
+   */
+  private async disableIfFailingTooLong(endpointId: string): Promise<boolean> {
+    const afterMs = this.options.disableAfterFailingMs;
+    const reason = `every delivery attempt failed for ${describeDuration(afterMs)} without a success`;
+    const endpoint = await this.endpoints.disableIfFailingSince(endpointId, afterMs, reason);
+    if (!endpoint) return false;
+    this.disabledEndpoints.inc({ reason: 'failing' });
+    const failingSince = new Date(endpoint.failingSince!);
+    this.logger.warn({ endpointId, ownerKind: endpoint.ownerKind, ownerId: endpoint.ownerId, failingSince: failingSince.toISOString(), failureStreak: endpoint.failureStreak }, 'Webhook endpoint disabled: failing too long');
+    try {
+      await this.options.notifyOwnerOfDisabledEndpoint?.({
+        id: endpoint.id,
+        ownerId: endpoint.ownerId,
+        url: endpoint.url,
+        description: endpoint.description,
+        reason,
+        failingSince,
+        failureStreak: endpoint.failureStreak,
+      });
+    } catch (notifyError) {
+      // The endpoint stays disabled (its listing shows why); the notice is not retried: at most one mail.
+      this.logger.error({ endpointId, err: { message: (notifyError as Error)?.message } }, 'Could not tell the owner of a disabled webhook endpoint');
     }
-    await this.deliveries.markRetry(delivery.id, status, error, delay);
-    this.outcomes.inc({ outcome: 'retry' });
-    return 'retry';
+    return true;
   }
 }
 
@@ -234,6 +269,14 @@ class UnreadableSigningSecretError extends Error {
   constructor() {
     super('not sent: the signing secret cannot be read (JWT_SECRET changed); rotate the endpoint\'s secret');
   }
+}
+
+/** `5 days`, `12 hours`, `90 seconds`, `250 ms`: the threshold as the disabled reason and the mail say it. */
+function describeDuration(ms: number): string {
+  for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000], ['second', 1000]] as const) {
+    if (ms % size === 0) return `${ms / size} ${unit}${ms === size ? '' : 's'}`;
+  }
+  return `${ms} ms`;
 }
 
 function describeFailure(error: unknown): string {

@@ -115,6 +115,20 @@ export class WebhookEndpointsRepository {
     await this.sql.query(`UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2, updated_at = now() WHERE id = $1`, [endpointId, reason]);
   }
 
+  /**
+   * Disables the endpoint if it is still enabled and failing since at least `afterMs` ago; answers the endpoint when
+   * this call disabled it. One statement decides: of replicas racing on the same endpoint, one UPDATE matches (the
+   * others re-check `enabled` after its commit and match nothing), so the owner is told once.
+   */
+  async disableIfFailingSince(endpointId: string, afterMs: number, reason: string): Promise<WebhookEndpointRow | undefined> {
+    const rows = await this.sql.query<WebhookEndpointRow>(
+      `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $3, updated_at = now()
+       WHERE id = $1 AND enabled AND failing_since <= now() - make_interval(secs => $2::double precision / 1000) RETURNING ${WEBHOOK_ENDPOINT_COLUMNS}`,
+      [endpointId, afterMs, reason],
+    );
+    return rows[0];
+  }
+
   /** Endpoints of this owner kind that are failing now, and the longest streak among them (metrics). */
   async failureStats(ownerKind: string): Promise<{ failing: number; longestStreak: number }> {
     const [row] = await this.sql.query<{ failing: number; longestStreak: number }>(

@@ -1,4 +1,4 @@
-import { DynamicModule, Module, type FactoryProvider } from '@nestjs/common';
+import { DynamicModule, Module, type FactoryProvider, type ModuleMetadata } from '@nestjs/common';
 import { ObservabilityModule } from '#libs/common';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
@@ -12,10 +12,11 @@ import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-eng
  */
 @Module({})
 export class WebhookEngineModule {
-  static forApp(options: Omit<FactoryProvider<WebhookEngineOptions>, 'provide'>): DynamicModule {
+  /** `imports`: the app's modules whose providers the options factory injects (e.g. what tells an owner their endpoint was disabled). */
+  static forApp({ imports = [], ...options }: Omit<FactoryProvider<WebhookEngineOptions>, 'provide'> & Pick<ModuleMetadata, 'imports'>): DynamicModule {
     return {
       module: WebhookEngineModule,
-      imports: [ObservabilityModule],
+      imports: [ObservabilityModule, ...imports],
       providers: [{ provide: WEBHOOK_ENGINE_OPTIONS, ...options }, WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookEndpointsService, WebhookDeliveryService],
       exports: [WebhookEndpointsService, WebhookDeliveryService],
     };

@@ -14,6 +14,27 @@ export interface WebhookEngineOptions {
   httpsOnly: boolean;
   /** Most endpoints one owner may have. */
   maxEndpointsPerOwner: number;
+  /**
+   * An endpoint whose attempts have all failed since the first failure of its streak at least this long ago is
+   * disabled at its next failed attempt (WEBHOOK_DISABLE_AFTER_MS, 5 days by default).
+   */
+  disableAfterFailingMs: number;
+  /**
+   * Tells the owner that an endpoint was disabled for failing (the app knows who the owner is and how to reach
+   * them: todo-api mails the account). Called once per disablement, by the replica whose UPDATE disabled it.
+   */
+  notifyOwnerOfDisabledEndpoint?: (notice: DisabledWebhookEndpoint) => Promise<void>;
+}
+
+/** An endpoint the engine has just disabled because it kept failing. */
+export interface DisabledWebhookEndpoint {
+  id: string;
+  ownerId: string;
+  url: string;
+  description: string;
+  reason: string;
+  failingSince: Date;
+  failureStreak: number;
 }
 
 export const WEBHOOK_ENGINE_OPTIONS = Symbol('WEBHOOK_ENGINE_OPTIONS');

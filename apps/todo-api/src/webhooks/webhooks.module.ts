@@ -1,20 +1,30 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { MailModule } from '#libs/mail';
 import { WebhookEngineModule } from '#libs/webhooks';
 import { ApiAccessModule } from '../api-access/api-access.module.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { MAX_WEBHOOKS_PER_ACCOUNT, TODO_WEBHOOK_EVENTS, TODO_WEBHOOK_OWNER_KIND } from './todo-webhook-events.js';
+import { WebhookOwnerMailService } from './webhook-owner-mail.service.js';
+import { WebhookOwnersRepository } from './webhook-owners.repository.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksMcpTools } from './webhooks-mcp.tools.js';
 
+/** What the engine's options factory injects from todo-api: the mail to an account whose endpoint was disabled. */
+@Module({ imports: [MailModule], providers: [WebhookOwnersRepository, WebhookOwnerMailService], exports: [WebhookOwnerMailService] })
+class WebhookOwnerMailModule {}
+
 const engine = WebhookEngineModule.forApp({
-  inject: [APP_CONFIG],
-  useFactory: (config: AppConfig) => ({
+  imports: [WebhookOwnerMailModule],
+  inject: [APP_CONFIG, WebhookOwnerMailService],
+  useFactory: (config: AppConfig, ownerMail: WebhookOwnerMailService) => ({
     ownerKind: TODO_WEBHOOK_OWNER_KIND,
     eventCatalogue: TODO_WEBHOOK_EVENTS,
     allowLoopback: config.webhooksLoopback,
     httpsOnly: config.nodeEnv === 'production',
     maxEndpointsPerOwner: MAX_WEBHOOKS_PER_ACCOUNT,
+    disableAfterFailingMs: config.webhookDisableAfterMs,
+    notifyOwnerOfDisabledEndpoint: (endpoint) => ownerMail.endpointDisabled(endpoint),
   }),
 });
 
