@@ -94,6 +94,13 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads WEBHOOK_DISABLE_AFTER_MS, 5 days by default', () => {
+    expect(loadConfig(base).webhookDisableAfterMs).toBe(432_000_000);
+    expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER_MS: '300' }).webhookDisableAfterMs).toBe(300);
+    expect(() => loadConfig({ ...base, WEBHOOK_DISABLE_AFTER_MS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, WEBHOOK_DISABLE_AFTER_MS: '5d' })).toThrow(ConfigError);
+  });
+
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('JWT_SECRET');
   });
