@@ -65,7 +65,7 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     receiver = await startReceiver();
     delivery = t.app.get(WebhookDeliveryService);
     // The test drives the queue itself (dispatchDue), never the 1 s timer.
-    delivery.onModuleDestroy();
+    await delivery.onModuleDestroy();
     caller = await insertApiCaller(t.dataSource);
   });
   afterAll(async () => {

@@ -42,7 +42,7 @@ describe('a webhook endpoint failing for WEBHOOK_DISABLE_AFTER_MS is disabled an
     t = await startWithDatabase('todo-api', { WEBHOOKS_LOOPBACK: 'true', WEBHOOK_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS), SMTP_URL: smtp.url, METRICS_TOKEN });
     delivery = t.app.get(WebhookDeliveryService);
     // The test drives the queue itself (dispatchDue), never the 1 s timer; retries are due after a few ms.
-    delivery.onModuleDestroy();
+    await delivery.onModuleDestroy();
     delivery.retryScheduleMs = Array.from({ length: 20 }, () => 5);
     owner = await insertUser(t.dataSource);
     await grantBetaAccess(t.dataSource, owner.id);

@@ -45,6 +45,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   private readonly statsRefresh = new PeriodicTask('Webhook queue figures', STATS_INTERVAL_MS, () => this.inBackground(() => this.refreshStats()), this.logger);
   private readonly stats = { depth: 0, oldestSeconds: 0, failing: 0, longestStreak: 0 };
   private dispatching?: Promise<number>;
+  private readonly pendingNotices = new Set<Promise<void>>();
   /** Delays before each retry; tests shorten it. */
   retryScheduleMs: readonly number[] = DEFAULT_RETRY_SCHEDULE_MS;
   /** Per-attempt timeout; tests shorten it. */
@@ -119,10 +120,12 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     this.statsRefresh.start();
   }
 
-  onModuleDestroy(): void {
+  /** Stops the timers at once; a notice to an owner still being sent is finished before the process exits. */
+  async onModuleDestroy(): Promise<void> {
     this.dispatcher.stop();
     this.sweeper.stop();
     this.statsRefresh.stop();
+    await Promise.allSettled([...this.pendingNotices]);
   }
 
   /**
@@ -230,19 +233,16 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     this.disabledEndpoints.inc({ reason: 'failing' });
     const failingSince = new Date(endpoint.failingSince!);
     this.logger.warn({ endpointId, ownerKind: endpoint.ownerKind, ownerId: endpoint.ownerId, failingSince: failingSince.toISOString(), failureStreak: endpoint.failureStreak }, 'Webhook endpoint disabled: failing too long');
-    try {
-      await this.options.notifyOwnerOfDisabledEndpoint?.({
-        id: endpoint.id,
-        ownerId: endpoint.ownerId,
-        url: endpoint.url,
-        description: endpoint.description,
-        reason,
-        failingSince,
-        failureStreak: endpoint.failureStreak,
-      });
-    } catch (notifyError) {
-      // The endpoint stays disabled (its listing shows why); the notice is not retried: at most one mail.
-      this.logger.error({ endpointId, err: { message: (notifyError as Error)?.message } }, 'Could not tell the owner of a disabled webhook endpoint');
+    const notify = this.options.notifyOwnerOfDisabledEndpoint;
+    if (notify) {
+      // In the background: a slow mail server never holds up the deliveries to other endpoints.
+      const notice = notify({ id: endpoint.id, ownerId: endpoint.ownerId, url: endpoint.url, description: endpoint.description, reason, failingSince, failureStreak: endpoint.failureStreak }).catch(
+        (notifyError: unknown) =>
+          // The endpoint stays disabled (its listing shows why); the notice is not retried: at most one mail.
+          this.logger.error({ endpointId, err: { message: (notifyError as Error)?.message } }, 'Could not tell the owner of a disabled webhook endpoint'),
+      );
+      this.pendingNotices.add(notice);
+      void notice.finally(() => this.pendingNotices.delete(notice));
     }
     return true;
   }
