@@ -475,6 +475,13 @@
     return parts.join(' · ');
   }
 
+  /** The signed reporter (verified by the server): name, e-mail and the host's user id, as text only. */
+  function reporterText(reporter) {
+    if (!reporter) return '';
+    const who = [reporter.name, reporter.email ? '<' + reporter.email + '>' : ''].filter(Boolean).join(' ');
+    return 'Signed in as ' + (who ? who + ' · id ' : 'id ') + reporter.id;
+  }
+
   function feedbackRow(item) {
     const select = el('select', { className: 'triage', 'aria-label': 'Status of feedback from ' + item.createdAt, 'data-feedback': item.id }, ['new', 'triaged', 'resolved'].map((s) =>
       el('option', { value: s, text: s.charAt(0).toUpperCase() + s.slice(1), disabled: s === 'new' && item.status !== 'new', selected: s === item.status })));
@@ -484,6 +491,7 @@
     const page = el('a', { href: /^https?:/.test(item.pageUrl) ? item.pageUrl : null, rel: 'noopener noreferrer', target: '_blank', text: item.pageUrl });
     const stars = item.rating == null ? '—' : '★'.repeat(item.rating) + '☆'.repeat(5 - item.rating);
     const context = contextText(item.reporterContext);
+    const reporter = reporterText(item.reporter);
     return el('tr', { 'data-row': item.id }, [
       el('td', { className: 'pick' }, [box]),
       el('td', { 'data-label': 'When', text: item.createdAt }),
@@ -492,6 +500,7 @@
       el('td', { 'data-label': 'Message', className: 'message' }, [
         el('div', { text: item.message }),
         el('div', { className: 'muted small-text' }, [page]),
+        reporter ? el('div', { className: 'small-text', 'data-reporter': item.id, text: reporter }) : null,
         context ? el('div', { className: 'muted small-text', 'data-context': item.id, text: context }) : null,
       ]),
       el('td', { 'data-label': 'Status' }, [select]),

@@ -78,6 +78,19 @@ export class SubmitFeedbackDto {
   @ValidateNested()
   @Type(() => ReporterContextInputDto)
   reporterContext?: ReporterContextInputDto;
+
+  @ApiProperty({
+    required: false,
+    maxLength: 4096,
+    example: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzgyMzEiLCJleHAiOjE3NjQyNzM2MDB9.c2lnbmF0dXJl',
+    description:
+      "The reporter's identity as the site's server signed it: a JWT (HS256) with the site's identity secret, claims `sub` (user id, 1..128), " +
+      'optional `email` (254) and `name` (128), and `exp` (at most 24 h ahead). Invalid, expired or signed with another secret: 400 IDENTITY_TOKEN_INVALID.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  userToken?: string;
 }
 
 export class SubmittedFeedbackDto {
