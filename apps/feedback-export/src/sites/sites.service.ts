@@ -3,8 +3,8 @@ import { AppException, ErrorCode, uniqueViolationConstraint, type SecretSealer }
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CreatedSiteDto, SiteDto, toSiteDto, type CreateSiteDto } from './dto/site.dto.js';
 import { generateFeedbackToken, generateSiteKey } from '../token-auth/feedback-token.format.js';
+import { identitySecretSealer, newIdentitySecret } from './identity-secret.js';
 import { QUOTA_CONFIG, type QuotaConfig } from './quota.config.js';
-import { identitySecretSealer, newIdentitySecret } from '../widget/reporter-identity.js';
 import { SitesRepository, type SiteRow } from './sites.repository.js';
 
 /** Names Windows refuses as file names, whatever the extension: a slug must work as a directory name everywhere. */

@@ -1,26 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { isEmail } from 'class-validator';
-import { AppException, ErrorCode, SecretSealer } from '#libs/common';
+import { AppException, ErrorCode } from '#libs/common';
 import type { Reporter } from '../feedback/feedback.repository.js';
 
 /** The bounds of a signed reporter identity (README, "Every limit"). */
 export const REPORTER_LIMITS = { id: 128, email: 254, name: 128, tokenChars: 4096, lifetimeSeconds: 24 * 3600 } as const;
-
-const SECRET_PREFIX = 'idsec_';
-
-/**
- * Seals the sites' identity secrets at rest (the server reads them back to verify the hosts' tokens), under the
- * service secret like webhook and TOTP secrets: a copy of the database alone cannot vouch for a reporter.
- */
-export function identitySecretSealer(serviceSecret: string): SecretSealer {
-  return new SecretSealer(serviceSecret, 'feedback', 'reporter-identity-secret-v1');
-}
-
-/** A new identity secret: `idsec_` + 32 random bytes (base64url); the JWT's HS256 key is this whole string. */
-export function newIdentitySecret(): string {
-  return `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
-}
 
 /** validator.js throws on a lone UTF-16 surrogate: that is not an address either. */
 function looksLikeEmail(value: string): boolean {

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { FEEDBACK_TYPES, type FeedbackType } from '../../feedback/feedback-kinds.js';
+import { REPORTER_LIMITS } from '../reporter-identity.js';
 
 /**
  * An http(s) URL with a host and no white space. The same strings as the earlier
@@ -81,7 +82,7 @@ export class SubmitFeedbackDto {
 
   @ApiProperty({
     required: false,
-    maxLength: 4096,
+    maxLength: REPORTER_LIMITS.tokenChars,
     example: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzgyMzEiLCJleHAiOjE3NjQyNzM2MDB9.c2lnbmF0dXJl',
     description:
       "The reporter's identity as the site's server signed it: a JWT (HS256) with the site's identity secret, claims `sub` (user id, 1..128), " +
@@ -89,7 +90,7 @@ export class SubmitFeedbackDto {
   })
   @IsOptional()
   @IsString()
-  @MaxLength(4096)
+  @MaxLength(REPORTER_LIMITS.tokenChars)
   userToken?: string;
 }
 
