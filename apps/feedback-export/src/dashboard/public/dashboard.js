@@ -479,7 +479,7 @@
   function reporterText(reporter) {
     if (!reporter) return '';
     const who = [reporter.name, reporter.email ? '<' + reporter.email + '>' : ''].filter(Boolean).join(' ');
-    return 'Signed in as ' + (who ? who + ' · id ' : 'id ') + reporter.id;
+    return 'Reporter: ' + (who ? who + ' · id ' : 'id ') + reporter.id;
   }
 
   function feedbackRow(item) {
