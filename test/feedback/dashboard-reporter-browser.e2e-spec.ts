@@ -17,6 +17,7 @@ describe('dashboard: signed reporter in Chromium', () => {
   let signedId: string;
   let markupId: string;
   let anonymousId: string;
+  let firstSecret: string;
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS_DIR, { recursive: true });
@@ -25,7 +26,8 @@ describe('dashboard: signed reporter in Chromium', () => {
     user = await insertUser(t.dataSource);
     const jwt = await t.accessTokenFor(user.id);
     site = (await t.http.post('/api/v1/sites').set(bearer(jwt)).send({ name: 'Acme' }).expect(201)).body.data.site;
-    const secret = new TextEncoder().encode((await t.http.post(`/api/v1/sites/${site.id}/identity-secret`).set(bearer(jwt)).expect(200)).body.data.secret);
+    firstSecret = (await t.http.post(`/api/v1/sites/${site.id}/identity-secret`).set(bearer(jwt)).expect(200)).body.data.secret;
+    const secret = new TextEncoder().encode(firstSecret);
     const sign = (claims: Record<string, string>, sub: string) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setExpirationTime('10m').sign(secret);
     const send = async (message: string, userToken?: string) =>
       (await t.http.post('/api/v1/widget/feedback').send({ siteKey: site.siteKey, type: 'bug', message, pageUrl: 'https://acme.example/cart', userToken }).expect(201)).body.data.id as string;
@@ -65,6 +67,27 @@ describe('dashboard: signed reporter in Chromium', () => {
     expect(await page.locator(`[data-reporter="${markupId}"] img`).count()).toBe(0);
     expect(await page.locator(`[data-reporter="${anonymousId}"]`).count()).toBe(0);
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/dashboard-reporter-${label === 'desktop' ? 'desktop' : 'phone'}.png`, fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('lets the owner issue a new identity secret from the site menu, shown once; it signs, the old one no longer does', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const errors = await openSite(page);
+    await page.locator(`[data-menu="${site.id}"]`).click();
+    const button = page.locator(`[data-identity-secret="${site.id}"]`);
+    await button.click();
+    await expect(button.textContent()).resolves.toBe('Confirm: tokens signed with an earlier secret stop working');
+    await button.click();
+    const shown = (await page.locator('[data-secret=identity]').textContent())!;
+    expect(shown).toMatch(/^idsec_/);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/dashboard-identity-secret-phone.png`, fullPage: true });
+    const send = (key: string) =>
+      new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setExpirationTime('10m').sign(new TextEncoder().encode(key))
+        .then((userToken) => t.http.post('/api/v1/widget/feedback').send({ siteKey: site.siteKey, type: 'bug', message: 'after the dashboard rotation', pageUrl: 'https://acme.example/', userToken }));
+    expect((await send(shown)).status).toBe(201);
+    expect((await send(firstSecret)).body.error.code).toBe('IDENTITY_TOKEN_INVALID');
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

@@ -272,6 +272,7 @@
       el('div', { className: 'menu-body' }, [
         rotateButton(site, 'read', output),
         rotateButton(site, 'write', output),
+        identitySecretButton(site, output),
         el('button', { type: 'button', className: 'secondary', 'data-rename': site.id, text: 'Rename', onclick: () => { menu.open = false; renameSite(site, card, heading); } }),
         el('hr'),
         confirmButton('Delete', 'Confirm: delete ' + site.name + ' and its feedback', { 'data-delete': site.id }, async () => {
@@ -335,6 +336,16 @@
     if (exists()) return confirmButton('Rotate ' + kind + ' token', 'Confirm: replace the ' + kind + ' token', { 'data-rotate': kind }, () => issue(null));
     const button = el('button', { type: 'button', className: 'secondary', 'data-rotate': kind, text: 'Create ' + kind + ' token', onclick: () => issue(button) });
     return button;
+  }
+
+  /** A new identity secret for signed reporters (README "Signed reporter identity"); asks once more, since it may replace one. */
+  function identitySecretButton(site, output) {
+    return confirmButton('New identity secret', 'Confirm: tokens signed with an earlier secret stop working', { 'data-identity-secret': site.id }, async () => {
+      try {
+        const data = await api('POST', '/api/v1/sites/' + site.id + '/identity-secret');
+        clear(output).appendChild(secretBox('Identity secret for ' + site.name + ': keep it on your server and sign reporter tokens with it (JWT HS256). It is shown only this once: copy it now. An earlier secret has stopped working.', data.secret, 'identity'));
+      } catch (error) { notice('Creating the identity secret failed: ' + describe(error), true); }
+    });
   }
 
   async function renderPortfolio() {
