@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { SignJWT } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '#libs/testing';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
@@ -16,17 +17,23 @@ describe('widget in a browser', () => {
   let pageServer: Server;
   let pageOrigin: string;
   let browser: Browser;
+  let ownerJwt: string;
+  /** The reporter token the /signed page embeds (as a host's server would render it). */
+  let userToken = '';
 
   beforeAll(async () => {
     t = await startWithDatabase('feedback-export', { CORS_ORIGINS: 'https://dashboard.example.com' });
-    site = await createSite(t, await createOwner(t), 'Customer shop');
+    const owner = await createOwner(t);
+    ownerJwt = owner.jwt;
+    site = await createSite(t, owner, 'Customer shop');
     pageServer = createServer((request, response) => {
       const html = `<!doctype html><html><head><title>Shop</title><meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
         <h1>Checkout</h1>
         <script src="${t.baseUrl}/widget.js" data-site-key="${site.siteKey}" async></script>
       </body></html>`;
       const themed = html.replace(' async>', ' data-accent="#0a7d4f" data-position="bottom-left" data-label="Ideen?" data-lang="de" data-theme="dark" async>');
-      const body = request.url?.startsWith('/checkout') ? html : request.url?.startsWith('/themed') ? themed : 'not here';
+      const signed = html.replace(' async>', ` data-user-token="${userToken}" async>`);
+      const body = request.url?.startsWith('/checkout') ? html : request.url?.startsWith('/themed') ? themed : request.url?.startsWith('/signed') ? signed : 'not here';
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
     });
     await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
@@ -215,6 +222,38 @@ describe('widget in a browser', () => {
     const item = exported.find((f: { message: string }) => f.message === 'Bitte eine Größentabelle');
     expect(item).toMatchObject({ type: 'feature_request', pageUrl: `${pageOrigin}/themed?from=search` });
     expect(item.reporterContext).toEqual({ browser: expect.stringMatching(/^Chrome \d+$/), os: 'Linux', viewport: '1280x800', language: 'de-DE', referrer: 'https://search.example/results' });
+  }, 60_000);
+
+  it('sends the signed reporter from data-user-token, and a forged identify() token is refused in the panel and stores nothing', async () => {
+    const secret = (await t.http.post(`/api/v1/sites/${site.id}/identity-secret`).set(bearer(ownerJwt)).expect(200)).body.data.secret;
+    const signFor = (key: string) =>
+      new SignJWT({ email: 'ada@example.com', name: 'Ada Lovelace' }).setProtectedHeader({ alg: 'HS256' }).setSubject('user_8231').setExpirationTime('10m').sign(new TextEncoder().encode(key));
+    userToken = await signFor(secret);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${pageOrigin}/signed`);
+    await page.click('[data-fw=open]');
+    await page.fill('[data-fw=message]', 'Signed in and the cart is empty');
+    await page.click('[data-fw=send]');
+    await widgetStatusIs(page, 'textContent', 'Thank you for your feedback!');
+
+    // The page swaps in a token signed with another key: the server refuses it and the panel says so.
+    const forged = await signFor('idsec_' + 'A'.repeat(43));
+    await page.evaluate((token) => (globalThis as any).FeedbackWidget.identify(token), forged);
+    await page.click('[data-fw=again]');
+    await page.evaluate(() => (globalThis as any).FeedbackWidget.open());
+    await page.fill('[data-fw=message]', 'Forged identity');
+    await page.click('[data-fw=send]');
+    await widgetStatusIs(page, 'className', 'status err');
+    await expect(page.locator('[data-fw=status]').textContent()).resolves.toMatch(/identity secret/);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/widget-forged-identity.png` });
+    expect(errors).toEqual([]);
+    await page.close();
+
+    const exported = (await t.http.get('/api/v1/export/feedback').set(bearer(site.readToken)).expect(200)).body.data.feedback;
+    expect(exported.find((f: { message: string }) => f.message === 'Signed in and the cart is empty').reporter).toEqual({ id: 'user_8231', email: 'ada@example.com', name: 'Ada Lovelace' });
+    expect(exported.find((f: { message: string }) => f.message === 'Forged identity')).toBeUndefined();
   }, 60_000);
 
   it('stays small: one dependency-free file under 17 KB, 6.5 KB gzipped (two languages, themes and the reporter context)', async () => {

@@ -94,6 +94,7 @@ const FEEDBACK_EXPORT_ROUTES = [
   'DELETE /api/v1/sites/:siteId jwt',
   'POST /api/v1/sites/:siteId/tokens/read/rotate jwt',
   'POST /api/v1/sites/:siteId/tokens/write/rotate jwt',
+  'POST /api/v1/sites/:siteId/identity-secret jwt',
   'GET /api/v1/portfolio-token jwt',
   'POST /api/v1/portfolio-token/rotate jwt',
   'GET /api/v1/export/feedback site-read',

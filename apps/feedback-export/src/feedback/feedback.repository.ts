@@ -11,6 +11,15 @@ export interface NewFeedback {
   pageUrl: string;
   /** What the widget told about the reporter's browser; null or absent when nothing was sent. */
   reporterContext?: ReporterContext | null;
+  /** The reporter the site's server vouched for (a verified identity token); null or absent when anonymous. */
+  reporter?: Reporter | null;
+}
+
+/** Who sent the feedback, as the host site's server signed it: its user id, and e-mail and name when given. */
+export interface Reporter {
+  id: string;
+  email?: string;
+  name?: string;
 }
 
 /** The reporter's browser as the widget describes it (never cookies or page content). */
@@ -35,6 +44,7 @@ export interface FeedbackRow {
   /** created_at at full precision ('YYYY-MM-DD HH:MM:SS.US' UTC): the cursor position. */
   position: string;
   reporterContext: ReporterContext | null;
+  reporter: Reporter | null;
   siteSlug?: string;
   siteName?: string;
 }
@@ -47,7 +57,7 @@ export interface PageFilter {
 }
 
 const ITEM_COLUMNS = `
-  f.id, f.site_id AS "siteId", f.type, f.message, f.rating, f.page_url AS "pageUrl", f.status, f.reporter_context AS "reporterContext",
+  f.id, f.site_id AS "siteId", f.type, f.message, f.rating, f.page_url AS "pageUrl", f.status, f.reporter_context AS "reporterContext", f.reporter,
   to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS "createdAt",
   to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS "position"`;
 
@@ -59,19 +69,20 @@ const OWNER_CLOCK = `clock AS (
   )`;
 
 const INSERT_ONE = `WITH ${OWNER_CLOCK}
-  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, created_at)
-  SELECT $2::uuid, $1, $3::text, $4::text, $5::smallint, $6::text, $7::jsonb, clock.last_at FROM clock
+  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, reporter, created_at)
+  SELECT $2::uuid, $1, $3::text, $4::text, $5::smallint, $6::text, $7::jsonb, $8::jsonb, clock.last_at FROM clock
   RETURNING id`;
 
 const INSERT_MANY = `WITH ${OWNER_CLOCK}
-  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, created_at)
-  SELECT r.site_id, $1, r.type, r.message, r.rating, r.page_url, r.reporter_context, clock.last_at
-  FROM clock, unnest($2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::jsonb[]) WITH ORDINALITY
-       AS r(site_id, type, message, rating, page_url, reporter_context, n)
+  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, reporter, created_at)
+  SELECT r.site_id, $1, r.type, r.message, r.rating, r.page_url, r.reporter_context, r.reporter, clock.last_at
+  FROM clock, unnest($2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::jsonb[], $8::jsonb[]) WITH ORDINALITY
+       AS r(site_id, type, message, rating, page_url, reporter_context, reporter, n)
   ORDER BY r.n
   RETURNING id`;
 
 const contextJson = (row: NewFeedback): string | null => (row.reporterContext ? JSON.stringify(row.reporterContext) : null);
+const reporterJson = (row: NewFeedback): string | null => (row.reporter ? JSON.stringify(row.reporter) : null);
 
 /** The dashboard's triage filter (the owner's own view of one site; not the export's paging). */
 export interface TriageFilter {
@@ -123,7 +134,7 @@ export class FeedbackRepository {
     // much as the clock itself (bench/README.md, feedback insert).
     const [statement, params] =
       rows.length === 1
-        ? [INSERT_ONE, [ownerId, rows[0].siteId, rows[0].type, rows[0].message, rows[0].rating, rows[0].pageUrl, contextJson(rows[0])]]
+        ? [INSERT_ONE, [ownerId, rows[0].siteId, rows[0].type, rows[0].message, rows[0].rating, rows[0].pageUrl, contextJson(rows[0]), reporterJson(rows[0])]]
         : [
             INSERT_MANY,
             [
@@ -134,6 +145,7 @@ export class FeedbackRepository {
               rows.map((r) => r.rating),
               rows.map((r) => r.pageUrl),
               rows.map(contextJson),
+              rows.map(reporterJson),
             ],
           ];
     // Alone (the widget's path) it is a prepared statement: planning the clock's upsert costs more than running it.

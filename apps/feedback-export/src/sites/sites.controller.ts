@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type RateLimitOptions } from '#libs/common';
-import { CreatedSiteDto, CreateSiteDto, IssuedTokenDto, PortfolioTokenStateDto, SiteDataDto, SiteDeletedDto, SiteListDto, UpdateSiteDto } from './dto/site.dto.js';
+import { CreatedSiteDto, CreateSiteDto, IssuedIdentitySecretDto, IssuedTokenDto, PortfolioTokenStateDto, SiteDataDto, SiteDeletedDto, SiteListDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SitesService } from './sites.service.js';
 
 /**
@@ -86,6 +86,24 @@ export class SitesController {
   @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
   rotateWrite(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<IssuedTokenDto> {
     return this.sites.rotateSiteToken(ownerId, siteId, 'write');
+  }
+
+  @Post('sites/:siteId/identity-secret')
+  @RateLimit(SITE_ADMIN_RATE_LIMIT)
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rotateSiteIdentitySecret',
+    summary: 'Issue a new identity secret for signed reporter identities; the previous one stops at once. Shown only once.',
+    description:
+      "Your server signs `{sub, email, name, exp}` with it (JWT HS256, exp at most 24 h ahead) and hands the token to the widget " +
+      '(`data-user-token` or `FeedbackWidget.identify(token)`); feedback sent with it carries `reporter`. ' +
+      'Stored sealed (the server must read it back to verify). A token signed with another secret is 400 IDENTITY_TOKEN_INVALID.',
+  })
+  @ApiParam({ name: 'siteId', format: 'uuid' })
+  @ApiEnvelope(IssuedIdentitySecretDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND)
+  rotateIdentitySecret(@CurrentUserId() ownerId: string, @Param('siteId', UUID_PARAM) siteId: string): Promise<IssuedIdentitySecretDto> {
+    return this.sites.rotateIdentitySecret(ownerId, siteId);
   }
 
   @Get('portfolio-token')

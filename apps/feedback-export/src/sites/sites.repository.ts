@@ -13,6 +13,13 @@ export interface SiteRow {
   writeTokenCreatedAt: Date | null;
 }
 
+/** What the widget's endpoint needs of a site: its ids and, when the owner made one, its sealed identity secret. */
+export interface WidgetSite {
+  id: string;
+  ownerId: string;
+  identitySecretSealed: string | null;
+}
+
 const SITE_COLUMNS = `
   s.id, s.owner_id AS "ownerId", s.name, s.slug, s.site_key AS "siteKey", s.created_at AS "createdAt", s.updated_at AS "updatedAt",
   (SELECT t.created_at FROM feedback_tokens t WHERE t.site_id = s.id AND t.kind = 'read') AS "readTokenCreatedAt",
@@ -32,9 +39,21 @@ export class SitesRepository {
     return rows[0];
   }
 
-  async findBySiteKey(siteKey: string): Promise<{ id: string; ownerId: string } | undefined> {
-    const rows = await this.sql.query<{ id: string; ownerId: string }>(`SELECT id, owner_id AS "ownerId" FROM sites WHERE site_key = $1`, [siteKey]);
+  async findBySiteKey(siteKey: string): Promise<WidgetSite | undefined> {
+    const rows = await this.sql.query<WidgetSite>(
+      `SELECT id, owner_id AS "ownerId", identity_secret_sealed AS "identitySecretSealed" FROM sites WHERE site_key = $1`,
+      [siteKey],
+    );
     return rows[0];
+  }
+
+  /** Replaces the site's sealed identity secret in one statement (the old one stops at once); false when the site is not the owner's. */
+  async replaceIdentitySecret(ownerId: string, siteId: string, sealed: string): Promise<boolean> {
+    const rows = await this.sql.query(
+      `UPDATE sites SET identity_secret_sealed = $3, identity_secret_created_at = now() WHERE owner_id = $1 AND id = $2 RETURNING id`,
+      [ownerId, siteId, sealed],
+    );
+    return rows.length > 0;
   }
 
   /** Slugs of the owner equal to `base` or of the form `base-<n>`. */

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppException, ErrorCode, uniqueViolationConstraint } from '#libs/common';
+import { AppException, ErrorCode, uniqueViolationConstraint, type SecretSealer } from '#libs/common';
+import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { CreatedSiteDto, SiteDto, toSiteDto, type CreateSiteDto } from './dto/site.dto.js';
 import { generateFeedbackToken, generateSiteKey } from '../token-auth/feedback-token.format.js';
+import { identitySecretSealer, newIdentitySecret } from './identity-secret.js';
 import { QUOTA_CONFIG, type QuotaConfig } from './quota.config.js';
 import { SitesRepository, type SiteRow } from './sites.repository.js';
 
@@ -25,10 +27,15 @@ export function slugFromName(name: string): string {
 
 @Injectable()
 export class SitesService {
+  private readonly identitySealer: SecretSealer;
+
   constructor(
     private readonly sites: SitesRepository,
     @Inject(QUOTA_CONFIG) private readonly quotas: QuotaConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.identitySealer = identitySecretSealer(config.jwtSecret);
+  }
 
   async list(ownerId: string): Promise<SiteDto[]> {
     return (await this.sites.listByOwner(ownerId)).map(toSiteDto);
@@ -94,9 +101,25 @@ export class SitesService {
     return { createdAt: at ? new Date(at).toISOString() : null };
   }
 
-  /** The id and owner of the site with this public widget key; undefined when none. */
-  findBySiteKey(siteKey: string): Promise<{ id: string; ownerId: string } | undefined> {
-    return this.sites.findBySiteKey(siteKey);
+  /**
+   * A new identity secret for signing reporter tokens (shown only this once; stored sealed, since the server
+   * reads it back to verify). Tokens signed with the previous secret are refused from now on.
+   */
+  async rotateIdentitySecret(ownerId: string, siteId: string): Promise<{ secret: string }> {
+    const secret = newIdentitySecret();
+    if (!(await this.sites.replaceIdentitySecret(ownerId, siteId, this.identitySealer.seal(secret)))) throw this.notFound();
+    return { secret };
+  }
+
+  /**
+   * The site with this public widget key (undefined when none) and its identity secret opened: null when the
+   * owner never made one, or when it no longer opens (JWT_SECRET changed: the owner must rotate it).
+   */
+  async findBySiteKey(siteKey: string): Promise<{ id: string; ownerId: string; identitySecret: string | null } | undefined> {
+    const site = await this.sites.findBySiteKey(siteKey);
+    if (!site) return undefined;
+    const identitySecret = site.identitySecretSealed === null ? null : (this.identitySealer.open(site.identitySecretSealed) ?? null);
+    return { id: site.id, ownerId: site.ownerId, identitySecret };
   }
 
   /** Every site of the owner as the portfolio lists them. */

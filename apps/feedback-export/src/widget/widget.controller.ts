@@ -60,7 +60,7 @@ export class WidgetController {
   })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1..255 visible ASCII characters, e.g. a UUID (the widget sends one per submission)' })
   @ApiEnvelope(SubmittedFeedbackDto, { status: 201 })
-  @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED, ErrorCode.IDEMPOTENCY_KEY_REUSED)
+  @ApiErrors(ErrorCode.NOT_FOUND, ErrorCode.IDENTITY_TOKEN_INVALID, ErrorCode.RATE_LIMITED, ErrorCode.IDEMPOTENCY_KEY_REUSED)
   async submit(
     @Body() body: SubmitFeedbackDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,

@@ -46,6 +46,8 @@ export enum ErrorCode {
   /** A question batch that is no longer a draft: it cannot be edited, deleted or sent again. */
   BATCH_ALREADY_SENT = 'BATCH_ALREADY_SENT',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
+  /** A widget reporter token that is not signed with the site's current identity secret, has expired, or is malformed. */
+  IDENTITY_TOKEN_INVALID = 'IDENTITY_TOKEN_INVALID',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
   RATE_LIMITED = 'RATE_LIMITED',
@@ -110,6 +112,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
   [ErrorCode.BATCH_NOT_SENT]: { status: 409 },
   [ErrorCode.BATCH_ALREADY_SENT]: { status: 409, example: 'The batch was sent: only a draft can be edited, deleted or sent' },
   [ErrorCode.IDEMPOTENCY_KEY_REUSED]: { status: 422 },
+  [ErrorCode.IDENTITY_TOKEN_INVALID]: { status: 400, example: "The reporter token is not signed with this site's identity secret" },
   [ErrorCode.PAYLOAD_TOO_LARGE]: { status: 413 },
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: { status: 415 },
   [ErrorCode.RATE_LIMITED]: { status: 429, example: 'Too many requests; retry in 42 s' },

@@ -272,6 +272,7 @@
       el('div', { className: 'menu-body' }, [
         rotateButton(site, 'read', output),
         rotateButton(site, 'write', output),
+        identitySecretButton(site, output),
         el('button', { type: 'button', className: 'secondary', 'data-rename': site.id, text: 'Rename', onclick: () => { menu.open = false; renameSite(site, card, heading); } }),
         el('hr'),
         confirmButton('Delete', 'Confirm: delete ' + site.name + ' and its feedback', { 'data-delete': site.id }, async () => {
@@ -335,6 +336,16 @@
     if (exists()) return confirmButton('Rotate ' + kind + ' token', 'Confirm: replace the ' + kind + ' token', { 'data-rotate': kind }, () => issue(null));
     const button = el('button', { type: 'button', className: 'secondary', 'data-rotate': kind, text: 'Create ' + kind + ' token', onclick: () => issue(button) });
     return button;
+  }
+
+  /** A new identity secret for signed reporters (README "Signed reporter identity"); asks once more, since it may replace one. */
+  function identitySecretButton(site, output) {
+    return confirmButton('New identity secret', 'Confirm: tokens signed with an earlier secret stop working', { 'data-identity-secret': site.id }, async () => {
+      try {
+        const data = await api('POST', '/api/v1/sites/' + site.id + '/identity-secret');
+        clear(output).appendChild(secretBox('Identity secret for ' + site.name + ': keep it on your server and sign reporter tokens with it (JWT HS256). It is shown only this once: copy it now. An earlier secret has stopped working.', data.secret, 'identity'));
+      } catch (error) { notice('Creating the identity secret failed: ' + describe(error), true); }
+    });
   }
 
   async function renderPortfolio() {
@@ -475,6 +486,13 @@
     return parts.join(' · ');
   }
 
+  /** The signed reporter (verified by the server): name, e-mail and the host's user id, as text only. */
+  function reporterText(reporter) {
+    if (!reporter) return '';
+    const who = [reporter.name, reporter.email ? '<' + reporter.email + '>' : ''].filter(Boolean).join(' ');
+    return 'Reporter: ' + (who ? who + ' · id ' : 'id ') + reporter.id;
+  }
+
   function feedbackRow(item) {
     const select = el('select', { className: 'triage', 'aria-label': 'Status of feedback from ' + item.createdAt, 'data-feedback': item.id }, ['new', 'triaged', 'resolved'].map((s) =>
       el('option', { value: s, text: s.charAt(0).toUpperCase() + s.slice(1), disabled: s === 'new' && item.status !== 'new', selected: s === item.status })));
@@ -484,6 +502,7 @@
     const page = el('a', { href: /^https?:/.test(item.pageUrl) ? item.pageUrl : null, rel: 'noopener noreferrer', target: '_blank', text: item.pageUrl });
     const stars = item.rating == null ? '—' : '★'.repeat(item.rating) + '☆'.repeat(5 - item.rating);
     const context = contextText(item.reporterContext);
+    const reporter = reporterText(item.reporter);
     return el('tr', { 'data-row': item.id }, [
       el('td', { className: 'pick' }, [box]),
       el('td', { 'data-label': 'When', text: item.createdAt }),
@@ -492,6 +511,7 @@
       el('td', { 'data-label': 'Message', className: 'message' }, [
         el('div', { text: item.message }),
         el('div', { className: 'muted small-text' }, [page]),
+        reporter ? el('div', { className: 'small-text', 'data-reporter': item.id, text: reporter }) : null,
         context ? el('div', { className: 'muted small-text', 'data-context': item.id, text: context }) : null,
       ]),
       el('td', { 'data-label': 'Status' }, [select]),

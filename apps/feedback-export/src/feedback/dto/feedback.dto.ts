@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { QueryInteger } from '#libs/common';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from '../feedback-kinds.js';
-import type { FeedbackRow, ReporterContext } from '../feedback.repository.js';
+import type { FeedbackRow, Reporter, ReporterContext } from '../feedback.repository.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -57,6 +57,18 @@ export class ReporterContextDto implements ReporterContext {
   referrer?: string;
 }
 
+/** Who sent the feedback, as the site's server vouched for it (a verified signed token): only when one was sent. */
+export class ReporterDto implements Reporter {
+  @ApiProperty({ example: 'user_8231', maxLength: 128, description: "The host site's own user id (the token's `sub`)" })
+  id: string;
+
+  @ApiProperty({ required: false, example: 'ada@example.com', maxLength: 254, description: 'Present when the token carried one' })
+  email?: string;
+
+  @ApiProperty({ required: false, example: 'Ada Lovelace', maxLength: 128, description: 'Present when the token carried one' })
+  name?: string;
+}
+
 export class FeedbackItemDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -88,12 +100,21 @@ export class FeedbackItemDto {
     description: "The reporter's browser, OS, viewport, language and referrer as the widget captured them (never cookies or page content). Absent when the submission carried none.",
   })
   reporterContext?: ReporterContextDto;
+
+  @ApiProperty({
+    required: false,
+    type: ReporterDto,
+    description: "The reporter the site's own server signed for (widget `data-user-token`, verified with the site's identity secret). Absent for anonymous feedback.",
+  })
+  reporter?: ReporterDto;
 }
 
 export function toFeedbackItemDto(row: FeedbackRow): FeedbackItemDto {
-  const item = toPublishedItem(row);
-  // Additive: present only when captured, so items without it keep their published shape byte for byte.
-  return row.reporterContext ? { ...item, reporterContext: row.reporterContext } : item;
+  const item: FeedbackItemDto = toPublishedItem(row);
+  // Additive: present only when captured, so items without them keep their published shape byte for byte.
+  if (row.reporterContext) item.reporterContext = row.reporterContext;
+  if (row.reporter) item.reporter = row.reporter;
+  return item;
 }
 
 function toPublishedItem(row: FeedbackRow): FeedbackItemDto {

@@ -104,6 +104,16 @@ export class IssuedTokenDto {
   token: string;
 }
 
+export class IssuedIdentitySecretDto {
+  @ApiProperty({
+    example: 'idsec_3q2-7wE…',
+    description:
+      "The site's new identity secret, shown only this once: keep it on your server and sign reporter tokens with it (JWT HS256). " +
+      'Tokens signed with the previous secret are refused from now on.',
+  })
+  secret: string;
+}
+
 export class PortfolioTokenStateDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time', example: '2026-11-21T07:15:42.000Z', description: 'When the current portfolio token was issued; null when the account has none' })
   createdAt: string | null;

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { FEEDBACK_TYPES, type FeedbackType } from '../../feedback/feedback-kinds.js';
+import { REPORTER_LIMITS } from '../reporter-identity.js';
 
 /**
  * An http(s) URL with a host and no white space. The same strings as the earlier
@@ -78,6 +79,19 @@ export class SubmitFeedbackDto {
   @ValidateNested()
   @Type(() => ReporterContextInputDto)
   reporterContext?: ReporterContextInputDto;
+
+  @ApiProperty({
+    required: false,
+    maxLength: REPORTER_LIMITS.tokenChars,
+    example: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzgyMzEiLCJleHAiOjE3NjQyNzM2MDB9.c2lnbmF0dXJl',
+    description:
+      "The reporter's identity as the site's server signed it: a JWT (HS256) with the site's identity secret, claims `sub` (user id, 1..128), " +
+      'optional `email` (254) and `name` (128), and `exp` (at most 24 h ahead). Invalid, expired or signed with another secret: 400 IDENTITY_TOKEN_INVALID.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(REPORTER_LIMITS.tokenChars)
+  userToken?: string;
 }
 
 export class SubmittedFeedbackDto {

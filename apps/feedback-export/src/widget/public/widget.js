@@ -1,6 +1,7 @@
 /* Feedback widget: dependency-free. Embed: <script src="…/widget.js" data-site-key="site_…" async></script>
    Options (attributes, or later window.FeedbackWidget.configure({...})): data-accent="#0a7d4f", data-position="bottom-left",
-   data-label="Ideas?", data-lang="en|de", data-theme="light|dark|auto". API: FeedbackWidget.open(), .close(), .configure(). */
+   data-label="Ideas?", data-lang="en|de", data-theme="light|dark|auto", data-user-token="JWT".
+   API: FeedbackWidget.open(), .close(), .configure(), .identify(token). */
 (function () {
   'use strict';
   // ES5 on purpose: it runs on customers' pages, in whatever browsers their visitors have.
@@ -38,6 +39,8 @@
   var NAMES = ['accent', 'position', 'label', 'lang', 'theme'];
   for (var o = 0; o < NAMES.length; o++) option(NAMES[o], script.getAttribute('data-' + NAMES[o]));
   var L = STRINGS[opts.lang || 'en'];
+  // The reporter as the host's server signed it (README)
+  var userToken = script.getAttribute('data-user-token') || null;
 
   /** The reporter's browser in a few words: never cookies, storage or the page's content. */
   function reporterContext() {
@@ -210,6 +213,7 @@
     var same = JSON.stringify(body), c = window.crypto, headers = { 'Content-Type': 'application/json' };
     if (!pending || pending.same !== same) pending = { same: same, key: c && c.randomUUID ? c.randomUUID() : '', context: reporterContext() };
     body.reporterContext = pending.context;
+    if (userToken) body.userToken = userToken;
     var json = JSON.stringify(body);
     if (pending.key) headers['Idempotency-Key'] = pending.key;
     fetch(endpoint, { method: 'POST', headers: headers, body: json, credentials: 'omit' })
@@ -244,7 +248,8 @@
     open: function () { if (panel.hasAttribute('hidden')) toggle(true); },
     close: function () { if (!panel.hasAttribute('hidden')) toggle(false); },
     /** accent, position, label, theme: as the data-* attributes. */
-    configure: function (settings) { for (var k in settings) if (k !== 'lang' && Object.prototype.hasOwnProperty.call(settings, k)) option(k, settings[k]); paint(); }
+    configure: function (settings) { for (var k in settings) if (k !== 'lang' && Object.prototype.hasOwnProperty.call(settings, k)) option(k, settings[k]); paint(); },
+    identify: function (token) { userToken = token ? String(token) : null; }
   };
 
   function mount() { document.body.appendChild(host); }
