@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { generate } from 'otplib';
+import { SmtpTestServer } from '#libs/testing';
 import { bearer, expectError, logIn, signUp, type SignedUp } from './helpers.js';
+import { confirmEmail } from '../support/account-mails.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 const PERIOD = 30;
@@ -33,13 +35,16 @@ async function wrongCode(secret: string): Promise<string> {
 }
 
 describe('second factor (TOTP and recovery codes)', () => {
+  const smtp = new SmtpTestServer();
   let t: TestApp & { database: { url: string } };
 
   beforeAll(async () => {
-    t = await startWithDatabase('todo-api');
+    await smtp.start();
+    t = await startWithDatabase('todo-api', { SMTP_URL: smtp.url });
   });
   afterAll(async () => {
     await t?.close();
+    await smtp.stop();
   });
   beforeEach(() => t.rateLimits.clear());
 
@@ -51,6 +56,7 @@ describe('second factor (TOTP and recovery codes)', () => {
   /** Signs up and enrols an authenticator, confirmed with the last step's code (leaving the current and next for the test). */
   async function enrolled(): Promise<Enrolled> {
     const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
     const started = await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }).expect(201);
     const secret = started.body.data.secret as string;
     const confirmed = await t.http.post('/api/v1/account/mfa/totp/confirm').set(bearer(user.token)).send({ code: await codeAt(secret, -1) }).expect(200);
@@ -80,8 +86,18 @@ describe('second factor (TOTP and recovery codes)', () => {
     return res.body.data.activity.map((entry: { type: string }) => entry.type);
   }
 
+  it('enrolling needs a confirmed e-mail address: 403 EMAIL_NOT_VERIFIED (after the password check) until the mailed code is used, then 201', async () => {
+    const user = await signUp(t);
+    expectError(await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: 'not-the-password' }), 401, 'INVALID_CREDENTIALS');
+    expectError(await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }), 403, 'EMAIL_NOT_VERIFIED');
+    expect((await t.http.get('/api/v1/account/mfa').set(bearer(user.token)).expect(200)).body.data.totpPending).toBe(false);
+    await confirmEmail(t, smtp, user.email);
+    await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }).expect(201);
+  });
+
   it('enrols: start (secret, otpauth URI, QR) stays pending until a first code confirms it, which hands out ten recovery codes once', async () => {
     const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
     expectError(await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: 'not-the-password' }), 401, 'INVALID_CREDENTIALS');
     const started = await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }).expect(201);
     const { secret, otpauthUri, qrCodeDataUrl, confirmed } = started.body.data;

@@ -38,12 +38,12 @@ export class SecondFactorController {
     operationId: 'startTotpEnrolment',
     summary: 'Start enrolling an authenticator app (TOTP)',
     description:
-      'Needs the current password. Answers the secret, its otpauth:// URI and the URI as a QR code; the factor stays pending (sign-in ' +
+      'Needs the current password and a confirmed e-mail address (403 EMAIL_NOT_VERIFIED otherwise: POST /api/v1/auth/verify-email). Answers the secret, its otpauth:// URI and the URI as a QR code; the factor stays pending (sign-in ' +
       'does not ask for it) until confirmed with a first code. Starting again replaces a pending enrolment; with a confirmed ' +
       'authenticator it is 409 CONFLICT (disable it first). Limited to 5 requests per 15 minutes per session.',
   })
   @ApiEnvelope(TotpEnrolmentDto, { status: 201 })
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.CONFLICT, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.EMAIL_NOT_VERIFIED, ErrorCode.CONFLICT, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   start(@CurrentUserId() userId: string, @Body() dto: StartTotpDto): Promise<TotpEnrolmentDto> {
     return this.secondFactor.startTotp(userId, dto);
   }

@@ -4,6 +4,7 @@ import QRCode from 'qrcode';
 import { AppException, ErrorCode, SecretSealer, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
+import { requireConfirmedEmail } from '../accounts/confirmed-email.js';
 import { PasswordHasher } from '../accounts/password-hasher.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
@@ -93,6 +94,7 @@ export class SecondFactorService {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!(await this.hasher.verify(dto.password, user.passwordHash))) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
+    requireConfirmedEmail(user);
     const secret = generateSecret();
     if (!(await this.repository.putPendingTotp(userId, this.sealer.seal(secret)))) {
       throw new AppException(ErrorCode.CONFLICT, 'An authenticator is already on: disable it first to enrol another');
