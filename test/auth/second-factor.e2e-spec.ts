@@ -254,11 +254,36 @@ describe('second factor (TOTP and recovery codes)', () => {
     expect(await activityTypes(token)).toContain('recovery_codes_regenerated');
   });
 
-  it('leaves an account without a factor exactly as before: login answers the token data', async () => {
+  it('leaves an account without a factor exactly as before: login answers the token data; password change and deletion need no code', async () => {
     const user = await signUp(t);
     const res = await logIn(t, user.email, user.password).expect(200);
     expect(res.body).toEqual({ success: true, data: { token: expect.any(String), refreshToken: expect.any(String), user: expect.objectContaining({ id: user.userId }) } });
     expectError(await t.http.delete('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password, code: '123456' }), 404, 'NOT_FOUND');
+    const newPassword = `${user.password}-new`;
+    await t.http.post('/api/v1/auth/change-password').set(bearer(res.body.data.token)).send({ currentPassword: user.password, newPassword, newPasswordConfirm: newPassword }).expect(200);
+    const token = (await logIn(t, user.email, newPassword).expect(200)).body.data.token as string;
+    await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: newPassword, confirmText: 'DELETE' }).expect(200);
+  });
+
+  it('asks an account with a factor for a current code to change its password or to delete it: 401 MFA_CODE_REQUIRED without, INVALID_CREDENTIALS wrong, each code once', async () => {
+    const user = await enrolled();
+    const token = (await verified({ challengeToken: await challenge(user), code: await codeAt(user.secret) })).body.data.token as string;
+    const newPassword = `${user.password}-new`;
+    const change = (body: Record<string, unknown>) =>
+      t.http.post('/api/v1/auth/change-password').set(bearer(token)).send({ currentPassword: user.password, newPassword, newPasswordConfirm: newPassword, ...body });
+    expectError(await change({}), 401, 'MFA_CODE_REQUIRED');
+    expectError(await change({ code: await wrongCode(user.secret) }), 401, 'INVALID_CREDENTIALS');
+    // The code that signed in was used up: it does not pass twice.
+    expectError(await change({ code: await codeAt(user.secret) }), 401, 'INVALID_CREDENTIALS');
+    await logIn(t, user.email, user.password).expect(401);
+    await change({ code: await codeAt(user.secret, 1) }).expect(200);
+
+    const signedIn = (await verified({ challengeToken: (await logIn(t, user.email, newPassword)).body.error.details.challengeToken, recoveryCode: user.recoveryCodes[0] })).body.data.token as string;
+    const remove = (body: Record<string, unknown>) => t.http.delete('/api/v1/account').set(bearer(signedIn)).send({ password: newPassword, confirmText: 'DELETE', ...body });
+    expectError(await remove({}), 401, 'MFA_CODE_REQUIRED');
+    expectError(await remove({ code: user.recoveryCodes[0] }), 401, 'INVALID_CREDENTIALS');
+    await remove({ code: user.recoveryCodes[1] }).expect(200, { success: true, data: { deleted: true } });
+    expect(await t.dataSource.query(`SELECT id FROM users WHERE id = $1`, [user.userId])).toEqual([]);
   });
 
   it('shows in the export whether the factor is on (never a secret or a code), and the account’s deletion removes its rows', async () => {
@@ -279,7 +304,7 @@ describe('second factor (TOTP and recovery codes)', () => {
         )
       )[0].n;
     expect(Number(await count())).toBeGreaterThan(11);
-    await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: user.password, confirmText: 'DELETE' }).expect(200);
+    await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: user.password, confirmText: 'DELETE', code: user.recoveryCodes[0] }).expect(200);
     expect(Number(await count())).toBe(0);
   });
 });

@@ -13,6 +13,12 @@ export const MFA_CODE_BUDGET_NOTE =
   `${MFA_FAILURES_PER_ACCOUNT_PER_DAY} per day, and ${MFA_FAILURES_PER_IP} per 15 minutes per client IP; beyond any of them 429 RATE_LIMITED with Retry-After ` +
   '(the code is not checked). A right code does not count.';
 
+/** Said of the sensitive changes that ask an account with a second factor for a current one (password change, deletion). */
+export const CURRENT_FACTOR_NOTE =
+  'An account with a second factor also sends `code` (the authenticator’s current code, or an unused recovery code, which it ' +
+  'uses up): without it 401 MFA_CODE_REQUIRED (send the request again with `code`), a wrong one 401 ' +
+  `INVALID_CREDENTIALS; accounts without one need no code. ${MFA_CODE_BUDGET_NOTE}`;
+
 const FRESH_CHECK_NOTE =
   'Needs a fresh factor check: the current password and exactly one of `code` (the authenticator’s current code) or `recoveryCode` ' +
   '(which it uses up). A wrong password or code is 401 INVALID_CREDENTIALS. ';
