@@ -254,6 +254,14 @@ describe('second factor (TOTP and recovery codes)', () => {
     expect(await activityTypes(token)).toContain('recovery_codes_regenerated');
   });
 
+  it('never gates leaving on a confirmed address: new recovery codes and turning the factor off work for an unconfirmed one', async () => {
+    const user = await enrolled();
+    // No route unconfirms an address; this fixture state stands for any that would (the gate is enrolment only).
+    await t.dataSource.query(`UPDATE users SET email_confirmed = 0 WHERE id = $1`, [user.userId]);
+    await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, recoveryCode: user.recoveryCodes[0] }).expect(200);
+    await t.http.delete('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password, code: await codeAt(user.secret) }).expect(200);
+  });
+
   it('leaves an account without a factor exactly as before: login answers the token data; password change and deletion need no code', async () => {
     const user = await signUp(t);
     const res = await logIn(t, user.email, user.password).expect(200);
