@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { SmtpTestServer, type ReceivedMail } from '#libs/testing';
-import { ACCOUNT_MAILS } from '../support/account-mails.js';
+import { SmtpTestServer } from '#libs/testing';
+import { ACCOUNT_MAILS, confirmEmail, mailedCode } from '../support/account-mails.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, expectError, logIn, signUp, strongPassword, uniqueEmail, type SignedUp } from '../auth/helpers.js';
-
-/** The code of a verification, change or revert mail (the line after the first blank line of the body). */
-function codeOf(mail: ReceivedMail): string {
-  const match = /\r?\n\r?\n([A-Za-z0-9_-]{43})\r?\n/.exec(mail.raw.slice(mail.raw.search(/\r?\n\r?\n/)));
-  if (!match) throw new Error(`no code in the mail "${mail.subject}"`);
-  return match[1];
-}
 
 describe('e-mail verification and change of e-mail', () => {
   const smtp = new SmtpTestServer();
@@ -34,7 +27,7 @@ describe('e-mail verification and change of e-mail', () => {
   /** Signs up and confirms the address with the mailed code. */
   async function verifiedUser(): Promise<SignedUp> {
     const user = await signUp(t);
-    await verifyEmail(codeOf(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.verifyEmail))).expect(200);
+    await confirmEmail(t, smtp, user.email);
     return user;
   }
 
@@ -44,7 +37,7 @@ describe('e-mail verification and change of e-mail', () => {
       expect((await me(user.token)).email_confirmed).toBe(0);
       const mail = await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.verifyEmail);
       expect(mail.from).toBe('accounts@todo.test');
-      const code = codeOf(mail);
+      const code = mailedCode(mail);
 
       const res = await verifyEmail(code).expect(200);
       expect(res.body).toEqual({ success: true, data: { message: expect.any(String) } });
@@ -62,7 +55,7 @@ describe('e-mail verification and change of e-mail', () => {
 
     it('an expired code does not work', async () => {
       const user = await signUp(t);
-      const code = codeOf(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.verifyEmail));
+      const code = mailedCode(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.verifyEmail));
       await t.dataSource.query(`UPDATE email_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.userId]);
       expectError(await verifyEmail(code), 400, 'INVALID_TOKEN');
       expect((await me(user.token)).email_confirmed).toBe(0);
@@ -70,7 +63,7 @@ describe('e-mail verification and change of e-mail', () => {
 
     it('a resent code replaces the previous one; resends are budgeted (429 with Retry-After)', async () => {
       const user = await signUp(t);
-      const first = codeOf(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.verifyEmail));
+      const first = mailedCode(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.verifyEmail));
       const statuses: number[] = [];
       let refused: { headers: Record<string, string>; body: unknown } | undefined;
       for (let i = 0; i < 4; i++) {
@@ -82,7 +75,7 @@ describe('e-mail verification and change of e-mail', () => {
       expect(Number(refused!.headers['retry-after'])).toBeGreaterThan(0);
       expectError(refused as never, 429, 'RATE_LIMITED');
 
-      const latest = codeOf(await smtp.waitFor(user.email, 3, ACCOUNT_MAILS.verifyEmail));
+      const latest = mailedCode(await smtp.waitFor(user.email, 3, ACCOUNT_MAILS.verifyEmail));
       expectError(await verifyEmail(first), 400, 'INVALID_TOKEN');
       await verifyEmail(latest).expect(200);
     });
@@ -90,7 +83,7 @@ describe('e-mail verification and change of e-mail', () => {
     it('the public code routes answer every code that does not work alike (unknown, used, another kind)', async () => {
       const user = await verifiedUser();
       const unknown = await verifyEmail('A'.repeat(43));
-      const used = await verifyEmail(codeOf(smtp.to(user.email, ACCOUNT_MAILS.verifyEmail).at(-1)!));
+      const used = await verifyEmail(mailedCode(smtp.to(user.email, ACCOUNT_MAILS.verifyEmail).at(-1)!));
       const confirmUnknown = await t.http.post('/api/v1/account/email/confirm').send({ token: 'A'.repeat(43) });
       const revertUnknown = await t.http.post('/api/v1/account/email/revert').send({ token: 'A'.repeat(43) });
       for (const res of [unknown, used, confirmUnknown, revertUnknown]) expectError(res, 400, 'INVALID_TOKEN');
@@ -144,7 +137,7 @@ describe('e-mail verification and change of e-mail', () => {
       const newEmail = uniqueEmail('moved');
       const asked = await requestChange(user.token, { email: newEmail.toUpperCase(), currentPassword: user.password }).expect(200);
       expect(asked.body).toEqual({ success: true, data: { message: expect.any(String) } });
-      const confirmCode = codeOf(await smtp.waitFor(newEmail, 0, ACCOUNT_MAILS.confirmNewEmail));
+      const confirmCode = mailedCode(await smtp.waitFor(newEmail, 0, ACCOUNT_MAILS.confirmNewEmail));
       expect((await me(user.token)).email).toBe(user.email);
 
       await t.http.post('/api/v1/account/email/confirm').send({ token: confirmCode }).expect(200);
@@ -155,7 +148,7 @@ describe('e-mail verification and change of e-mail', () => {
 
       const notice = await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.emailChanged);
       expect(notice.raw.replace(/=\r?\n/g, '')).toContain(newEmail.toUpperCase());
-      const revertCode = codeOf(notice);
+      const revertCode = mailedCode(notice);
       const reverted = await t.http.post('/api/v1/account/email/revert').send({ token: revertCode }).expect(200);
       expect(reverted.body).toEqual({ success: true, data: { message: expect.any(String) } });
 
@@ -183,7 +176,7 @@ describe('e-mail verification and change of e-mail', () => {
       const user = await verifiedUser();
       const wanted = uniqueEmail('race');
       await requestChange(user.token, { email: wanted, currentPassword: user.password }).expect(200);
-      const code = codeOf(await smtp.waitFor(wanted, 0, ACCOUNT_MAILS.confirmNewEmail));
+      const code = mailedCode(await smtp.waitFor(wanted, 0, ACCOUNT_MAILS.confirmNewEmail));
       await signUp(t, { email: wanted.toUpperCase() });
       expectError(await t.http.post('/api/v1/account/email/confirm').send({ token: code }), 409, 'EMAIL_TAKEN');
       expect((await me(user.token)).email).toBe(user.email);

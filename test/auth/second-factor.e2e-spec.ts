@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { generate } from 'otplib';
+import { SmtpTestServer } from '#libs/testing';
 import { bearer, expectError, logIn, signUp, type SignedUp } from './helpers.js';
+import { confirmEmail } from '../support/account-mails.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 const PERIOD = 30;
@@ -33,13 +35,16 @@ async function wrongCode(secret: string): Promise<string> {
 }
 
 describe('second factor (TOTP and recovery codes)', () => {
+  const smtp = new SmtpTestServer();
   let t: TestApp & { database: { url: string } };
 
   beforeAll(async () => {
-    t = await startWithDatabase('todo-api');
+    await smtp.start();
+    t = await startWithDatabase('todo-api', { SMTP_URL: smtp.url });
   });
   afterAll(async () => {
     await t?.close();
+    await smtp.stop();
   });
   beforeEach(() => t.rateLimits.clear());
 
@@ -51,6 +56,7 @@ describe('second factor (TOTP and recovery codes)', () => {
   /** Signs up and enrols an authenticator, confirmed with the last step's code (leaving the current and next for the test). */
   async function enrolled(): Promise<Enrolled> {
     const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
     const started = await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }).expect(201);
     const secret = started.body.data.secret as string;
     const confirmed = await t.http.post('/api/v1/account/mfa/totp/confirm').set(bearer(user.token)).send({ code: await codeAt(secret, -1) }).expect(200);
@@ -80,8 +86,18 @@ describe('second factor (TOTP and recovery codes)', () => {
     return res.body.data.activity.map((entry: { type: string }) => entry.type);
   }
 
+  it('enrolling needs a confirmed e-mail address: 403 EMAIL_NOT_VERIFIED (after the password check) until the mailed code is used, then 201', async () => {
+    const user = await signUp(t);
+    expectError(await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: 'not-the-password' }), 401, 'INVALID_CREDENTIALS');
+    expectError(await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }), 403, 'EMAIL_NOT_VERIFIED');
+    expect((await t.http.get('/api/v1/account/mfa').set(bearer(user.token)).expect(200)).body.data.totpPending).toBe(false);
+    await confirmEmail(t, smtp, user.email);
+    await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }).expect(201);
+  });
+
   it('enrols: start (secret, otpauth URI, QR) stays pending until a first code confirms it, which hands out ten recovery codes once', async () => {
     const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
     expectError(await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: 'not-the-password' }), 401, 'INVALID_CREDENTIALS');
     const started = await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }).expect(201);
     const { secret, otpauthUri, qrCodeDataUrl, confirmed } = started.body.data;
@@ -238,11 +254,44 @@ describe('second factor (TOTP and recovery codes)', () => {
     expect(await activityTypes(token)).toContain('recovery_codes_regenerated');
   });
 
-  it('leaves an account without a factor exactly as before: login answers the token data', async () => {
+  it('never gates leaving on a confirmed address: new recovery codes and turning the factor off work for an unconfirmed one', async () => {
+    const user = await enrolled();
+    // No route unconfirms an address; this fixture state stands for any that would (the gate is enrolment only).
+    await t.dataSource.query(`UPDATE users SET email_confirmed = 0 WHERE id = $1`, [user.userId]);
+    await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, recoveryCode: user.recoveryCodes[0] }).expect(200);
+    await t.http.delete('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password, code: await codeAt(user.secret) }).expect(200);
+  });
+
+  it('leaves an account without a factor exactly as before: login answers the token data; password change and deletion need no code', async () => {
     const user = await signUp(t);
     const res = await logIn(t, user.email, user.password).expect(200);
     expect(res.body).toEqual({ success: true, data: { token: expect.any(String), refreshToken: expect.any(String), user: expect.objectContaining({ id: user.userId }) } });
     expectError(await t.http.delete('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password, code: '123456' }), 404, 'NOT_FOUND');
+    const newPassword = `${user.password}-new`;
+    await t.http.post('/api/v1/auth/change-password').set(bearer(res.body.data.token)).send({ currentPassword: user.password, newPassword, newPasswordConfirm: newPassword }).expect(200);
+    const token = (await logIn(t, user.email, newPassword).expect(200)).body.data.token as string;
+    await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: newPassword, confirmText: 'DELETE' }).expect(200);
+  });
+
+  it('asks an account with a factor for a current code to change its password or to delete it: 401 MFA_CODE_REQUIRED without, INVALID_CREDENTIALS wrong, each code once', async () => {
+    const user = await enrolled();
+    const token = (await verified({ challengeToken: await challenge(user), code: await codeAt(user.secret) })).body.data.token as string;
+    const newPassword = `${user.password}-new`;
+    const change = (body: Record<string, unknown>) =>
+      t.http.post('/api/v1/auth/change-password').set(bearer(token)).send({ currentPassword: user.password, newPassword, newPasswordConfirm: newPassword, ...body });
+    expectError(await change({}), 401, 'MFA_CODE_REQUIRED');
+    expectError(await change({ code: await wrongCode(user.secret) }), 401, 'INVALID_CREDENTIALS');
+    // The code that signed in was used up: it does not pass twice.
+    expectError(await change({ code: await codeAt(user.secret) }), 401, 'INVALID_CREDENTIALS');
+    await logIn(t, user.email, user.password).expect(401);
+    await change({ code: await codeAt(user.secret, 1) }).expect(200);
+
+    const signedIn = (await verified({ challengeToken: (await logIn(t, user.email, newPassword)).body.error.details.challengeToken, recoveryCode: user.recoveryCodes[0] })).body.data.token as string;
+    const remove = (body: Record<string, unknown>) => t.http.delete('/api/v1/account').set(bearer(signedIn)).send({ password: newPassword, confirmText: 'DELETE', ...body });
+    expectError(await remove({}), 401, 'MFA_CODE_REQUIRED');
+    expectError(await remove({ code: user.recoveryCodes[0] }), 401, 'INVALID_CREDENTIALS');
+    await remove({ code: user.recoveryCodes[1] }).expect(200, { success: true, data: { deleted: true } });
+    expect(await t.dataSource.query(`SELECT id FROM users WHERE id = $1`, [user.userId])).toEqual([]);
   });
 
   it('shows in the export whether the factor is on (never a secret or a code), and the account’s deletion removes its rows', async () => {
@@ -263,7 +312,7 @@ describe('second factor (TOTP and recovery codes)', () => {
         )
       )[0].n;
     expect(Number(await count())).toBeGreaterThan(11);
-    await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: user.password, confirmText: 'DELETE' }).expect(200);
+    await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: user.password, confirmText: 'DELETE', code: user.recoveryCodes[0] }).expect(200);
     expect(Number(await count())).toBe(0);
   });
 });

@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { BODY_METHODS, ERROR_CATALOGUE, ErrorCode, listRoutes, OVERLOAD_EXEMPT_PATHS, publicCodeOf, refusesOtherBodies } from '#libs/common';
 import { EventSource } from 'eventsource';
 import { generate as generateTotp } from 'otplib';
-import { createTestDatabase, insertUser, until, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, insertUser, SmtpTestServer, until, type TestDatabase } from '#libs/testing';
+import { verificationCode } from '../support/account-mails.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
@@ -54,17 +55,24 @@ function operations(document: any): Array<{ key: string; operation: any }> {
 interface Journeys {
   todoJourney(baseUrl: string, adminKey: string, email: string): Promise<{ accessToken: string; apiKeyPrefix: string; listed: string[]; replayed: string | null; errors: Record<string, string> }>;
   feedbackJourney(baseUrl: string, accessToken: string): Promise<{ feedbackIds: string[]; caughtUp: boolean; mcpTools: string[]; errors: Record<string, string> }>;
-  mfaJourney(baseUrl: string, email: string, codeFor: (secret: string, steps: number) => Promise<string>): Promise<{ userId: string; recoveryCodes: number; loginAnswer: string; signedInAs: string }>;
+  mfaJourney(
+    baseUrl: string,
+    email: string,
+    verificationCodeFor: (email: string) => Promise<string>,
+    codeFor: (secret: string, steps: number) => Promise<string>,
+  ): Promise<{ userId: string; recoveryCodes: number; loginAnswer: string; signedInAs: string }>;
 }
 
 describe('OpenAPI contract', () => {
+  const smtp = new SmtpTestServer();
   let database: TestDatabase;
   const apps = {} as Record<Service, TestApp>;
   const documents = {} as Record<Service, any>;
 
   beforeAll(async () => {
+    await smtp.start();
     database = await createTestDatabase();
-    apps['todo-api'] = await startApp('todo-api', database.url, ENV);
+    apps['todo-api'] = await startApp('todo-api', database.url, { ...ENV, SMTP_URL: smtp.url });
     apps['feedback-export'] = await startApp('feedback-export', database.url, ENV);
     mkdirSync(join(OUT, 'types'), { recursive: true });
     for (const service of SERVICES) {
@@ -75,6 +83,7 @@ describe('OpenAPI contract', () => {
   afterAll(async () => {
     for (const app of Object.values(apps)) await app?.close();
     await database?.drop();
+    await smtp.stop();
   });
 
   it.each(SERVICES)('%s: the document equals its reviewed snapshot', (service) => {
@@ -284,13 +293,13 @@ describe('OpenAPI contract', () => {
     expect(feedback.errors.triageWithRead).toMatch(/^INVALID_TOKEN: /);
     expect(feedback.errors.siteWithoutName).toContain('name: name is required');
 
-    // The second factor: login answers MFA_REQUIRED (its challenge in error.details), verify answers login's token data.
+    // The second factor (enrolled once the mailed code confirmed the address): login answers MFA_REQUIRED (its challenge in error.details), verify answers login's token data.
     const codeFor = async (secret: string, steps: number) => {
       const into = (Date.now() / 1000) % 30;
       if (into > 27) await new Promise((resolve) => setTimeout(resolve, (30 - into) * 1000 + 50));
       return generateTotp({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
     };
-    const mfa = await mfaJourney(apps['todo-api'].baseUrl, `contract-mfa-${Date.now()}@example.com`, codeFor);
+    const mfa = await mfaJourney(apps['todo-api'].baseUrl, `contract-mfa-${Date.now()}@example.com`, (email) => verificationCode(smtp, email), codeFor);
     expect(mfa).toEqual({ userId: expect.any(String), recoveryCodes: 10, loginAnswer: 'ask for the authenticator code', signedInAs: mfa.userId });
   }, 120_000);
 });

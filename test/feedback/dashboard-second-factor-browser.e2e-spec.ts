@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generate } from 'otplib';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '#libs/testing';
+import { launchBrowser, SmtpTestServer } from '#libs/testing';
 import { bearer, signUp, type SignedUp } from '../auth/helpers.js';
+import { confirmEmail } from '../support/account-mails.js';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps } from '../support/test-apps.js';
 
@@ -19,15 +20,18 @@ async function codeAt(secret: string, steps = 0): Promise<string> {
  * MFA_REQUIRED, the page then asks for the authenticator's code (or a recovery code) and signs in with mfa/verify.
  */
 describe('owner dashboard sign-in with a second factor, in Chromium', () => {
+  const smtp = new SmtpTestServer();
   let apps: Awaited<ReturnType<typeof startDashboardApps>>;
   let browser: Browser;
   let user: SignedUp & { secret: string; recoveryCodes: string[] };
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS_DIR, { recursive: true });
-    apps = await startDashboardApps();
+    await smtp.start();
+    apps = await startDashboardApps({}, { SMTP_URL: smtp.url });
     browser = await launchBrowser();
     const signedUp = await signUp(apps.todo);
+    await confirmEmail(apps.todo, smtp, signedUp.email);
     const secret = (await apps.todo.http.post('/api/v1/account/mfa/totp').set(bearer(signedUp.token)).send({ password: signedUp.password }).expect(201)).body.data.secret as string;
     const confirmed = await apps.todo.http.post('/api/v1/account/mfa/totp/confirm').set(bearer(signedUp.token)).send({ code: await codeAt(secret, -1) }).expect(200);
     user = { ...signedUp, secret, recoveryCodes: confirmed.body.data.recoveryCodes };
@@ -35,6 +39,7 @@ describe('owner dashboard sign-in with a second factor, in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await apps?.close();
+    await smtp.stop();
   });
 
   it('asks for the code after the password, says so when it is wrong, and signs in with the right one', async () => {

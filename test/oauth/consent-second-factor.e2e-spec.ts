@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generate } from 'otplib';
 import supertest from 'supertest';
-import { freePort } from '#libs/testing';
+import { freePort, SmtpTestServer } from '#libs/testing';
 import { bearer, signUp, type SignedUp } from '../auth/helpers.js';
+import { confirmEmail } from '../support/account-mails.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 const REDIRECT = 'http://127.0.0.1:9/agent/callback';
@@ -20,14 +21,16 @@ async function codeAt(secret: string, steps = 0): Promise<string> {
  * the page then asks for a TOTP or recovery code, judged, budgeted and used up as at POST /api/v1/auth/mfa/verify.
  */
 describe('OAuth sign-in page with a second factor', () => {
+  const smtp = new SmtpTestServer();
   let t: TestApp;
   let base: string;
   let clientId: string;
 
   beforeAll(async () => {
+    await smtp.start();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base }, { port });
+    t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base, SMTP_URL: smtp.url }, { port });
     const registered = await t.http
       .post('/oauth/register')
       .send({ client_name: 'Factor Agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' })
@@ -36,10 +39,12 @@ describe('OAuth sign-in page with a second factor', () => {
   });
   afterAll(async () => {
     await t?.close();
+    await smtp.stop();
   });
 
   async function enrolled(): Promise<SignedUp & { secret: string; recoveryCodes: string[] }> {
     const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
     const secret = (await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }).expect(201)).body.data.secret as string;
     const confirmed = await t.http.post('/api/v1/account/mfa/totp/confirm').set(bearer(user.token)).send({ code: await codeAt(secret, -1) }).expect(200);
     return { ...user, secret, recoveryCodes: confirmed.body.data.recoveryCodes };

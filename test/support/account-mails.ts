@@ -1,7 +1,8 @@
-import type { MailMatch } from '#libs/testing';
+import type { MailMatch, ReceivedMail, SmtpTestServer } from '#libs/testing';
 import { MAIL_SUBJECTS } from '../../libs/identity/src/email-verification/email-verification.service.js';
 import { NEW_SIGN_IN_SUBJECT } from '../../libs/identity/src/email-verification/sign-in-notices.service.js';
 import { WEBHOOK_DISABLED_SUBJECT } from '../../apps/todo-api/src/webhooks/webhook-owner-mail.service.js';
+import type { TestApp } from './test-apps.js';
 
 /**
  * The kinds of mail todo-api sends an account, as `SmtpTestServer.to`/`waitFor` select them: a test names the one it
@@ -15,3 +16,25 @@ export const ACCOUNT_MAILS = {
   newSignIn: { subject: NEW_SIGN_IN_SUBJECT },
   webhookDisabled: { subject: WEBHOOK_DISABLED_SUBJECT },
 } as const satisfies Record<string, MailMatch>;
+
+/** The code of a verification, change or revert mail (the line after the first blank line of the body). */
+export function mailedCode(mail: ReceivedMail): string {
+  const match = /\r?\n\r?\n([A-Za-z0-9_-]{43})\r?\n/.exec(mail.raw.slice(mail.raw.search(/\r?\n\r?\n/)));
+  if (!match) throw new Error(`no code in the mail "${mail.subject}"`);
+  return match[1];
+}
+
+/** The code of the latest verification mail `email` received (waiting for the first one signup sends). */
+export async function verificationCode(smtp: SmtpTestServer, email: string): Promise<string> {
+  await smtp.waitFor(email, 0, ACCOUNT_MAILS.verifyEmail);
+  return mailedCode(smtp.to(email, ACCOUNT_MAILS.verifyEmail).at(-1)!);
+}
+
+/**
+ * Confirms an account's address as its owner does (the mailed code, POST /api/v1/auth/verify-email): the one way tests
+ * get a verified account, which enrolling a second factor and changing the e-mail need. The app must mail to `smtp`.
+ */
+export async function confirmEmail(t: Pick<TestApp, 'http'>, smtp: SmtpTestServer, email: string): Promise<void> {
+  const res = await t.http.post('/api/v1/auth/verify-email').send({ token: await verificationCode(smtp, email) });
+  if (res.status !== 200) throw new Error(`verify-email answered ${res.status}: ${JSON.stringify(res.body)}`);
+}

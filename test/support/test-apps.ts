@@ -121,9 +121,10 @@ export async function startWithDatabase(
  */
 export async function startDashboardApps(
   feedbackEnv: Record<string, string | undefined> = {},
+  todoEnv: Record<string, string | undefined> = {},
 ): Promise<{ database: TestDatabase; todo: TestApp; feedback: TestApp; close: () => Promise<void> }> {
   const database = await createTestDatabase();
-  const todo = await startApp('todo-api', database.url);
+  const todo = await startApp('todo-api', database.url, todoEnv);
   const feedback = await startApp('feedback-export', database.url, { PUBLIC_BASE_URL: todo.baseUrl, ...feedbackEnv });
   return {
     database,

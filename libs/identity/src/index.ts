@@ -26,3 +26,6 @@ export * from './breached-passwords/breached-passwords.config.js';
 export * from './second-factor/second-factor.module.js';
 export * from './second-factor/second-factor.service.js';
 export * from './second-factor/dto/second-factor.dto.js';
+export { Client } from './sign-in/client-info.decorator.js';
+export { CURRENT_FACTOR_NOTE } from './second-factor/second-factor.controller.js';
+export type { ClientInfo } from './sessions/sessions.service.js';

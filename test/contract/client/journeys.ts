@@ -174,15 +174,23 @@ export interface MfaJourneyResult {
 }
 
 /**
- * Enrol an authenticator, then sign in: login answers MFA_REQUIRED with a challenge token in error.details, and
+ * Confirm the address with the mailed code (`verificationCodeFor(email)` is the mailbox; enrolling needs it), enrol an
+ * authenticator, then sign in: login answers MFA_REQUIRED with a challenge token in error.details, and
  * POST /api/v1/auth/mfa/verify answers the same token data as login. `codeFor(secret, steps)` is the authenticator app.
  */
-export async function mfaJourney(baseUrl: string, email: string, codeFor: (secret: string, steps: number) => Promise<string>): Promise<MfaJourneyResult> {
+export async function mfaJourney(
+  baseUrl: string,
+  email: string,
+  verificationCodeFor: (email: string) => Promise<string>,
+  codeFor: (secret: string, steps: number) => Promise<string>,
+): Promise<MfaJourneyResult> {
   const api = createClient<TodoPaths>({ baseUrl });
   const password = 'correct horse battery staple';
   const signup = await api.POST('/api/v1/auth/signup', { body: { email, password } });
   if (!signup.data) throw new Error(`signup failed: ${JSON.stringify(signup.error)}`);
   const { token, user } = signup.data.data;
+  const confirmedAddress = await api.POST('/api/v1/auth/verify-email', { body: { token: await verificationCodeFor(email) } });
+  if (!confirmedAddress.data) throw new Error(`e-mail verification failed: ${JSON.stringify(confirmedAddress.error)}`);
 
   const started = await api.POST('/api/v1/account/mfa/totp', { headers: bearer(token), body: { password } });
   if (!started.data) throw new Error(`enrolment failed: ${JSON.stringify(started.error)}`);

@@ -12,7 +12,7 @@ import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
 import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
-import { SecondFactorService } from '#libs/identity';
+import { SecondFactorService, type ClientInfo } from '#libs/identity';
 import { WebhookEndpointsService } from '#libs/webhooks';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
@@ -63,19 +63,20 @@ export class AccountService {
   }
 
   /**
-   * Checks the password, then removes every row of the account in one transaction, which also
+   * Checks the password (and, for an account with a second factor, a current code), then removes every row of the account in one transaction, which also
    * records what is left to do at Stripe (BillingCleanupService: expire its open Checkout
    * sessions, cancel its subscription, delete the customer). Its sessions, keys and open streams
    * stop at once; then the Stripe clean-up runs (the answer waits for it at most 2 s; a Stripe
    * outage never fails or holds up the deletion, the clean-up is retried until done), then its
    * rate-limit counters go (they would expire with their windows anyway).
    */
-  async delete(userId: string, request: DeleteAccountDto): Promise<AccountDeletedDto> {
+  async delete(userId: string, request: DeleteAccountDto, client: ClientInfo): Promise<AccountDeletedDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!(await this.passwords.verify(request.password, user.passwordHash))) {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
     }
+    await this.secondFactor.requireCurrentFactor(userId, request.code, client, 'account_deletion');
     const { deleted, stripeCustomer } = await this.repository.transaction(async (tx) => {
       const customer = await this.billingCleanup.queue(tx, userId);
       // Endpoints are owned by kind and id (no foreign key to users): removed here, their deliveries by cascade.

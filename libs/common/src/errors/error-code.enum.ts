@@ -20,12 +20,14 @@ export enum ErrorCode {
   INVALID_TOKEN = 'INVALID_TOKEN',
   /** Login of an account with a second factor: the password was right, now POST /api/v1/auth/mfa/verify with error.details.challengeToken. */
   MFA_REQUIRED = 'MFA_REQUIRED',
+  /** A password change or deletion of an account with a second factor came without `code` (a current TOTP or recovery code); no challenge: send it again with one. */
+  MFA_CODE_REQUIRED = 'MFA_CODE_REQUIRED',
   ADMIN_AUTH_REQUIRED = 'ADMIN_AUTH_REQUIRED',
   API_KEY_REQUIRED = 'API_KEY_REQUIRED',
   INVALID_API_KEY = 'INVALID_API_KEY',
   SUBSCRIPTION_REQUIRED = 'SUBSCRIPTION_REQUIRED',
   FORBIDDEN = 'FORBIDDEN',
-  /** The account's e-mail address is not confirmed yet (needed only by what confirmation gates: a change of address). */
+  /** The account's e-mail address is not confirmed yet (needed only by what confirmation gates: a change of address, enrolling a second factor). */
   EMAIL_NOT_VERIFIED = 'EMAIL_NOT_VERIFIED',
   /** An account quota (sites per account, batches or stored bytes per site) would be exceeded. */
   QUOTA_EXCEEDED = 'QUOTA_EXCEEDED',
@@ -89,6 +91,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorCodeEntry> = {
     example: 'This account uses a second factor: send a code with the challenge token to POST /api/v1/auth/mfa/verify',
     exampleDetails: { challengeToken: 'mfa_4Qh0bB3dV2nK8sX1yT6wZ9eR5uI7oP0aS2dF4gH6jK8', expiresIn: 300, methods: ['totp', 'recovery_code'] },
   },
+  [ErrorCode.MFA_CODE_REQUIRED]: { status: 401, example: 'This account uses a second factor: send `code`, the authenticator’s current code or a recovery code' },
   [ErrorCode.ADMIN_AUTH_REQUIRED]: { status: 401 },
   [ErrorCode.API_KEY_REQUIRED]: { status: 401, example: 'An API key is required (Authorization: Bearer tdk_… or X-API-Key)' },
   [ErrorCode.INVALID_API_KEY]: { status: 401, example: 'The API key is invalid, revoked or expired' },

@@ -4,6 +4,7 @@ import { AppException, ErrorCode, rateLimitCounterKey, RateLimitStore, rateLimit
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { canonicalEmail, canonicalEmailDigest } from '../accounts/canonical-email.js';
+import { requireConfirmedEmail } from '../accounts/confirmed-email.js';
 import { CredentialRevocations } from '../accounts/credential-revocations.service.js';
 import { PasswordHasher } from '../accounts/password-hasher.service.js';
 import { AccountOAuthGrants } from '../oauth-resource/account-oauth-grants.service.js';
@@ -101,7 +102,7 @@ export class EmailVerificationService implements OnModuleDestroy {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!(await this.hasher.verify(dto.currentPassword, user.passwordHash))) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
-    if (user.emailConfirmed !== 1) throw new AppException(ErrorCode.EMAIL_NOT_VERIFIED, 'Confirm the account’s current e-mail address first (POST /api/v1/auth/verify-email/resend)');
+    requireConfirmedEmail(user);
     const email = dto.email.trim();
     if (canonicalEmail(email) === user.emailCanonical) {
       throw validationException([{ field: 'email', messages: ['email is already the account’s address'] }], 'email is already the account’s address');

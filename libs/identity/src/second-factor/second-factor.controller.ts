@@ -13,6 +13,12 @@ export const MFA_CODE_BUDGET_NOTE =
   `${MFA_FAILURES_PER_ACCOUNT_PER_DAY} per day, and ${MFA_FAILURES_PER_IP} per 15 minutes per client IP; beyond any of them 429 RATE_LIMITED with Retry-After ` +
   '(the code is not checked). A right code does not count.';
 
+/** Said of the sensitive changes that ask an account with a second factor for a current one (password change, deletion). */
+export const CURRENT_FACTOR_NOTE =
+  'An account with a second factor also sends `code` (the authenticator’s current code, or an unused recovery code, which it ' +
+  'uses up): without it 401 MFA_CODE_REQUIRED (send the request again with `code`), a wrong one 401 ' +
+  `INVALID_CREDENTIALS; accounts without one need no code. ${MFA_CODE_BUDGET_NOTE}`;
+
 const FRESH_CHECK_NOTE =
   'Needs a fresh factor check: the current password and exactly one of `code` (the authenticator’s current code) or `recoveryCode` ' +
   '(which it uses up). A wrong password or code is 401 INVALID_CREDENTIALS. ';
@@ -38,12 +44,12 @@ export class SecondFactorController {
     operationId: 'startTotpEnrolment',
     summary: 'Start enrolling an authenticator app (TOTP)',
     description:
-      'Needs the current password. Answers the secret, its otpauth:// URI and the URI as a QR code; the factor stays pending (sign-in ' +
+      'Needs the current password and a confirmed e-mail address (403 EMAIL_NOT_VERIFIED otherwise: POST /api/v1/auth/verify-email). Answers the secret, its otpauth:// URI and the URI as a QR code; the factor stays pending (sign-in ' +
       'does not ask for it) until confirmed with a first code. Starting again replaces a pending enrolment; with a confirmed ' +
       'authenticator it is 409 CONFLICT (disable it first). Limited to 5 requests per 15 minutes per session.',
   })
   @ApiEnvelope(TotpEnrolmentDto, { status: 201 })
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.CONFLICT, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.EMAIL_NOT_VERIFIED, ErrorCode.CONFLICT, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   start(@CurrentUserId() userId: string, @Body() dto: StartTotpDto): Promise<TotpEnrolmentDto> {
     return this.secondFactor.startTotp(userId, dto);
   }

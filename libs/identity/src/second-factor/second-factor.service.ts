@@ -4,6 +4,7 @@ import QRCode from 'qrcode';
 import { AppException, ErrorCode, SecretSealer, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
+import { requireConfirmedEmail } from '../accounts/confirmed-email.js';
 import { PasswordHasher } from '../accounts/password-hasher.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
@@ -93,6 +94,7 @@ export class SecondFactorService {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!(await this.hasher.verify(dto.password, user.passwordHash))) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
+    requireConfirmedEmail(user);
     const secret = generateSecret();
     if (!(await this.repository.putPendingTotp(userId, this.sealer.seal(secret)))) {
       throw new AppException(ErrorCode.CONFLICT, 'An authenticator is already on: disable it first to enrol another');
@@ -180,17 +182,32 @@ export class SecondFactorService {
    * used up as at POST /api/v1/auth/mfa/verify. `typed`: what the person typed, a TOTP code (6 digits) or a recovery code.
    */
   async passForSignIn(userId: string, typed: string, client: ClientInfo): Promise<void> {
+    await this.passTyped(userId, typed, client, 'oauth_sign_in');
+  }
+
+  /**
+   * A current factor for a sensitive change of the account (password change, deletion), after its password check:
+   * nothing for an account without a confirmed factor (its answers stay the published ones); with one, `code` (a TOTP or
+   * a recovery code) must come along (401 MFA_CODE_REQUIRED without it) and is counted, judged and used up as at sign-in.
+   */
+  async requireCurrentFactor(userId: string, code: string | undefined, client: ClientInfo, context: 'password_change' | 'account_deletion'): Promise<void> {
+    if (!(await this.isEnabled(userId))) return;
+    if (code === undefined) throw new AppException(ErrorCode.MFA_CODE_REQUIRED, 'This account uses a second factor: send `code`, the authenticator’s current code or a recovery code');
+    await this.passTyped(userId, code, client, context);
+  }
+
+  private async passTyped(userId: string, typed: string, client: ClientInfo, context: string): Promise<void> {
     const input = /^[0-9]{6}$/.test(typed) ? { code: typed } : { recoveryCode: typed.slice(0, 64) };
     const attempt = await this.limiter.begin(client.ipAddress, userId);
     const claim = await this.judge(userId, input);
     const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, 'The code is wrong or was already used', undefined, attempt.headers);
     if (!claim) {
-      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context: 'oauth_sign_in', method: input.code !== undefined ? 'totp' : 'recovery_code' } });
+      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context, method: input.code !== undefined ? 'totp' : 'recovery_code' } });
       throw refused();
     }
     await this.repository.transaction(async (tx) => {
       if (!(await claim.take(tx))) throw refused();
-      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context: 'oauth_sign_in' } });
+      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context } });
     });
     await attempt.succeeded();
   }

@@ -9,7 +9,7 @@ import { AuthTokenDataDto, MessageDto, PasswordChangedDto, ResetTokenDto, Verify
 import { PasswordResetService } from './password-reset.service.js';
 import { BREACHED_PASSWORD_NOTE } from '../breached-passwords/breached-passwords.service.js';
 import { MfaVerifyDto } from '../second-factor/dto/second-factor.dto.js';
-import { MFA_CODE_BUDGET_NOTE } from '../second-factor/second-factor.controller.js';
+import { CURRENT_FACTOR_NOTE, MFA_CODE_BUDGET_NOTE } from '../second-factor/second-factor.controller.js';
 
 @ApiTags('Auth')
 @Controller('api/v1/auth')
@@ -191,11 +191,11 @@ export class AuthController {
       'Every session is revoked, the caller’s own included: sign in again with the new password. Every connected app (OAuth ' +
       'grant: its access and refresh tokens) is revoked too, listed in `disconnectedApps`. Limited to 5 requests ' +
       'per 15 minutes per session (a stolen access token cannot keep guessing the current password). ' +
-      BREACHED_PASSWORD_NOTE,
+      `${CURRENT_FACTOR_NOTE} ${BREACHED_PASSWORD_NOTE}`,
   })
   @ApiEnvelope(PasswordChangedDto)
-  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.PASSWORD_BREACHED, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
-  changePassword(@CurrentUserId() userId: string, @Body() dto: ChangePasswordDto): Promise<PasswordChangedDto> {
-    return this.auth.changePassword(userId, dto);
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.MFA_CODE_REQUIRED, ErrorCode.PASSWORD_BREACHED, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  changePassword(@CurrentUserId() userId: string, @Body() dto: ChangePasswordDto, @Client() client: ClientInfo): Promise<PasswordChangedDto> {
+    return this.auth.changePassword(userId, dto, client);
   }
 }

@@ -167,13 +167,14 @@ export class AuthService {
     return { message: 'Signed out' };
   }
 
-  async changePassword(userId: string, dto: ChangePasswordDto): Promise<PasswordChangedDto> {
+  async changePassword(userId: string, dto: ChangePasswordDto, client: ClientInfo): Promise<PasswordChangedDto> {
     if (dto.newPasswordConfirm !== dto.newPassword) throw mismatch('newPasswordConfirm', 'newPassword');
     const user = await this.requireUser(userId);
     if (!(await this.hasher.verify(dto.currentPassword, user.passwordHash))) {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     }
     await this.breachedPasswords.assertNotBreached(dto.newPassword);
+    await this.secondFactor.requireCurrentFactor(userId, dto.code, client, 'password_change');
     const passwordHash = await this.hasher.hash(dto.newPassword);
     const { disconnected } = await this.repository.transaction(async (tx) => {
       const replaced = await this.replacePassword(tx, userId, passwordHash);

@@ -6,7 +6,7 @@ import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
 import { SessionDto } from '#libs/identity';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
 import { ConnectedAppDto, SecurityActivityDto } from '#libs/identity';
-import { MfaStatusDto } from '#libs/identity';
+import { CurrentFactorCode, MfaStatusDto } from '#libs/identity';
 import { WebhookEndpointDto } from '#libs/webhooks';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
@@ -22,6 +22,9 @@ export class DeleteAccountDto {
   @IsString()
   @IsIn([DELETE_CONFIRMATION], { message: 'confirmText must be exactly DELETE' })
   confirmText: string;
+
+  @CurrentFactorCode()
+  code?: string;
 }
 
 export class AccountDeletedDto {

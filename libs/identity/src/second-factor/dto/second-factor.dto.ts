@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '#libs/common';
@@ -5,6 +6,25 @@ import type { TotpFactorRow } from '../second-factor.repository.js';
 
 const CODE_SCHEMA = { type: String, pattern: '^[0-9]{6}$', example: '492039', description: 'The 6-digit code the authenticator app shows now' } as const;
 const RECOVERY_CODE_SCHEMA = { type: String, maxLength: 64, example: 'k7m2q-x9p4t', description: 'One of the recovery codes (case, spaces and dashes do not matter); each works once' } as const;
+
+/**
+ * The optional `code` of a sensitive change of the account (password change, deletion): needed only when the account
+ * has a second factor (then 401 MFA_CODE_REQUIRED without it); the authenticator's current code or an unused recovery code.
+ */
+export function CurrentFactorCode(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      maxLength: 64,
+      example: '492039',
+      description: 'Only for an account with a second factor (401 MFA_CODE_REQUIRED without it): the authenticator’s current code, or an unused recovery code (used up)',
+    }),
+    IsOptionalNotNull(),
+    IsString(),
+    IsNotEmpty(),
+    MaxLength(64),
+  );
+}
 
 /** A current password, for starting enrolment. */
 export class StartTotpDto {

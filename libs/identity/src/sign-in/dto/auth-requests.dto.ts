@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '#libs/common';
+import { CurrentFactorCode } from '../../second-factor/dto/second-factor.dto.js';
 import { IsPassword, PASSWORD_SCHEMA } from './password.validator.js';
 
 export class SignupDto {
@@ -119,4 +120,7 @@ export class ChangePasswordDto {
   @ApiProperty(PASSWORD_SCHEMA)
   @IsPassword()
   newPasswordConfirm: string;
+
+  @CurrentFactorCode()
+  code?: string;
 }
