@@ -67,6 +67,9 @@ interface World {
   siteA: { id: string; siteKey: string };
   feedbackA: string;
   draftA: string;
+  /** A's webhook endpoint (created disabled: nothing is sent) and a delivery queued for it. */
+  webhookA: string;
+  webhookDeliveryA: string;
   sentA: string;
   shareA: string;
   /** The one-click unsubscribe token of A's notifications for A's site. */
@@ -114,6 +117,19 @@ describe('authorization matrix, mass assignment and secrets', () => {
   async function freshTodo(): Promise<number> {
     const res = await todo.http.post('/api/v1/todos').set(bearer(w.keys.keyA)).send({ text: `${MARKER} todo`, priority: 2, category: 'private' }).expect(201);
     return res.body.data.todo.id;
+  }
+
+  /** A's webhook endpoints made for cells that delete one; earlier spares go first, so A stays under its endpoint quota. */
+  const spareWebhooks: string[] = [];
+  async function freshWebhook(): Promise<string> {
+    for (const spare of spareWebhooks.splice(0)) await todo.http.delete(`/api/v1/webhooks/${spare}`).set(bearer(w.keys.keyA));
+    const body = { url: 'https://1.1.1.1/matrix-hook', description: `${MARKER} webhook`, enabled: false };
+    const created = (await todo.http.post('/api/v1/webhooks').set(bearer(w.keys.keyA)).send(body).expect(201)).body.data;
+    // Its signing secret is sealed at rest: the dump check below finds it nowhere in plain text.
+    keep(created.secret);
+    const id: string = created.webhook.id;
+    spareWebhooks.push(id);
+    return id;
   }
 
   async function freshSite(): Promise<string> {
@@ -212,13 +228,16 @@ describe('authorization matrix, mass assignment and secrets', () => {
       todoA: 0,
       siteA: { id: siteA.id, siteKey: siteA.siteKey },
       feedbackA: fed.body.data.id,
-      draftA: '', sentA: '', shareA: '',
+      draftA: '', sentA: '', shareA: '', webhookA: '', webhookDeliveryA: '',
       unsubscribeA: new UnsubscribeTokenCodec(TEST_JWT_SECRET).seal({ siteId: siteA.id, recipientDigest: canonicalEmailDigest(A.email) }),
       tokens: { skA, wkA: siteA.wk, okA, skB: siteB.sk, wkB: siteB.wk, okB, skRotated },
       keys: { keyA: keyA.key, keyB: keyB.key, keyRevoked: revoked.key, keyRotated: rotated.key, keyExpired: expired.key, keyLapsed: lapsedKey.key },
       jwtRevokedSession, jwtExpired, jwtAlgNone,
     };
     w.todoA = await freshTodo();
+    w.webhookA = await freshWebhook();
+    w.webhookDeliveryA = (await todo.http.post(`/api/v1/webhooks/${w.webhookA}/test`).set(bearer(keyA.key)).send({ eventType: 'todo.created' }).expect(202)).body.data.delivery.id;
+    spareWebhooks.length = 0;
     await todo.http.post('/api/v1/todos').set(bearer(keyB.key)).send({ text: 'B todo', priority: 3, category: 'b' }).expect(201);
     w.draftA = (await createBatch(siteA.wk, false)).id;
     const sent = await createBatch(siteA.wk, true);
@@ -275,7 +294,8 @@ describe('authorization matrix, mass assignment and secrets', () => {
         if (credential === 'keyLapsed') return { status: 402, code: row.route.endsWith('/mcp') ? undefined : 'SUBSCRIPTION_REQUIRED' };
         return { status: 401, code: row.route.endsWith('/mcp') ? undefined : presentsNoKey ? 'API_KEY_REQUIRED' : 'INVALID_API_KEY' };
       case 'jwt-or-api-key':
-        if (['jwtA', 'keyA', 'jwtB', 'keyB'].includes(credential)) return ok;
+        if (['jwtA', 'keyA'].includes(credential)) return ok;
+        if (['jwtB', 'keyB'].includes(credential)) return foreign;
         if (credential === 'keyLapsed') return { status: 402 };
         return { status: 401 };
       case 'admin-key':
@@ -347,6 +367,17 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'api-key', method: 'PUT', route: '/api/v1/todos/:todoId', path: (x) => `/api/v1/todos/${x.todoA}`, body: () => ({ text: `${MARKER} todo` }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'todo', scheme: 'api-key', method: 'DELETE', route: '/api/v1/todos/:todoId', path: async () => `/api/v1/todos/${await freshTodo()}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'todo', scheme: 'jwt-or-api-key', method: 'GET', route: '/api/v1/todos/events', path: () => '/api/v1/todos/events', headers: { Accept: 'text/event-stream' }, ok: 200 },
+    // Webhook endpoints: each account manages its own; B reaching A's endpoint or delivery gets 404.
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'POST', route: '/api/v1/webhooks', path: () => '/api/v1/webhooks', body: () => ({ url: 'https://1.1.1.1/matrix-created', enabled: false }), ok: 201, after: (x, c, res) => { if (res.status === 201 && (c === 'jwtA' || c === 'keyA')) spareWebhooks.push(JSON.parse(res.text).data.webhook.id); } },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'GET', route: '/api/v1/webhooks', path: () => '/api/v1/webhooks', ok: 200 },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'GET', route: '/api/v1/webhooks/:webhookId', path: (x) => `/api/v1/webhooks/${x.webhookA}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'PATCH', route: '/api/v1/webhooks/:webhookId', path: (x) => `/api/v1/webhooks/${x.webhookA}`, body: () => ({ description: `${MARKER} webhook` }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'DELETE', route: '/api/v1/webhooks/:webhookId', path: async () => `/api/v1/webhooks/${await freshWebhook()}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'POST', route: '/api/v1/webhooks/:webhookId/rotate-secret', path: (x) => `/api/v1/webhooks/${x.webhookA}/rotate-secret`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'POST', route: '/api/v1/webhooks/:webhookId/test', path: (x) => `/api/v1/webhooks/${x.webhookA}/test`, body: () => ({ eventType: 'todo.updated' }), ok: 202, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'GET', route: '/api/v1/webhooks/:webhookId/deliveries', path: (x) => `/api/v1/webhooks/${x.webhookA}/deliveries`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'POST', route: '/api/v1/webhooks/:webhookId/replay', path: (x) => `/api/v1/webhooks/${x.webhookA}/replay`, body: () => ({ since: new Date(Date.now() - 3600_000).toISOString() }), ok: 202, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'todo', scheme: 'jwt-or-api-key', method: 'POST', route: '/api/v1/webhooks/deliveries/:deliveryId/replay', path: (x) => `/api/v1/webhooks/deliveries/${x.webhookDeliveryA}/replay`, ok: 202, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/export', path: () => '/api/v1/account/export', ok: 200 },
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/activity', path: () => '/api/v1/account/activity', ok: 200 },
     // A's address is not confirmed (403: a change needs a confirmed address); B presenting A's password is refused.
@@ -470,6 +501,13 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'feedback', scheme: 'public', method: 'GET', route: '/assets/dashboard.js', path: () => '/assets/dashboard.js', ok: 200 },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId/feedback', path: (x) => `/api/v1/sites/${x.siteA.id}/feedback`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
     { service: 'feedback', scheme: 'jwt', method: 'PUT', route: '/api/v1/sites/:siteId/feedback/:id', path: (x) => `/api/v1/sites/${x.siteA.id}/feedback/${x.feedbackA}`, body: () => ({ status: 'resolved' }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    // Owner triage: A's site only; B gets 404 for A's site.
+    { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId/feedback/search', path: (x) => `/api/v1/sites/${x.siteA.id}/feedback/search?q=feedback`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/sites/:siteId/feedback/export.csv', path: (x) => `/api/v1/sites/${x.siteA.id}/feedback/export.csv`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'feedback', scheme: 'jwt', method: 'POST', route: '/api/v1/sites/:siteId/feedback/status', path: (x) => `/api/v1/sites/${x.siteA.id}/feedback/status`, body: (x) => ({ ids: [x.feedbackA], status: 'triaged' }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/feedback/new-counts', path: () => '/api/v1/feedback/new-counts', ok: 200 },
+    { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/portfolio-token', path: () => '/api/v1/portfolio-token', ok: 200 },
+    { service: 'feedback', scheme: 'jwt', method: 'POST', route: '/api/v1/sites/:siteId/identity-secret', path: async () => `/api/v1/sites/${await freshSite()}/identity-secret`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
   ];
 
   /** A fingerprint of every row A owns, in every table with a user_id or owner_id column (and A's users row). */
