@@ -240,6 +240,8 @@ describe('share page and dashboard in Chromium', () => {
 
     // Rotate the read token: two clicks, the secret shown once, the old token dead at once.
     const siteCard = page.locator(`[data-site="${site.id}"]`);
+    // Token actions live behind the card's menu.
+    await siteCard.locator('[data-menu]').click();
     await siteCard.getByRole('button', { name: 'Rotate read token' }).click();
     await siteCard.getByRole('button', { name: 'Confirm: replace the read token' }).click();
     const secret = (await siteCard.locator('[data-secret=read]').textContent())!;
@@ -277,7 +279,8 @@ describe('share page and dashboard in Chromium', () => {
       store.setItem('feedback-dashboard-session', JSON.stringify({ ...saved, token: 'expired.access.token' }));
     });
     await page.reload();
-    await page.getByRole('button', { name: 'Open Client portal' }).waitFor();
+    // The URL keeps the open site (a shared link opens the same list): its feedback shows once the refresh worked.
+    await page.getByText('The contact form times out').waitFor();
     expect(await page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('feedback-dashboard-session')).token)).not.toBe('expired.access.token');
 
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -63,10 +63,20 @@
     if (data) sessionStorage.setItem(STORE, JSON.stringify(data)); else sessionStorage.removeItem(STORE);
   }
 
-  async function refresh() {
-    if (!session || !session.refreshToken) throw new Error('Signed out');
-    const data = await request(AUTH_BASE + '/api/v1/auth/refresh', 'POST', { refreshToken: session.refreshToken });
-    saveSession({ token: data.token, refreshToken: data.refreshToken, email: session.email });
+  /**
+   * One refresh at a time: calls that fail together (the page loads several at once) share it. Two refreshes with the
+   * same refresh token would read as its theft and end the session.
+   */
+  let refreshing = null;
+  function refresh() {
+    if (!session || !session.refreshToken) return Promise.reject(new Error('Signed out'));
+    if (!refreshing) {
+      const current = session;
+      refreshing = request(AUTH_BASE + '/api/v1/auth/refresh', 'POST', { refreshToken: current.refreshToken })
+        .then((data) => saveSession({ token: data.token, refreshToken: data.refreshToken, email: current.email }))
+        .finally(() => { refreshing = null; });
+    }
+    return refreshing;
   }
 
   /** An owner call; an expired access token is refreshed once, then the owner signs in again. */
