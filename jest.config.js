@@ -26,13 +26,16 @@ const shared = {
 };
 
 const cores = availableParallelism();
+// The reliability suites time faults, overload and pathological input: they run one file at a time
+// (test:pg and test:redis include them, so those runs are serial too).
+const runsReliability = process.argv.some((arg) => arg === 'reliability' || arg.includes('test/reliability'));
 
 export default {
   testTimeout: 30000,
   // Jest's default is one worker fewer than the cores: one worker on a 2-core machine, which leaves
   // a core idle while the worker waits on its database, child processes and sockets. Two workers
   // there; elsewhere the default. `-w N` on the command line still wins.
-  maxWorkers: Math.max(Math.min(cores, 2), cores - 1),
+  maxWorkers: runsReliability ? 1 : Math.max(Math.min(cores, 2), cores - 1),
   // Test files run in a worker process that is replaced once it holds more than this after a
   // file. Without a limit, a run with one worker runs every file in Jest's own process,
   // whose heap grows with each file's module graph until V8 aborts the whole run (exit 134).
