@@ -47,6 +47,8 @@ export interface Route {
   security: string[];
   /** Where the field sits in the body: property names, `[]` for an array item. */
   bodyPath: string[];
+  /** Set when the field is a query parameter of the route (a query DTO), not in its body. */
+  queryParameter?: string;
   pathParams: Json[];
 }
 
@@ -81,6 +83,20 @@ export function routesOf(documents: Record<Route['service'], Json>, field: Patte
   for (const [service, document] of Object.entries(documents) as [Route['service'], Json][]) {
     for (const [path, item] of Object.entries<Json>(document.paths)) {
       for (const [method, operation] of Object.entries<Json>(item)) {
+        // A query DTO: the document spreads its properties as query parameters; the route takes them all.
+        const query = (operation.parameters ?? []).filter((parameter: Json) => parameter.in === 'query').map((parameter: Json) => String(parameter.name));
+        if (query.includes(field.property) && field.dtoProperties.every((property) => query.includes(property))) {
+          routes.push({
+            service,
+            operationId: operation.operationId,
+            method: method.toUpperCase(),
+            path,
+            security: (operation.security ?? []).flatMap((entry: Json) => Object.keys(entry)),
+            bodyPath: [],
+            queryParameter: field.property,
+            pathParams: (operation.parameters ?? []).filter((parameter: Json) => parameter.in === 'path'),
+          });
+        }
         const schema = operation.requestBody?.content?.['application/json']?.schema;
         for (const bodyPath of pathsTo(document, schema, field, new Set())) {
           routes.push({

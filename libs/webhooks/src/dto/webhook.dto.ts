@@ -71,6 +71,7 @@ export class SendTestWebhookDto {
 export class ReplayWebhookDto {
   @ApiProperty({ type: String, format: 'date-time', description: 'Every finished delivery of this endpoint created at or after this time is sent again' })
   @IsString()
+  @MaxLength(40)
   @IsISO8601({ strict: true })
   since: string;
 }

@@ -29,11 +29,13 @@ export class TriageFilterDto {
 
   @ApiProperty({ required: false, format: 'date', example: '2026-11-01', description: 'Sent on or after this UTC day' })
   @IsOptional()
+  @MaxLength(10, { message: 'from must be a date YYYY-MM-DD' })
   @Matches(DAY, { message: 'from must be a date YYYY-MM-DD' })
   from?: string;
 
   @ApiProperty({ required: false, format: 'date', example: '2026-11-30', description: 'Sent on or before this UTC day' })
   @IsOptional()
+  @MaxLength(10, { message: 'to must be a date YYYY-MM-DD' })
   @Matches(DAY, { message: 'to must be a date YYYY-MM-DD' })
   to?: string;
 
@@ -77,6 +79,7 @@ export class BulkStatusDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(TRIAGE_LIMITS.bulkMaxItems)
+  @MaxLength(36, { each: true, message: 'each id must be a UUID' })
   @Matches(UUID_PATTERN, { each: true, message: 'each id must be a UUID' })
   ids: string[];
 

@@ -27,6 +27,8 @@ export class ReporterContextInputDto {
 
   @ApiProperty({ required: false, example: '390x844', maxLength: 16, description: 'width x height in CSS pixels' })
   @IsOptional()
+  @IsString()
+  @MaxLength(16)
   @Matches(/^\d{1,5}x\d{1,5}$/, { message: 'reporterContext.viewport must be WIDTHxHEIGHT' })
   viewport?: string;
 
