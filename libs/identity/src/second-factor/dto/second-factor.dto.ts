@@ -26,6 +26,27 @@ export function CurrentFactorCode(): PropertyDecorator {
   );
 }
 
+/** `code` of a body taking exactly one of a TOTP code or a recovery code (a fresh factor check, the sign-in challenge). */
+function EitherTotpCode(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ ...CODE_SCHEMA, description: 'The authenticator’s current code; give exactly one of code or recoveryCode' }),
+    IsOptionalNotNull(),
+    IsString(),
+    MaxLength(6, { message: 'code must be 6 digits' }),
+    Matches(/^[0-9]{6}$/, { message: 'code must be 6 digits' }),
+  );
+}
+
+/** `recoveryCode` of the same bodies. */
+function EitherRecoveryCode(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ ...RECOVERY_CODE_SCHEMA, description: `${RECOVERY_CODE_SCHEMA.description}; give exactly one of code or recoveryCode` }),
+    IsOptionalNotNull(),
+    IsString(),
+    MaxLength(64),
+  );
+}
+
 /** A current password, for starting enrolment. */
 export class StartTotpDto {
   @ApiProperty({ type: String, format: 'password', maxLength: 1024, description: 'The account’s current password' })
@@ -51,17 +72,10 @@ export class FreshFactorCheckDto {
   @MaxLength(1024)
   password: string;
 
-  @ApiPropertyOptional({ ...CODE_SCHEMA, description: 'The authenticator’s current code; give exactly one of code or recoveryCode' })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(6, { message: 'code must be 6 digits' })
-  @Matches(/^[0-9]{6}$/, { message: 'code must be 6 digits' })
+  @EitherTotpCode()
   code?: string;
 
-  @ApiPropertyOptional({ ...RECOVERY_CODE_SCHEMA, description: `${RECOVERY_CODE_SCHEMA.description}; give exactly one of code or recoveryCode` })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(64)
+  @EitherRecoveryCode()
   recoveryCode?: string;
 }
 
@@ -73,17 +87,10 @@ export class MfaVerifyDto {
   @MaxLength(128)
   challengeToken: string;
 
-  @ApiPropertyOptional({ ...CODE_SCHEMA, description: 'The authenticator’s current code; give exactly one of code or recoveryCode' })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(6, { message: 'code must be 6 digits' })
-  @Matches(/^[0-9]{6}$/, { message: 'code must be 6 digits' })
+  @EitherTotpCode()
   code?: string;
 
-  @ApiPropertyOptional({ ...RECOVERY_CODE_SCHEMA, description: `${RECOVERY_CODE_SCHEMA.description}; give exactly one of code or recoveryCode` })
-  @IsOptionalNotNull()
-  @IsString()
-  @MaxLength(64)
+  @EitherRecoveryCode()
   recoveryCode?: string;
 }
 
