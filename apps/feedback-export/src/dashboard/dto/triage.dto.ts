@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { QueryInteger, UUID_PATTERN } from '#libs/common';
-import { FeedbackItemDto } from '../../feedback/dto/feedback.dto.js';
-import { FEEDBACK_STATUSES, FEEDBACK_TYPES, type FeedbackStatus, type FeedbackType } from '../../feedback/feedback-kinds.js';
+import { FeedbackItemDto, FeedbackStatusFilter, FeedbackTypeFilter } from '../../feedback/dto/feedback.dto.js';
+import type { FeedbackStatus, FeedbackType } from '../../feedback/feedback-kinds.js';
 
 /** The owner's triage view: limits of one page, of a bulk change and of a CSV download. */
 export const TRIAGE_LIMITS = { defaultPageSize: 50, maxPageSize: 200, maxOffset: 10_000, maxSearchLength: 200, bulkMaxItems: 200, csvMaxRows: 10_000 } as const;
@@ -17,14 +17,10 @@ export class TriageFilterDto {
   @MaxLength(TRIAGE_LIMITS.maxSearchLength)
   q?: string;
 
-  @ApiProperty({ required: false, enum: FEEDBACK_TYPES })
-  @IsOptional()
-  @IsIn(FEEDBACK_TYPES)
+  @FeedbackTypeFilter()
   type?: FeedbackType;
 
-  @ApiProperty({ required: false, enum: FEEDBACK_STATUSES })
-  @IsOptional()
-  @IsIn(FEEDBACK_STATUSES)
+  @FeedbackStatusFilter()
   status?: FeedbackStatus;
 
   @ApiProperty({ required: false, format: 'date', example: '2026-11-01', description: 'Sent on or after this UTC day' })

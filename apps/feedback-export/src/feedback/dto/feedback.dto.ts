@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { QueryInteger } from '#libs/common';
@@ -6,6 +7,16 @@ import type { FeedbackRow, Reporter, ReporterContext } from '../feedback.reposit
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
+
+/** The optional `type` filter of a feedback listing (export, triage). */
+export function FeedbackTypeFilter(): PropertyDecorator {
+  return applyDecorators(ApiProperty({ required: false, enum: FEEDBACK_TYPES }), IsOptional(), IsIn(FEEDBACK_TYPES));
+}
+
+/** The optional `status` filter of a feedback listing (export, triage). */
+export function FeedbackStatusFilter(): PropertyDecorator {
+  return applyDecorators(ApiProperty({ required: false, enum: FEEDBACK_STATUSES }), IsOptional(), IsIn(FEEDBACK_STATUSES));
+}
 
 export class ExportQueryDto {
   @ApiProperty({ example: 'eyJ2IjoxLCJrIjoicyJ9.c2lnbmF0dXJl', required: false, description: 'The nextCursor of the previous page; omit on the first call to start at the oldest row' })
@@ -22,14 +33,10 @@ export class ExportQueryDto {
   @Max(MAX_PAGE_SIZE)
   limit?: number;
 
-  @ApiProperty({ required: false, enum: FEEDBACK_TYPES })
-  @IsOptional()
-  @IsIn(FEEDBACK_TYPES)
+  @FeedbackTypeFilter()
   type?: FeedbackType;
 
-  @ApiProperty({ required: false, enum: FEEDBACK_STATUSES })
-  @IsOptional()
-  @IsIn(FEEDBACK_STATUSES)
+  @FeedbackStatusFilter()
   status?: FeedbackStatus;
 }
 
