@@ -55,3 +55,4 @@ export * from './bootstrap/start-block.js';
 export * from './outbound/outbound-fetch.js';
 export * from './idempotency/idempotent-write.js';
 export * from './secrets/secret-sealer.js';
+export * from './concurrency/background-work.js';

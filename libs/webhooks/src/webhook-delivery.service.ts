@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { AppMetrics, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, unavailableDependencyOf, type SecretSealer } from '#libs/common';
+import { AppMetrics, BackgroundWork, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, type SecretSealer, unavailableDependencyOf } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
@@ -45,7 +45,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   private readonly statsRefresh = new PeriodicTask('Webhook queue figures', STATS_INTERVAL_MS, () => this.inBackground(() => this.refreshStats()), this.logger);
   private readonly stats = { depth: 0, oldestSeconds: 0, failing: 0, longestStreak: 0 };
   private dispatching?: Promise<number>;
-  private readonly pendingNotices = new Set<Promise<void>>();
+  private readonly pendingNotices = new BackgroundWork();
   /** Delays before each retry; tests shorten it. */
   retryScheduleMs: readonly number[] = DEFAULT_RETRY_SCHEDULE_MS;
   /** Per-attempt timeout; tests shorten it. */
@@ -125,7 +125,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     this.dispatcher.stop();
     this.sweeper.stop();
     this.statsRefresh.stop();
-    await Promise.allSettled([...this.pendingNotices]);
+    await this.pendingNotices.settled();
   }
 
   /**
@@ -241,8 +241,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
           // The endpoint stays disabled (its listing shows why); the notice is not retried: at most one mail.
           this.logger.error({ endpointId, err: { message: (notifyError as Error)?.message } }, 'Could not tell the owner of a disabled webhook endpoint'),
       );
-      this.pendingNotices.add(notice);
-      void notice.finally(() => this.pendingNotices.delete(notice));
+      this.pendingNotices.track(notice);
     }
     return true;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { PeriodicTask } from '#libs/common';
+import { BackgroundWork, PeriodicTask } from '#libs/common';
 import type { Transaction } from '#libs/database';
 import { BillingRepository, type BillingCleanupRow } from './billing.repository.js';
 import { isResourceMissing, isStripeError, STRIPE_CLIENT } from './stripe.client.js';
@@ -26,7 +26,7 @@ export const BILLING_CLEANUP = { requestWaitMs: 2000, intervalMs: 5 * 60_000, ba
 export class BillingCleanupService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Billing');
   private readonly timer = new PeriodicTask('Stripe clean-up of deleted accounts', BILLING_CLEANUP.intervalMs, () => this.runDue(), this.logger);
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new BackgroundWork();
 
   constructor(
     @Inject(STRIPE_CLIENT) private readonly stripe: Stripe | null,
@@ -40,7 +40,7 @@ export class BillingCleanupService implements OnModuleInit, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.timer.stop();
-    await Promise.allSettled([...this.pending]);
+    await this.pending.settled();
   }
 
   /** Inside the account deletion's transaction: records what is left to do at Stripe; answers the customer, if any. */
@@ -61,8 +61,7 @@ export class BillingCleanupService implements OnModuleInit, OnModuleDestroy {
         if (row) await this.cleanUp(this.stripe!, row);
       })
       .catch((error: Error) => this.logger.warn({ err: error.message }, 'Stripe clean-up of a deleted account left to the sweep'));
-    this.pending.add(work);
-    void work.finally(() => this.pending.delete(work));
+    this.pending.track(work);
     let waited: NodeJS.Timeout | undefined;
     await Promise.race([work, new Promise<void>((resolve) => (waited = setTimeout(resolve, BILLING_CLEANUP.requestWaitMs)))]);
     clearTimeout(waited);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { AppException, ErrorCode, rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf, uniqueViolationConstraint, validationException } from '#libs/common';
+import { AppException, BackgroundWork, ErrorCode, rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf, uniqueViolationConstraint, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { canonicalEmail, canonicalEmailDigest } from '../accounts/canonical-email.js';
@@ -62,7 +62,7 @@ function invalidToken(): AppException {
 @Injectable()
 export class EmailVerificationService implements OnModuleDestroy {
   private readonly logger = new Logger(EmailVerificationService.name);
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new BackgroundWork();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -161,7 +161,7 @@ export class EmailVerificationService implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+    await this.pending.settled();
   }
 
   private async sendVerification(userId: string, email: string): Promise<void> {
@@ -213,7 +213,6 @@ export class EmailVerificationService implements OnModuleDestroy {
 
   private inBackground(work: () => Promise<void>, failure: string): void {
     const run = work().catch((error: Error) => this.logger.warn({ err: error.message }, failure));
-    this.pending.add(run);
-    void run.finally(() => this.pending.delete(run));
+    this.pending.track(run);
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
+import { BackgroundWork, rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
@@ -17,7 +17,7 @@ export const NEW_SIGN_IN_SUBJECT = 'New sign-in to your account';
 @Injectable()
 export class SignInNoticesService implements OnModuleDestroy {
   private readonly logger = new Logger(SignInNoticesService.name);
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new BackgroundWork();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -28,12 +28,11 @@ export class SignInNoticesService implements OnModuleDestroy {
 
   afterSignIn(user: { id: string; email: string }, sessionId: string, client: ClientInfo): void {
     const run = this.notify(user, sessionId, client).catch((error: Error) => this.logger.warn({ userId: user.id, err: error.message }, 'New sign-in notice not sent'));
-    this.pending.add(run);
-    void run.finally(() => this.pending.delete(run));
+    this.pending.track(run);
   }
 
   async onModuleDestroy(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+    await this.pending.settled();
   }
 
   private async notify(user: { id: string; email: string }, sessionId: string, client: ClientInfo): Promise<void> {

@@ -2,7 +2,7 @@ import { createHash, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqu
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { CredentialRevocations } from '../accounts/credential-revocations.service.js';
 import { PasswordHasher } from '../accounts/password-hasher.service.js';
-import { AppException, ErrorCode, validationException } from '#libs/common';
+import { AppException, BackgroundWork, ErrorCode, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { BreachedPasswordsService } from '../breached-passwords/breached-passwords.service.js';
@@ -51,7 +51,7 @@ export class PasswordResetService implements OnModuleDestroy {
   private readonly logger = new Logger(PasswordResetService.name);
   /** Six digits are brute-forced offline in a blink: codes are hashed with a server-side key. */
   private readonly codeKey: Buffer;
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new BackgroundWork();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -75,8 +75,7 @@ export class PasswordResetService implements OnModuleDestroy {
     const delivery = this.deliverCode(email).catch((error: Error) =>
       this.logger.warn({ err: error.message }, 'Password reset code could not be delivered'),
     );
-    this.pending.add(delivery);
-    void delivery.finally(() => this.pending.delete(delivery));
+    this.pending.track(delivery);
     return { message: FORGOT_PASSWORD_MESSAGE };
   }
 
@@ -119,7 +118,7 @@ export class PasswordResetService implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+    await this.pending.settled();
   }
 
   private async deliverCode(email: string): Promise<void> {
