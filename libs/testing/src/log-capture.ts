@@ -13,9 +13,19 @@ export class LogCapture extends Writable {
     return this.lines.join('\n');
   }
 
-  /** Log lines that contain any of the given secrets. */
+  /**
+   * Log lines that contain any of the given secrets as a whole token: not preceded or followed by a
+   * letter or digit. A six-digit code is found in `"code":"805303"` or `?code=805303`, but not by
+   * chance inside a millisecond timestamp (`1795805303617`) or a request id.
+   */
   leaksOf(secrets: string[]): string[] {
-    const present = secrets.filter((secret) => secret && secret.length >= 6);
-    return this.lines.filter((line) => present.some((secret) => line.includes(secret)));
+    const patterns = secrets
+      .filter((secret) => secret && secret.length >= 6)
+      .map((secret) => new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`));
+    return this.lines.filter((line) => patterns.some((pattern) => pattern.test(line)));
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
