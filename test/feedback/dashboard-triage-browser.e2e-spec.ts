@@ -114,7 +114,7 @@ describe('dashboard triage in Chromium', () => {
     // The CSV holds exactly the filtered list, the formula neutralised.
     const csv = await downloadCsv(page);
     const lines = csv.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('"id","createdAt","type","status","rating","message","pageUrl","browser","os","viewport","language","referrer"');
+    expect(lines[0]).toBe('"id","createdAt","type","status","rating","message","pageUrl","browser","os","viewport","language","referrer","reporterId","reporterEmail","reporterName"');
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain('"Love the new colours"');
     expect(lines[2]).toContain(`"'=HYPERLINK(""http://evil.example"",""prize"")"`);

@@ -76,6 +76,14 @@ describe('signed reporter identity', () => {
     expect(byId(portfolio).get(signed)).toMatchObject({ reporter, siteSlug: site.slug });
     const triage = (await t.http.get(`/api/v1/sites/${site.id}/feedback/search`).set(bearer(owner.jwt)).expect(200)).body.data.feedback;
     expect(byId(triage).get(signed)!.reporter).toEqual(reporter);
+
+    // The CSV download carries the reporter in its last three columns; empty cells when anonymous.
+    const csv = (await t.http.get(`/api/v1/sites/${site.id}/feedback/export.csv`).set(bearer(owner.jwt)).buffer(true).expect(200)).text.split('\r\n');
+    expect(csv[0].endsWith(',"reporterId","reporterEmail","reporterName"')).toBe(true);
+    const csvRow = (id: string) => csv.find((line) => line.startsWith(`"${id}"`))!;
+    expect(csvRow(signed).endsWith(',"user_8231","ada@example.com","Ada Lovelace"')).toBe(true);
+    expect(csvRow(idOnly).endsWith(',"user_9",,')).toBe(true);
+    expect(csvRow(anonymous).endsWith(',,,')).toBe(true);
   });
 
   it('refuses forged, other-site, expired, unbounded and malformed tokens with 400 IDENTITY_TOKEN_INVALID, storing nothing', async () => {

@@ -108,7 +108,7 @@ describe('owner triage: search, bulk status, new counts, CSV, reporter context',
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toBe('attachment; filename="feedback.csv"');
     const lines = res.text.split('\r\n');
-    expect(lines[0]).toBe('"id","createdAt","type","status","rating","message","pageUrl","browser","os","viewport","language","referrer"');
+    expect(lines[0]).toBe('"id","createdAt","type","status","rating","message","pageUrl","browser","os","viewport","language","referrer","reporterId","reporterEmail","reporterName"');
     expect(lines.at(-1)).toBe('');
     // status=new, newest first: m5, m4, m3, m2.
     expect(lines.slice(1, -1).map((line) => line.slice(1, 37))).toEqual([seeded[5], seeded[4], seeded[3], seeded[2]]);
@@ -133,7 +133,7 @@ describe('owner triage: search, bulk status, new counts, CSV, reporter context',
     expect(portfolio.find((f: { id: string }) => f.id === sent.body.data.id)).toMatchObject({ reporterContext: context, siteSlug: quiet.slug });
 
     const csv = (await t.http.get(`/api/v1/sites/${quiet.id}/feedback/export.csv`).set(bearer(owner.jwt)).buffer(true).expect(200)).text;
-    expect(csv).toContain('"Button hidden on my phone","https://shop.example/cart","Firefox 133","Android 15","390x844","de-DE","https://search.example/results"\r\n');
+    expect(csv).toContain('"Button hidden on my phone","https://shop.example/cart","Firefox 133","Android 15","390x844","de-DE","https://search.example/results",,,\r\n');
 
     // Short descriptive strings only: a cookie-sized blob or a page's text is refused.
     const bad = await t.http

@@ -16,7 +16,7 @@ describe('feedback CSV cells', () => {
     expect(csvCell('Great 5-star shop')).toBe('"Great 5-star shop"');
   });
 
-  it('names the reporter context columns', () => {
-    expect(CSV_HEADER).toBe('"id","createdAt","type","status","rating","message","pageUrl","browser","os","viewport","language","referrer"\r\n');
+  it('names the reporter context and the signed reporter columns', () => {
+    expect(CSV_HEADER).toBe('"id","createdAt","type","status","rating","message","pageUrl","browser","os","viewport","language","referrer","reporterId","reporterEmail","reporterName"\r\n');
   });
 });

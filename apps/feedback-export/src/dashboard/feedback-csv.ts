@@ -1,7 +1,10 @@
 import type { FeedbackRow } from '../feedback/feedback.repository.js';
 
-/** The CSV download's columns, in order (RFC 4180; the reporter context is the last five). */
-const CSV_COLUMNS = ['id', 'createdAt', 'type', 'status', 'rating', 'message', 'pageUrl', 'browser', 'os', 'viewport', 'language', 'referrer'] as const;
+/**
+ * The CSV download's columns, in order (RFC 4180): the item, the reporter context the widget captured
+ * (browser … referrer), then the reporter the site's server signed for (empty when anonymous).
+ */
+const CSV_COLUMNS = ['id', 'createdAt', 'type', 'status', 'rating', 'message', 'pageUrl', 'browser', 'os', 'viewport', 'language', 'referrer', 'reporterId', 'reporterEmail', 'reporterName'] as const;
 
 /**
  * One CSV cell: quoted, quotes doubled, and a text a spreadsheet would run as a formula (it starts
@@ -36,5 +39,8 @@ export function feedbackCsvLine(row: FeedbackRow): string {
     context.viewport,
     context.language,
     context.referrer,
+    row.reporter?.id,
+    row.reporter?.email,
+    row.reporter?.name,
   ]);
 }

@@ -34,6 +34,24 @@ const feedbackItem = z.object({
   pageUrl: z.string().describe('The page the widget was on'),
   status: z.enum(FEEDBACK_STATUSES).describe(`Triage status: ${FEEDBACK_STATUSES.join(', ')}`),
   createdAt: z.string().describe('When it was sent: UTC, YYYY-MM-DD HH:MM:SS'),
+  reporterContext: z
+    .object({
+      browser: z.string().optional().describe('Browser name and major version, from the user agent'),
+      os: z.string().optional().describe('Operating system, from the user agent'),
+      viewport: z.string().optional().describe('Viewport width x height in CSS pixels when the feedback was sent, e.g. 390x844'),
+      language: z.string().optional().describe("The browser's preferred language (BCP 47)"),
+      referrer: z.string().optional().describe('The page that linked to the one the feedback was sent on, without its query or fragment'),
+    })
+    .optional()
+    .describe("The reporter's browser as the widget captured it (never cookies or page content); absent when the submission carried none"),
+  reporter: z
+    .object({
+      id: z.string().describe("The host site's own user id (the signed token's sub)"),
+      email: z.string().optional().describe('Present when the token carried one'),
+      name: z.string().optional().describe('Present when the token carried one'),
+    })
+    .optional()
+    .describe("Who sent it, as the site's own server signed it (widget data-user-token); absent for anonymous feedback"),
 });
 const nextCursor = z.string().describe('Pass as cursor on the next call; an empty page returns the cursor it was given');
 const hasMore = z.boolean().describe('True when more rows are available now; false when caught up');
