@@ -39,7 +39,7 @@ describe('feedback MCP server', () => {
 
   it('lists to each kind of token only the tools it may call', async () => {
     const expected: Array<[string, string[]]> = [
-      [site.readToken, ['get_question_batch', 'list_feedback', 'list_question_batches']],
+      [site.readToken, ['get_question_batch', 'list_feedback', 'list_question_batches', 'list_sites']],
       [
         site.writeToken,
         [
@@ -49,6 +49,7 @@ describe('feedback MCP server', () => {
           'get_share_link',
           'list_feedback',
           'list_question_batches',
+          'list_sites',
           'send_question_batch',
           'update_feedback_status',
           'update_question_batch',
@@ -95,6 +96,23 @@ describe('feedback MCP server', () => {
     expect(portfolio.content[0].text).toContain('INVALID_TOKEN');
     const [row] = await t.dataSource.query(`SELECT status FROM feedback WHERE id = $1`, [ids[0]]);
     expect(row.status).toBe('new');
+    await resetRateLimits(t);
+  });
+
+  it('site token: list_sites names its own site; siteId may name it, another site (even the owner\'s) is NOT_FOUND', async () => {
+    const client = await connect(site.readToken);
+    const sites = await call(client, 'list_sites');
+    expect(sites.structuredContent.sites).toEqual([{ id: site.id, slug: site.slug, name: expect.any(String), scope: 'read' }]);
+    const own = await call(client, 'list_feedback', { siteId: site.id, limit: 1 });
+    expect(own.isError).toBeFalsy();
+    expect(own.structuredContent.feedback[0].siteId).toBe(site.id);
+    const sibling = await createSite(t, owner, 'Sibling');
+    const elsewhere = await call(client, 'list_feedback', { siteId: sibling.id });
+    expect(elsewhere.isError).toBe(true);
+    expect(elsewhere.content[0].text).toMatch(/^NOT_FOUND: /);
+    const malformed = await call(client, 'list_feedback', { siteId: 'not-a-uuid' });
+    expect(malformed.content[0].text).toMatch(/^VALIDATION_ERROR: /);
+    await t.http.delete(`/api/v1/sites/${sibling.id}`).set(bearer(owner.jwt)).expect(200);
     await resetRateLimits(t);
   });
 

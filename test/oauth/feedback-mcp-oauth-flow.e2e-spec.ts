@@ -22,6 +22,7 @@ const ALL_FEEDBACK_TOOLS = [
   'list_feedback',
   'list_portfolio_feedback',
   'list_question_batches',
+  'list_sites',
   'send_question_batch',
   'update_feedback_status',
   'update_question_batch',
@@ -79,10 +80,10 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
   });
 
   /** The user's side in the browser: sign in, untick scopes, choose the site when asked. */
-  const consent = (url: URL, options: { untick?: string[]; site?: string } = {}) => consentInBrowser(browser, url, redirectUrl, { email: user.email, password: user.password, ...options });
+  const consent = (url: URL, options: { untick?: string[]; sites?: string[] } = {}) => consentInBrowser(browser, url, redirectUrl, { email: user.email, password: user.password, ...options });
 
   /** 401 → discovery → registration → browser → code → token, against the feedback MCP endpoint. */
-  async function connectAgent(options: { untick?: string[]; site?: string } = {}): Promise<{ client: Client; agent: MemoryOAuthClient; sitesListed: string[] }> {
+  async function connectAgent(options: { untick?: string[]; sites?: string[] } = {}): Promise<{ client: Client; agent: MemoryOAuthClient; sitesListed: string[] }> {
     const agent = new MemoryOAuthClient(redirectUrl);
     const first = new StreamableHTTPClientTransport(feedbackMcpUrl, { authProvider: agent });
     await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -123,7 +124,7 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
     }
     await page.close();
 
-    const { code, sitesListed } = await consent(authorize, { site: 'Alpha shop' });
+    const { code, sitesListed } = await consent(authorize, { sites: ['Alpha shop'] });
     // The account's own sites, and only those.
     expect(sitesListed).toEqual([`Alpha shop (${siteA.slug})`, `Beta blog (${siteB.slug})`]);
     await transport.finishAuth(code);
@@ -162,7 +163,7 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
   });
 
   it('holds for the chosen site only: a token for site A cannot read or change site B', async () => {
-    const { client } = await connectAgent({ untick: ['portfolio:read'], site: 'Alpha shop' });
+    const { client } = await connectAgent({ untick: ['portfolio:read'], sites: ['Alpha shop'] });
     const listed = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
     expect(listed.structuredContent.feedback.map((item: { siteId: string }) => item.siteId)).toEqual([siteA.id, siteA.id]);
     const elsewhere = (await client.callTool({ name: 'update_feedback_status', arguments: { id: feedbackOfB[0], status: 'resolved' } })) as ToolResult;
@@ -181,21 +182,59 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
     await page.getByLabel('E-mail').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Allow' }).click();
-    await page.getByRole('radio').first().waitFor();
-    await page.locator('input[type=radio]').first().evaluate((radio, id) => radio.setAttribute('value', id), strangerSite.id);
-    await page.locator('input[type=radio]').first().check();
+    const siteBoxes = page.getByRole('group', { name: 'Sites' }).getByRole('checkbox');
+    await siteBoxes.first().waitFor();
+    await siteBoxes.first().evaluate((box, id) => box.setAttribute('value', id), strangerSite.id);
+    await siteBoxes.first().check();
     const [answer] = await Promise.all([page.waitForResponse((response) => response.request().method() === 'POST'), page.getByRole('button', { name: 'Allow' }).click()]);
     // The page again (not the redirect back to the app with a code), asking for one of the account's sites.
     expect(answer.status()).toBe(400);
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('Choose the site the app may use.');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Choose at least one site the app may use.');
     await page.close();
   });
 
+  it('a grant over several sites acts on each one siteId names (list_sites lists them) and asks for one when none is named', async () => {
+    const { client, agent, sitesListed } = await connectAgent({ untick: ['portfolio:read'], sites: ['Alpha shop', 'Beta blog'] });
+    expect(sitesListed).toEqual([`Alpha shop (${siteA.slug})`, `Beta blog (${siteB.slug})`]);
+    const details = claimsOf(agent.savedTokens!.access_token).authorization_details as Array<{ identifier: string; actions: string[] }>;
+    expect(details.map((detail) => [detail.identifier, detail.actions])).toEqual([
+      [siteA.id, ['read', 'write']],
+      [siteB.id, ['read', 'write']],
+    ]);
+    const sites = (await client.callTool({ name: 'list_sites', arguments: {} })) as ToolResult;
+    expect(sites.structuredContent.sites).toEqual([
+      { id: siteA.id, slug: siteA.slug, name: 'Alpha shop', scope: 'write' },
+      { id: siteB.id, slug: siteB.slug, name: 'Beta blog', scope: 'write' },
+    ]);
+    for (const [site, messages] of [
+      [siteA, ['alpha 0', 'alpha 1']],
+      [siteB, ['beta 0', 'beta 1']],
+    ] as const) {
+      const listed = (await client.callTool({ name: 'list_feedback', arguments: { siteId: site.id } })) as ToolResult;
+      expect(listed.structuredContent.feedback.map((item: { message: string }) => item.message).sort()).toEqual(messages);
+    }
+    const triaged = (await client.callTool({ name: 'update_feedback_status', arguments: { siteId: siteB.id, id: feedbackOfB[1], status: 'triaged' } })) as ToolResult;
+    expect(triaged.structuredContent.feedback).toMatchObject({ id: feedbackOfB[1], siteId: siteB.id, status: 'triaged' });
+
+    // No site named: which one is asked, nothing guessed. Another account's site, or an item of B named with A: not found.
+    const unnamed = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
+    expect(unnamed.isError).toBe(true);
+    expect(unnamed.content[0].text).toMatch(/^VALIDATION_ERROR: /);
+    expect(JSON.parse(unnamed.content[0].text.split('\n')[1]).error.details.fields).toEqual([{ field: 'siteId', messages: [expect.stringMatching(/^siteId is required/)] }]);
+    const foreign = (await client.callTool({ name: 'list_feedback', arguments: { siteId: strangerSite.id } })) as ToolResult;
+    expect(foreign.content[0].text).toMatch(/^NOT_FOUND: /);
+    const crossed = (await client.callTool({ name: 'update_feedback_status', arguments: { siteId: siteA.id, id: feedbackOfB[0], status: 'resolved' } })) as ToolResult;
+    expect(crossed.content[0].text).toMatch(/^NOT_FOUND: /);
+    const [row] = await feedback.dataSource.query(`SELECT status FROM feedback WHERE id = $1`, [feedbackOfB[0]]);
+    expect(row.status).toBe('new');
+    await client.close();
+  });
+
   it('a read-only grant lists only the reading tools; a write tool or the portfolio answers INVALID_TOKEN naming the scope it needs', async () => {
-    const { client, agent } = await connectAgent({ untick: ['feedback:write', 'portfolio:read'], site: 'Alpha shop' });
+    const { client, agent } = await connectAgent({ untick: ['feedback:write', 'portfolio:read'], sites: ['Alpha shop'] });
     expect(agent.savedTokens!.scope).toBe('feedback:read');
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_question_batch', 'list_feedback', 'list_question_batches']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_question_batch', 'list_feedback', 'list_question_batches', 'list_sites']);
     const read = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
     expect(read.isError).toBeFalsy();
     const write = (await client.callTool({ name: 'update_feedback_status', arguments: { id: feedbackOfA[1], status: 'resolved' } })) as ToolResult;
@@ -219,7 +258,7 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
   });
 
   it('binds tokens to their resource: todo MCP tokens are 401 here, feedback MCP tokens are 401 on the todo MCP and on REST; expired is 401 with the challenge', async () => {
-    const { client, agent } = await connectAgent({ site: 'Alpha shop' });
+    const { client, agent } = await connectAgent({ sites: ['Alpha shop'] });
     await client.close();
     const token = agent.savedTokens!.access_token;
     await mcpPost(feedback, token).expect(200);
@@ -249,7 +288,7 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
   });
 
   it('revoking the connected app ends its feedback tokens at once (401 with the challenge)', async () => {
-    const { client, agent } = await connectAgent({ site: 'Alpha shop' });
+    const { client, agent } = await connectAgent({ sites: ['Alpha shop'] });
     const ok = (await client.callTool({ name: 'list_feedback', arguments: {} })) as ToolResult;
     expect(ok.isError).toBeFalsy();
     await client.close();

@@ -5,13 +5,13 @@ export interface ConsentChoices {
   password: string;
   /** Scopes to untick before allowing. */
   untick?: string[];
-  /** The site to choose on the second step (asked when a feedback site scope is left ticked). */
-  site?: string;
+  /** The sites to tick on the second step (asked when a feedback site scope is left ticked). */
+  sites?: string[];
 }
 
 /**
  * The user's side of an agent's sign-in, in the test suite's browser: sign in on the consent page,
- * untick scopes, allow, choose a site when asked; answers the code the browser is sent back to the
+ * untick scopes, allow, tick the sites when asked; answers the code the browser is sent back to the
  * agent's redirect URL with (`error:<code>` for a refusal; nothing listens there, the request itself
  * carries it) and the sites the page listed.
  */
@@ -31,10 +31,11 @@ export async function consentInBrowser(browser: Browser, url: URL, redirectUrl: 
     for (const scope of choices.untick ?? []) await page.getByRole('checkbox', { name: new RegExp(scope) }).uncheck();
     await page.getByRole('button', { name: 'Allow' }).click();
     let sitesListed: string[] = [];
-    if (choices.site) {
-      await page.getByRole('radio').first().waitFor();
-      sitesListed = (await page.locator('label:has(input[type=radio])').allTextContents()).map((text) => text.trim());
-      await page.getByRole('radio', { name: new RegExp(choices.site) }).check();
+    if (choices.sites) {
+      const siteBoxes = page.getByRole('group', { name: 'Sites' });
+      await siteBoxes.getByRole('checkbox').first().waitFor();
+      sitesListed = (await siteBoxes.locator('label').allTextContents()).map((text) => text.trim());
+      for (const site of choices.sites) await siteBoxes.getByRole('checkbox', { name: new RegExp(site) }).check();
       await page.getByRole('button', { name: 'Allow' }).click();
     }
     return { code: await code, sitesListed };

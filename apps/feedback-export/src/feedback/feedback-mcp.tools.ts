@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN, validationException } from '#libs/common';
-import { FeedbackMcpToolRegistry, portfolioOf, siteAccessOf } from '../mcp/feedback-mcp-tool.registry.js';
+import { FeedbackMcpToolRegistry, portfolioOf } from '../mcp/feedback-mcp-tool.registry.js';
 import { DEFAULT_PAGE_SIZE, ExportQueryDto, MAX_PAGE_SIZE, UpdateFeedbackStatusDto } from './dto/feedback.dto.js';
 import { FEEDBACK_STATUSES, FEEDBACK_TYPES } from './feedback-kinds.js';
 import { FeedbackService, type ExportQuery } from './feedback.service.js';
@@ -65,7 +65,7 @@ export class FeedbackMcpTools implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'list_feedback',
       title: 'List site feedback',
       description:
@@ -75,9 +75,9 @@ export class FeedbackMcpTools implements OnModuleInit {
       rules: ExportQueryDto,
       scopes: ['read'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal, args) => this.feedback.pageOfSite(siteAccessOf(principal), exportQueryOf(args)),
+      run: async (site, args) => this.feedback.pageOfSite(site, exportQueryOf(args)),
     });
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'update_feedback_status',
       title: 'Triage feedback',
       description: 'Set the status of one of the site’s feedback items to triaged or resolved; answers {feedback}.',
@@ -89,7 +89,7 @@ export class FeedbackMcpTools implements OnModuleInit {
       rules: UpdateFeedbackStatusDto,
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal, args) => ({ feedback: await this.feedback.updateStatus(siteAccessOf(principal), args.id, args.status) }),
+      run: async (site, args) => ({ feedback: await this.feedback.updateStatus(site, args.id, args.status) }),
     });
     this.registry.register({
       name: 'list_portfolio_feedback',

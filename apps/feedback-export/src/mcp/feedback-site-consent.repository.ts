@@ -6,15 +6,16 @@ import { feedbackSiteDetail, type FeedbackSiteAction } from './feedback-site-gra
 
 /**
  * feedback-export's choice on the consent page of the authorization server todo-api mounts:
- * feedback:read / feedback:write hold for one site of the account, which the user picks once
- * signed in (one database for both services, so the page reads the account's sites here).
+ * feedback:read / feedback:write hold for the sites of the account the user ticks once signed in
+ * (one database for both services, so the page reads the account's sites here).
  */
 @Injectable()
 export class FeedbackSiteConsentRepository extends OAuthConsentChoice {
   readonly scopes: readonly string[] = [FEEDBACK_SCOPES.read, FEEDBACK_SCOPES.write];
+  override readonly multiple = true;
   readonly field = 'site';
-  readonly legend = 'Site';
-  readonly chooseError = 'Choose the site the app may use.';
+  readonly legend = 'Sites';
+  readonly chooseError = 'Choose at least one site the app may use.';
   readonly noOptionsError = 'Your account has no feedback site yet: untick the site permissions, or create a site first.';
 
   constructor(private readonly sql: Database) {
@@ -22,7 +23,7 @@ export class FeedbackSiteConsentRepository extends OAuthConsentChoice {
   }
 
   prompt(clientName: string): string {
-    return `Choose the site ${clientName} may use.`;
+    return `Choose the sites ${clientName} may use.`;
   }
 
   /** The signed-in account's feedback sites. */

@@ -1,8 +1,8 @@
 import { isDetailFor, type ProtectedResource } from '#libs/identity';
 
 /**
- * How a grant records the one feedback site an app may use: an RFC 9396 authorization detail
- * the user's choice on the consent page adds to the grant, which oidc-provider's rich
+ * How a grant records a feedback site an app may use: an RFC 9396 authorization detail per site
+ * the user ticked on the consent page, added to the grant, which oidc-provider's rich
  * authorization requests copy into the access token's `authorization_details` claim.
  */
 export const FEEDBACK_SITE_DETAIL_TYPE = 'feedback_site';
@@ -22,9 +22,12 @@ export function feedbackSiteDetail(resource: ProtectedResource, siteId: string, 
   return { type: FEEDBACK_SITE_DETAIL_TYPE, locations: [resource.resource], identifier: siteId, actions };
 }
 
-/** The site detail of a verified token's `authorization_details`, if it holds exactly one well-formed one for this resource. */
-export function feedbackSiteDetailOf(details: unknown, resource: ProtectedResource): FeedbackSiteDetail | undefined {
-  if (!Array.isArray(details)) return undefined;
+/**
+ * The site details of a verified token's `authorization_details` for this resource, one per site
+ * (a grant may hold several sites the user ticked); malformed details are ignored.
+ */
+export function feedbackSiteDetailsOf(details: unknown, resource: ProtectedResource): FeedbackSiteDetail[] {
+  if (!Array.isArray(details)) return [];
   const sites = details.filter(
     (detail): detail is FeedbackSiteDetail =>
       typeof detail === 'object' &&
@@ -34,5 +37,5 @@ export function feedbackSiteDetailOf(details: unknown, resource: ProtectedResour
       typeof detail.identifier === 'string' &&
       Array.isArray(detail.actions),
   );
-  return sites.length === 1 ? sites[0] : undefined;
+  return sites.filter((detail, i) => sites.findIndex((other) => other.identifier === detail.identifier) === i);
 }

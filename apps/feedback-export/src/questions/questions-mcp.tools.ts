@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { z } from 'zod';
 import { UUID_PATTERN } from '#libs/common';
-import { FeedbackMcpToolRegistry, siteAccessOf } from '../mcp/feedback-mcp-tool.registry.js';
+import { FeedbackMcpToolRegistry } from '../mcp/feedback-mcp-tool.registry.js';
 import { BATCH_STATUSES } from './batch-status.js';
 import {
   CreateQuestionBatchDto,
@@ -73,7 +73,7 @@ export class QuestionsMcpTools implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'list_question_batches',
       title: 'List question batches',
       description: "The site's question batches, oldest first, with status and question and answer counts: {batches}. Never includes share links.",
@@ -81,12 +81,9 @@ export class QuestionsMcpTools implements OnModuleInit {
       output: z.object({ batches: z.array(batchSummary).describe('Oldest first; never share links') }),
       scopes: ['read'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal) => {
-        const site = siteAccessOf(principal);
-        return { batches: await this.questions.list(site.ownerId, site.siteId) };
-      },
+      run: async (site) => ({ batches: await this.questions.list(site.ownerId, site.siteId) }),
     });
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'get_question_batch',
       title: 'Get a question batch with answers',
       description: 'One batch with its questions beside the answers, each answer with its own updatedAt: {batch}.',
@@ -94,12 +91,9 @@ export class QuestionsMcpTools implements OnModuleInit {
       output: batchResult,
       scopes: ['read'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal, args) => {
-        const site = siteAccessOf(principal);
-        return { batch: await this.questions.detail(site.ownerId, site.siteId, args.id) };
-      },
+      run: async (site, args) => ({ batch: await this.questions.detail(site.ownerId, site.siteId, args.id) }),
     });
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'create_question_batch',
       title: 'Create a question batch',
       description:
@@ -121,9 +115,9 @@ export class QuestionsMcpTools implements OnModuleInit {
       rules: CreateQuestionBatchDto,
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: async (principal, args) => this.questions.create(siteAccessOf(principal), args),
+      run: async (site, args) => this.questions.create(site, args),
     });
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'get_share_link',
       title: 'Get the share link of a sent batch',
       description: 'The share URL of a sent batch: {shareUrl}. A draft is BATCH_NOT_SENT.',
@@ -131,9 +125,9 @@ export class QuestionsMcpTools implements OnModuleInit {
       output: z.object({ shareUrl }),
       scopes: ['write'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal, args) => this.questions.linkForToken(siteAccessOf(principal), args.id),
+      run: async (site, args) => this.questions.linkForToken(site, args.id),
     });
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'update_question_batch',
       title: 'Edit a draft question batch',
       description:
@@ -150,9 +144,9 @@ export class QuestionsMcpTools implements OnModuleInit {
       rules: UpdateQuestionBatchDto,
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      run: async (principal, { id, ...changes }) => ({ batch: await this.questions.updateDraft(siteAccessOf(principal), id, changes) }),
+      run: async (site, { id, ...changes }) => ({ batch: await this.questions.updateDraft(site, id, changes) }),
     });
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'delete_question_batch',
       title: 'Delete a draft question batch',
       description: 'Delete a draft with its questions, for good: {id, deleted: true}. A batch already sent is BATCH_ALREADY_SENT (its recipient holds the link).',
@@ -160,9 +154,9 @@ export class QuestionsMcpTools implements OnModuleInit {
       output: z.object({ id: z.string().describe('The deleted batch id (uuid)'), deleted: z.literal(true).describe('Always true') }),
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: async (principal, args) => this.questions.deleteDraft(siteAccessOf(principal), args.id),
+      run: async (site, args) => this.questions.deleteDraft(site, args.id),
     });
-    this.registry.register({
+    this.registry.registerForSite({
       name: 'send_question_batch',
       title: 'Send a draft question batch',
       description: 'Send a draft: its share link becomes live and is answered as {id, status, shareUrl}. A batch already sent is BATCH_ALREADY_SENT (get_share_link gives its link).',
@@ -170,7 +164,7 @@ export class QuestionsMcpTools implements OnModuleInit {
       output: sentResult,
       scopes: ['write'],
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: async (principal, args) => this.questions.sendDraft(siteAccessOf(principal), args.id),
+      run: async (site, args) => this.questions.sendDraft(site, args.id),
     });
   }
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppException, ErrorCode, uniqueViolationConstraint, type SecretSealer } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { CreatedSiteDto, SiteDto, toSiteDto, type CreateSiteDto } from './dto/site.dto.js';
+import { CreatedSiteDto, SiteDto, toSiteDto, type AccessibleSite, type CreateSiteDto } from './dto/site.dto.js';
+import type { SiteAccess } from '../token-auth/site-access.js';
 import { generateFeedbackToken, generateSiteKey } from '../token-auth/feedback-token.format.js';
 import { identitySecretSealer, newIdentitySecret } from './identity-secret.js';
 import { QUOTA_CONFIG, type QuotaConfig } from './quota.config.js';
@@ -39,6 +40,16 @@ export class SitesService {
 
   async list(ownerId: string): Promise<SiteDto[]> {
     return (await this.sites.listByOwner(ownerId)).map(toSiteDto);
+  }
+
+  /** The sites a credential may act on (a site token's own, an OAuth grant's chosen ones), each with the scope it holds there; sites since deleted drop out. */
+  async listAccessible(accesses: readonly SiteAccess[]): Promise<AccessibleSite[]> {
+    if (accesses.length === 0) return [];
+    const owned = await this.sites.listByOwner(accesses[0].ownerId);
+    return owned.flatMap((row) => {
+      const access = accesses.find((each) => each.siteId === row.id && each.ownerId === row.ownerId);
+      return access ? [{ id: row.id, slug: row.slug, name: row.name, scope: access.scope }] : [];
+    });
   }
 
   async get(ownerId: string, siteId: string): Promise<SiteDto> {

@@ -79,9 +79,15 @@ export class OAuthInteractionService {
     return this.choice?.scopes ?? [];
   }
 
-  private choiceView(clientName: string, options: ConsentOption[], chosen?: unknown): SignInView['choice'] {
+  private choiceView(clientName: string, options: ConsentOption[], picked: readonly string[] = []): SignInView['choice'] {
     const choice = this.choice!;
-    return { field: choice.field, legend: choice.legend, prompt: choice.prompt(clientName), options: options.map((option) => ({ ...option, checked: option.id === chosen })) };
+    return {
+      field: choice.field,
+      legend: choice.legend,
+      prompt: choice.prompt(clientName),
+      multiple: choice.multiple,
+      options: options.map((option) => ({ ...option, checked: picked.includes(option.id) })),
+    };
   }
 
   private scopeView(scope: string, checked: boolean): SignInView['scopes'][number] {
@@ -116,7 +122,7 @@ export class OAuthInteractionService {
     const signedIn = signedInAccount(details);
     const scopesView = () => asked.requestedScopes.map((scope) => this.scopeView(scope, chosen.has(scope)));
     let options: ConsentOption[] | undefined;
-    const picked = this.choice && form[this.choice.field];
+    const picked = this.choice ? asStrings(form[this.choice.field]) : [];
     let factorStep = !signedIn && factorPendingAccount(details) !== undefined;
     const retry = (status: number, error: string | undefined, headers?: Record<string, string>) =>
       this.page(response, status, details, asked, { email, error, scopes: scopesView(), secondFactor: factorStep, choice: options && this.choiceView(asked.clientName, options, picked) }, headers);
@@ -148,12 +154,13 @@ export class OAuthInteractionService {
       }
     }
     const choiceScopes = asked.requestedScopes.filter((scope) => this.choiceScopes.includes(scope) && chosen.has(scope));
-    let option: ConsentOption | undefined;
+    let chosenOptions: ConsentOption[] = [];
     if (choiceScopes.length > 0) {
       options = await this.choice!.options(accountId);
-      // Only an option of this account counts, whatever the form says.
-      option = options.find((candidate) => candidate.id === picked);
-      if (!option) {
+      // Only options of this account count, whatever the form says: one that is not refuses the whole form.
+      chosenOptions = options.filter((candidate) => picked.includes(candidate.id));
+      const allOwn = chosenOptions.length === new Set(picked).size;
+      if (chosenOptions.length === 0 || !allOwn || (!this.choice!.multiple && chosenOptions.length > 1)) {
         if (!signedIn) await this.oauth.provider.interactionResult(request, response, { login: { accountId } }, { mergeWithLastSubmission: false });
         if (options.length === 0) return retry(400, this.choice!.noOptionsError);
         return retry(signedIn ? 400 : 200, signedIn ? this.choice!.chooseError : undefined);
@@ -164,7 +171,9 @@ export class OAuthInteractionService {
     for (const scope of asked.protocolScopes) grant.addOIDCScope(scope);
     // One choice per grant and resource: a new choice on this grant replaces the last one.
     grant.rar = grant.rar?.filter((detail) => !isDetailFor(detail, asked.resource));
-    if (option) grant.addRar({ ...this.choice!.detail(this.oauth.resourceFor(asked.resource)!, option.id, choiceScopes) } as Parameters<typeof grant.addRar>[0]);
+    for (const option of chosenOptions) {
+      grant.addRar({ ...this.choice!.detail(this.oauth.resourceFor(asked.resource)!, option.id, choiceScopes) } as Parameters<typeof grant.addRar>[0]);
+    }
     for (const scope of asked.requestedScopes) {
       // A scope left unticked is recorded as refused, so the app is not asked again for it at once.
       if (chosen.has(scope)) {

@@ -48,12 +48,12 @@ export interface SignInView {
   /** The password was right and the account has a second factor: ask for its code instead of the e-mail and password. */
   secondFactor?: boolean;
   /** Once signed in, when a scope that holds for one chosen thing is asked (an app's OAuthConsentChoice): what to choose from. */
-  choice?: { field: string; legend: string; prompt: string; options: Array<{ id: string; name: string; detail: string; checked: boolean }> };
+  choice?: { field: string; legend: string; prompt: string; multiple: boolean; options: Array<{ id: string; name: string; detail: string; checked: boolean }> };
 }
 
 /**
  * Sign-in and consent in one form: the app, where it sends you back, and the scopes it asks, each
- * one a choice; once signed in, the one thing (an app's consent choice) some scopes hold for.
+ * one a choice; once signed in, the thing or things (an app's consent choice) some scopes hold for.
  */
 export function renderSignInPage(view: SignInView): string {
   const scopes = view.scopes
@@ -69,7 +69,7 @@ export function renderSignInPage(view: SignInView): string {
   <legend>${escape(choice.legend)}</legend>
 ${choice.options
   .map(
-    (option, i) => `  <label for="${escape(choice.field)}-${i}"><input type="radio" id="${escape(choice.field)}-${i}" name="${escape(choice.field)}" value="${escape(option.id)}"${option.checked ? ' checked' : ''}>
+    (option, i) => `  <label for="${escape(choice.field)}-${i}"><input type="${choice.multiple ? 'checkbox' : 'radio'}" id="${escape(choice.field)}-${i}" name="${escape(choice.field)}" value="${escape(option.id)}"${option.checked ? ' checked' : ''}>
     ${escape(option.name)} <span class="host">(${escape(option.detail)})</span></label>`,
   )
   .join('\n')}

@@ -10,14 +10,17 @@ export interface ConsentOption {
 }
 
 /**
- * A choice some scopes of a resource need on the consent page: they hold for one thing of the
- * account (feedback-export's site), which the user picks once signed in. The app that owns the
- * resource provides it (a provider class the authorization server instantiates), and the grant
- * records the pick as an RFC 9396 authorization detail for that resource's tokens.
+ * A choice some scopes of a resource need on the consent page: they hold for things of the
+ * account (feedback-export's sites) the user picks once signed in: one, or several when the app
+ * says `multiple`. The app that owns the resource provides it (a provider class the authorization
+ * server instantiates), and the grant records each pick as an RFC 9396 authorization detail for
+ * that resource's tokens.
  */
 export abstract class OAuthConsentChoice {
-  /** The scopes that hold for the one chosen thing. */
+  /** The scopes that hold for the chosen things. */
   abstract readonly scopes: readonly string[];
+  /** Whether the user may pick several things (checkboxes) rather than exactly one (radio buttons). */
+  readonly multiple: boolean = false;
   /** The form field that carries the choice, and the page's words for it. */
   abstract readonly field: string;
   abstract readonly legend: string;
@@ -28,7 +31,7 @@ export abstract class OAuthConsentChoice {
   abstract readonly noOptionsError: string;
   /** What the signed-in account may choose from. */
   abstract options(accountId: string): Promise<ConsentOption[]>;
-  /** The authorization detail that records the choice for these chosen scopes. */
+  /** The authorization detail that records one chosen thing for these chosen scopes. */
   abstract detail(resource: ProtectedResource, optionId: string, chosenScopes: readonly string[]): Record<string, unknown>;
 }
 

@@ -118,3 +118,11 @@ export class PortfolioTokenStateDto {
   @ApiProperty({ type: String, nullable: true, format: 'date-time', example: '2026-11-21T07:15:42.000Z', description: 'When the current portfolio token was issued; null when the account has none' })
   createdAt: string | null;
 }
+
+/** A site a credential may act on, as the MCP tool list_sites names it, with the scope the credential holds there. */
+export interface AccessibleSite {
+  id: string;
+  slug: string;
+  name: string;
+  scope: 'read' | 'write';
+}
