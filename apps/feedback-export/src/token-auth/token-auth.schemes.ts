@@ -25,7 +25,7 @@ export const TOKEN_AUTH_SECURITY: AppSecurity = {
       bearerFormat: 'JWT',
       description:
         'OAuth 2.1 access token (ES256 JWT) issued by the todo service’s authorization server for this MCP endpoint only (its `aud`): ' +
-        '`feedback:read` / `feedback:write` on the one site the user chose (its `authorization_details`), `portfolio:read`; ' +
+        '`feedback:read` / `feedback:write` on the sites the user ticked (its `authorization_details`, one per site), `portfolio:read`; ' +
         'discovered from the 401’s `WWW-Authenticate: Bearer resource_metadata=…` (see README “Connecting an agent”)',
     },
   },
