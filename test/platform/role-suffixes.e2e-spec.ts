@@ -27,6 +27,7 @@ const ROLES = [
   'verifier',
   'sweeper',
   'metrics', // registers and collects gauges or counters: `database-pool.metrics.ts`
+  'listener', // holds a PostgreSQL LISTEN connection: `todo-events.listener.ts`
 ] as const;
 
 const ROOT = process.cwd();

@@ -9,6 +9,7 @@ import { EventSource } from 'eventsource';
 import { insertUser, SmtpTestServer, until, usingRealPostgres, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
+import { TodoStreamCredentialChecks } from '../../apps/todo-api/src/todos/todo-stream-credential-checks.service.js';
 import { TODO_STREAMS_PER_ACCOUNT } from '../../apps/todo-api/src/todos/todo-stream-leases.service.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
@@ -291,8 +292,8 @@ describe('realtime stream: ends with its credential, capped per account', () => 
 
     it('a revocation whose notice never came is still caught by the periodic re-check', async () => {
       const user = await account();
-      const previous = events.credentialRecheckIntervalMs;
-      events.credentialRecheckIntervalMs = 200;
+      const previous = t.app.get(TodoStreamCredentialChecks).intervalMs;
+      t.app.get(TodoStreamCredentialChecks).intervalMs = 200;
       try {
         const stream = await open({ header: { 'X-API-Key': user.streamKey.key } });
         await expectLive(stream, user.otherKey);
@@ -300,14 +301,14 @@ describe('realtime stream: ends with its credential, capped per account', () => 
         await t.dataSource.query(`UPDATE api_keys SET revoked_at = now() WHERE user_id = $1 AND id = $2`, [user.id, user.streamKey.id]);
         await expectEndedForGood(stream, user.otherKey);
       } finally {
-        events.credentialRecheckIntervalMs = previous;
+        t.app.get(TodoStreamCredentialChecks).intervalMs = previous;
       }
     });
 
     it('a stream whose credential still works is left alone by the re-checks', async () => {
       const user = await account();
-      const previous = events.credentialRecheckIntervalMs;
-      events.credentialRecheckIntervalMs = 100;
+      const previous = t.app.get(TodoStreamCredentialChecks).intervalMs;
+      t.app.get(TodoStreamCredentialChecks).intervalMs = 100;
       try {
         const stream = await open({ header: { 'X-API-Key': user.streamKey.key } });
         // Another key of the same account revoked: a notice for this user, a re-check, no verdict against this key.
@@ -316,7 +317,7 @@ describe('realtime stream: ends with its credential, capped per account', () => 
         await expectLive(stream, user.otherKey);
         expect(stream.isEnded()).toBe(false);
       } finally {
-        events.credentialRecheckIntervalMs = previous;
+        t.app.get(TodoStreamCredentialChecks).intervalMs = previous;
       }
     });
 

@@ -3,6 +3,8 @@ import { EventSource } from 'eventsource';
 import { insertUser, until, usingRealPostgres } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { TodoEventsService } from '../../apps/todo-api/src/todos/todo-events.service.js';
+import { TodoStreamCredentialChecks } from '../../apps/todo-api/src/todos/todo-stream-credential-checks.service.js';
+import { TodoStreamRegistry } from '../../apps/todo-api/src/todos/todo-streams.registry.js';
 import { TodosRepository } from '../../apps/todo-api/src/todos/todos.repository.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { grantBetaAccess } from '../support/api-access.js';
@@ -150,11 +152,11 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
 
   it('sends a heartbeat comment at the configured interval (25 s by default)', async () => {
     const none = undefined as never;
-    const defaults = new TodoEventsService(none, none, none, none, none, none, none, none);
-    expect(defaults.heartbeatIntervalMs).toBe(25_000);
-    expect(defaults.credentialRecheckIntervalMs).toBe(30_000);
-    const previous = events.heartbeatIntervalMs;
-    events.heartbeatIntervalMs = 100;
+    expect(new TodoStreamRegistry(none, none, none).heartbeatIntervalMs).toBe(25_000);
+    expect(new TodoStreamCredentialChecks(none, none, none).intervalMs).toBe(30_000);
+    const streams = t.app.get(TodoStreamRegistry);
+    const previous = streams.heartbeatIntervalMs;
+    streams.heartbeatIntervalMs = 100;
     const controller = new AbortController();
     try {
       const started = Date.now();
@@ -173,7 +175,7 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(200);
     } finally {
       controller.abort();
-      events.heartbeatIntervalMs = previous;
+      streams.heartbeatIntervalMs = previous;
     }
   });
 
