@@ -1,5 +1,4 @@
-import { trimTrailingSlashes } from '#libs/common';
-import { PAGE_CSP, PAGE_HEADERS, renderPage } from '../pages/page-layout.js';
+import { PAGE_CSP, PAGE_HEADERS, renderPage, trimTrailingSlashes } from '#libs/common';
 
 /**
  * The owner dashboard: a static page whose script (public/dashboard.js) signs in against the
