@@ -18,6 +18,7 @@ import { MemoryOAuthClient } from '../oauth/support/memory-oauth-client.js';
 import { ACCOUNT_MAILS, mailedLink } from '../support/account-mails.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 
 /** The code an authenticator app shows `steps` time steps from now, away from a step's last seconds. */
@@ -32,6 +33,8 @@ const PHONE = { width: 390, height: 844 };
 
 describe('account pages, in Chromium', () => {
   const smtp = new SmtpTestServer();
+  const stripe = new StripeTestServer();
+  let stripeEnv: Record<string, string>;
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -51,16 +54,44 @@ describe('account pages, in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS_DIR, { recursive: true });
     await smtp.start();
+    await stripe.start();
+    stripeEnv = stripe.appEnv('pages');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base, SMTP_URL: smtp.url }, { port });
+    t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base, SMTP_URL: smtp.url, ...stripeEnv }, { port });
     browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
     await smtp.stop();
+    await stripe.stop();
   });
+
+  /** Signs a user in on the sign-in page and waits for the account centre. */
+  async function signIn(email: string, password: string, viewport = DESKTOP): Promise<Page> {
+    const page = await openPage('/account/sign-in', viewport);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.waitForSelector('body[data-ready=true]');
+    return page;
+  }
+
+  /** The address the page went to through `location.assign` to Stripe's host (the request is answered here, never sent). */
+  async function leavesFor(page: Page, click: () => Promise<void>): Promise<string> {
+    let resolveUrl!: (url: string) => void;
+    const left = new Promise<string>((resolve) => (resolveUrl = resolve));
+    await page.route(/stripe\.test/, async (route) => {
+      resolveUrl(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'Stripe' });
+    });
+    await click();
+    const url = await left;
+    await page.unroute(/stripe\.test/);
+    return url;
+  }
 
   it('sign up → confirm by the mailed link → enrol an authenticator → sign out → sign in with its code → revoke a session → disconnect an app', async () => {
     const email = uniqueEmail('pages');
@@ -199,4 +230,77 @@ describe('account pages, in Chromium', () => {
     await logIn(t, user.email, user.password).expect(401);
     expect(pageErrors).toEqual([]);
   }, 60_000);
+
+  it('API keys (created and rotated: shown once; revoked), the subscription (checkout, portal, cancel, reactivate) and the activity, paged', async () => {
+    const user = await signUp(t);
+    // Enough activity for a second page (twenty a page): a sign-in and a revocation each.
+    for (let i = 0; i < 10; i++) {
+      const session = await logIn(t, user.email, user.password).expect(200);
+      await t.http.post('/api/v1/auth/logout').set(bearer(session.body.data.token)).send({}).expect(200);
+    }
+    const page = await signIn(user.email, user.password);
+
+    // No API access yet: the keys say so, and Subscribe leaves for Stripe's checkout.
+    await page.locator('[data-empty=keys]').filter({ hasText: 'API keys need API access' }).waitFor();
+    await page.locator('[data-subscription-status=none]').waitFor();
+    const checkoutUrl = await leavesFor(page, () => page.getByRole('button', { name: 'Subscribe' }).click());
+    const [sessionId] = [...stripe.checkoutSessions.keys()].filter((id) => stripe.checkoutSessions.get(id)!.url === checkoutUrl);
+    expect(sessionId).toEqual(expect.any(String));
+    expect(stripe.checkoutSessions.get(sessionId)!.success_url).toBe(`${base}/account?checkout=success#subscription`);
+
+    // Paid at "Stripe": back on the page, active, with cancel, then keep.
+    const { session } = stripe.completeCheckout(sessionId);
+    const { payload, signature } = stripe.signedDelivery(stripe.event('checkout.session.completed', session), stripeEnv.STRIPE_WEBHOOK_SECRET);
+    await t.http.post('/api/v1/billing/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', signature).send(payload).expect(200);
+    await page.goto(`${base}/account?checkout=success#subscription`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.locator('#notice').filter({ hasText: 'Thank you' }).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+    await page.locator('[data-subscription-status=active]').filter({ hasText: 'Active (active)' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    await page.getByRole('button', { name: 'Cancel at the period’s end?' }).click();
+    await page.locator('#subscription-state').filter({ hasText: 'then cancelled' }).waitFor();
+    await page.getByRole('button', { name: 'Keep subscription' }).click();
+    await page.locator('#subscription-state').filter({ hasText: 'renews' }).waitFor();
+    expect(await leavesFor(page, () => page.getByRole('button', { name: 'Billing portal' }).click())).toMatch(/^https:\/\/billing\.stripe\.test\//);
+
+    // API keys: created and shown once, rotated (the old secret stops), revoked.
+    await page.goto(`${base}/account#api-keys`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.locator('[data-empty=keys]').filter({ hasText: 'No key yet.' }).waitFor();
+    await page.getByLabel('Name').fill('Pages key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.locator('[data-secret=api-key]');
+    const created = (await secret.textContent())!;
+    await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', created).expect(200);
+    const card = page.locator('[data-key]').filter({ hasText: 'Pages key' });
+    await card.getByRole('button', { name: 'Rotate' }).click();
+    await card.getByRole('button', { name: 'Rotate: the old secret stops?' }).click();
+    await secret.filter({ hasNotText: created }).waitFor();
+    const rotated = (await secret.textContent())!;
+    await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', created).expect(401);
+    await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', rotated).expect(200);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-api-keys-desktop.png`, fullPage: true });
+    await card.getByRole('button', { name: 'Revoke' }).click();
+    await card.getByRole('button', { name: 'Revoke this key?' }).click();
+    await card.filter({ hasText: 'revoked' }).waitFor();
+    await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', rotated).expect(401);
+
+    // The activity: newest first, twenty a page, then the rest.
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]');
+    const rows = page.locator('#activity-list tr');
+    expect(await rows.count()).toBe(20);
+    await expect(rows.first().textContent()).resolves.toContain('API key revoked');
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.locator('#more-activity[hidden]').waitFor({ state: 'attached' });
+    const total = (await t.http.get('/api/v1/account/activity?limit=100').set(bearer(user.token)).expect(200)).body.data.activity.length;
+    expect(total).toBeGreaterThan(20);
+    expect(await rows.count()).toBe(total);
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-keys-billing-activity-390.png`, fullPage: true });
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
 });

@@ -130,6 +130,7 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </div>
 <nav class="tabs" aria-label="Account sections">
   <a href="#profile">Profile</a> <a href="#security">Security</a> <a href="#sessions">Sessions</a> <a href="#connected-apps">Connected apps</a>
+  <a href="#api-keys">API keys</a> <a href="#subscription">Subscription</a> <a href="#activity">Activity</a>
 </nav>
 <p id="notice" class="status-line" role="status" aria-live="polite"></p>
 <section id="profile" class="card" aria-labelledby="profile-title">
@@ -193,6 +194,37 @@ const CENTRE_BODY = `<main id="main" class="wide">
   <h2 id="apps-title">Connected apps</h2>
   <p class="muted small-text">Apps (AI agents) you allowed to use your account. Disconnecting one ends its access at once.</p>
   <div id="app-list"><p class="muted">Loading…</p></div>
+</section>
+<section id="api-keys" class="card" aria-labelledby="keys-title">
+  <div class="section-head">
+    <h2 id="keys-title">API keys</h2>
+  </div>
+  <p class="muted small-text">Keys for the todo routes and the MCP endpoint (header <code>X-API-Key</code>). A key's secret is shown once, when it is created or rotated.</p>
+  <form id="key-form" class="inset" hidden>
+    <div class="fields">
+      <div><label for="key-name">Name</label><input id="key-name" type="text" maxlength="100" required placeholder="CI job"></div>
+      <div><label for="key-days">Expires after (days, optional)</label><input id="key-days" type="text" inputmode="numeric" pattern="[0-9]{1,4}" maxlength="4"></div>
+    </div>
+    <div class="row"><button type="submit" id="key-create">Create key</button></div>
+    <p id="key-error" class="error" role="alert"></p>
+  </form>
+  <div id="key-secret"></div>
+  <div id="key-list"><p class="muted">Loading…</p></div>
+</section>
+<section id="subscription" class="card" aria-labelledby="subscription-title">
+  <h2 id="subscription-title">Subscription</h2>
+  <p id="subscription-state"><span class="muted">Loading…</span></p>
+  <div class="row" id="subscription-actions"></div>
+  <p id="subscription-error" class="error" role="alert"></p>
+</section>
+<section id="activity" class="card" aria-labelledby="activity-title">
+  <h2 id="activity-title">Activity</h2>
+  <p class="muted small-text">Sign-ins, password and e-mail changes, second-factor events, sessions, keys, apps and subscription changes, newest first (kept 90 days).</p>
+  <table class="feedback activity">
+    <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">From</th></tr></thead>
+    <tbody id="activity-list"></tbody>
+  </table>
+  <div class="row"><button type="button" id="more-activity" class="secondary" hidden>Load more</button></div>
 </section>
 </main>`;
 

@@ -25,7 +25,7 @@ function AccountPage(operationId: string, summary: string): MethodDecorator {
 @Controller()
 export class AccountPagesController {
   @Get(ACCOUNT_PAGE_PATHS.centre)
-  @AccountPage('getAccountPage', 'The account centre (HTML): profile, security, sessions, connected apps')
+  @AccountPage('getAccountPage', 'The account centre (HTML): profile, security, sessions, connected apps, API keys, subscription, activity')
   centre(@Res() response: Response): void {
     send(response, 'centre');
   }

@@ -313,6 +313,131 @@
     }
   }
 
+  /** A button that copies `value`; says so for a moment (and for screen readers). */
+  function copyButton(value, what) {
+    const button = el('button', { type: 'button', className: 'secondary small', 'data-copy': what, text: 'Copy' });
+    button.addEventListener('click', async () => {
+      try { await navigator.clipboard.writeText(value); button.textContent = 'Copied'; } catch (_) { button.textContent = 'Select and copy'; }
+      setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+    });
+    return button;
+  }
+
+  /** A key's full secret, shown this once. */
+  function showKeySecret(label, apiKey) {
+    const box = clear($('key-secret'));
+    box.appendChild(el('div', { className: 'secret-box', role: 'status' }, [
+      el('p', { text: label }),
+      el('div', { className: 'copy-row' }, [el('code', { className: 'secret', 'data-secret': 'api-key', text: apiKey }), copyButton(apiKey, 'api-key')]),
+    ]));
+  }
+
+  function keyState(key) {
+    if (key.revokedAt) return 'revoked ' + when(key.revokedAt);
+    if (key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()) return 'expired ' + when(key.expiresAt);
+    return (key.expiresAt ? 'expires ' + when(key.expiresAt) : 'does not expire') + ' · last used ' + when(key.lastUsedAt);
+  }
+
+  async function loadKeys() {
+    const box = $('key-list');
+    let keys;
+    try {
+      keys = (await api('GET', '/api/v1/auth/api-keys')).keys;
+    } catch (error) {
+      if (error.code !== 'SUBSCRIPTION_REQUIRED') throw error;
+      $('key-form').hidden = true;
+      clear(box).appendChild(el('p', { className: 'muted', 'data-empty': 'keys', text: 'API keys need API access: subscribe below (or hold beta access).' }));
+      return;
+    }
+    $('key-form').hidden = false;
+    clear(box);
+    if (keys.length === 0) box.appendChild(el('p', { className: 'muted', 'data-empty': 'keys', text: 'No key yet.' }));
+    for (const key of keys) {
+      const live = !key.revokedAt;
+      box.appendChild(el('div', { className: 'site', 'data-key': key.id }, [
+        el('div', { className: 'site-head' }, [el('h3', { text: key.name }), el('code', { text: key.prefix + '…' })]),
+        el('p', { className: 'small-text muted', text: 'Created ' + when(key.createdAt) + ' · ' + keyState(key) }),
+        live ? el('div', { className: 'row' }, [
+          confirmButton('Rotate', 'Rotate: the old secret stops?', { 'data-rotate': key.id }, async () => {
+            const data = await api('POST', '/api/v1/auth/api-keys/' + encodeURIComponent(key.id) + '/rotate', {});
+            showKeySecret('New secret of “' + key.name + '”, shown this once; the previous one no longer works:', data.apiKey);
+            await loadKeys();
+          }),
+          confirmButton('Revoke', 'Revoke this key?', { 'data-revoke-key': key.id }, async () => {
+            await api('DELETE', '/api/v1/auth/api-keys/' + encodeURIComponent(key.id));
+            notice('Key “' + key.name + '” revoked.');
+            await loadKeys();
+          }),
+        ]) : null,
+      ]));
+    }
+  }
+
+  async function loadSubscription() {
+    const status = await api('GET', '/api/v1/billing/subscription');
+    const sub = status.subscription;
+    const state = clear($('subscription-state'));
+    let words;
+    if (sub.isBetaLifetime) words = 'Lifetime beta access: the API is yours, no subscription needed.';
+    else if (sub.isActive && sub.cancelAtPeriodEnd) words = 'Active until ' + when(sub.currentPeriodEnd) + ', then cancelled.';
+    else if (sub.isActive) words = 'Active (' + sub.status + '), renews ' + when(sub.currentPeriodEnd) + '.';
+    else words = 'No API access (' + sub.status + '). The ' + status.planCode + ' plan is $' + status.monthlyPriceUsd + ' a month.';
+    state.appendChild(el('span', { 'data-subscription-status': sub.status, text: words }));
+    const actions = clear($('subscription-actions'));
+    const action = (label, path, attrs, then) => el('button', Object.assign({ type: 'button', className: 'secondary', text: label }, attrs, {
+      onclick: async (event) => {
+        $('subscription-error').textContent = '';
+        event.target.disabled = true;
+        try { await then(await api('POST', path, {})); } catch (error) { $('subscription-error').textContent = describe(error); } finally { event.target.disabled = false; }
+      },
+    }));
+    if (!sub.isActive && !sub.isBetaLifetime) {
+      const checkout = action('Subscribe', '/api/v1/billing/checkout-session', { 'data-billing': 'checkout' }, (data) => location.assign(data.checkoutUrl));
+      checkout.className = '';
+      checkout.disabled = !status.checkoutEnabled;
+      actions.appendChild(checkout);
+      if (!status.checkoutEnabled) $('subscription-error').textContent = 'Subscribing is not available on this server.';
+    }
+    if (sub.providerCustomerId) actions.appendChild(action('Billing portal', '/api/v1/billing/portal-session', { 'data-billing': 'portal' }, (data) => location.assign(data.portalUrl)));
+    if (sub.isActive && !sub.isBetaLifetime && !sub.cancelAtPeriodEnd) {
+      actions.appendChild(confirmButton('Cancel subscription', 'Cancel at the period’s end?', { 'data-billing': 'cancel' }, async () => {
+        await api('POST', '/api/v1/billing/subscription/cancel', {});
+        notice('Your subscription ends at the end of the period.');
+        await loadSubscription();
+      }));
+    }
+    if (sub.isActive && sub.cancelAtPeriodEnd) {
+      actions.appendChild(action('Keep subscription', '/api/v1/billing/subscription/reactivate', { 'data-billing': 'reactivate' }, async () => { notice('Your subscription continues.'); await loadSubscription(); }));
+    }
+  }
+
+  const ACTIVITY_WORDS = {
+    sign_in: 'Signed in', sign_in_failed: 'Failed sign-in', password_changed: 'Password changed', password_reset: 'Password reset',
+    session_revoked: 'Session revoked', api_key_created: 'API key created', api_key_rotated: 'API key rotated', api_key_revoked: 'API key revoked',
+    oauth_app_connected: 'App connected', oauth_app_disconnected: 'App disconnected', beta_granted: 'Beta access granted', beta_revoked: 'Beta access revoked',
+    subscription_changed: 'Subscription changed', email_verified: 'E-mail address confirmed', email_change_requested: 'E-mail change asked',
+    email_changed: 'E-mail address changed', email_reverted: 'E-mail address restored', mfa_enabled: 'Authenticator turned on',
+    mfa_disabled: 'Authenticator turned off', mfa_challenge_failed: 'Wrong second-factor code', recovery_code_used: 'Recovery code used',
+    recovery_codes_regenerated: 'New recovery codes',
+  };
+  let activityCursor = null;
+
+  async function loadActivity(more) {
+    const query = '?limit=20' + (more && activityCursor ? '&cursor=' + encodeURIComponent(activityCursor) : '');
+    const page = await api('GET', '/api/v1/account/activity' + query);
+    const body = more ? $('activity-list') : clear($('activity-list'));
+    for (const entry of page.activity) {
+      const detail = entry.details && (entry.details.clientName || entry.details.name);
+      body.appendChild(el('tr', { 'data-activity': entry.type }, [
+        el('td', { 'data-label': 'When', text: when(entry.createdAt) }),
+        el('td', { 'data-label': 'What', text: (ACTIVITY_WORDS[entry.type] || entry.type.replace(/_/g, ' ')) + (typeof detail === 'string' ? ': ' + detail : '') }),
+        el('td', { 'data-label': 'From', className: 'message', text: [entry.ipAddress, entry.userAgent].filter(Boolean).join(' · ') || '—' }),
+      ]));
+    }
+    activityCursor = page.nextCursor;
+    $('more-activity').hidden = !activityCursor;
+  }
+
   function centrePage() {
     if (!session) return goToSignIn('');
     $('sign-out').addEventListener('click', async () => {
@@ -367,8 +492,20 @@
         await loadMfa();
       } catch (error) { $('totp-check-error').textContent = describe(error); }
     });
-    notice(takeNotice() || '');
-    const loads = [loadProfile(), loadMfa(), loadSessions(), loadApps()];
+    onSubmit('key-form', 'key-error', async () => {
+      const body = { name: $('key-name').value.trim() };
+      const days = $('key-days').value.trim();
+      if (days) body.expiresInDays = Number(days);
+      const data = await api('POST', '/api/v1/auth/api-keys', body);
+      $('key-form').reset();
+      showKeySecret('Your new key “' + data.key.name + '”, shown this once: copy it now.', data.apiKey);
+      await loadKeys();
+    });
+    $('more-activity').addEventListener('click', () => loadActivity(true).catch((error) => notice(describe(error), true)));
+    const checkout = new URLSearchParams(location.search).get('checkout');
+    if (checkout) window.history.replaceState(null, '', location.pathname + location.hash);
+    notice(takeNotice() || (checkout === 'success' ? 'Thank you: API access starts as soon as the payment is confirmed.' : checkout === 'cancel' ? 'Checkout cancelled: nothing was charged.' : ''));
+    const loads = [loadProfile(), loadMfa(), loadSessions(), loadApps(), loadKeys(), loadSubscription(), loadActivity(false)];
     return Promise.all(loads.map((load) => load.catch((error) => { if (session) notice(describe(error), true); })));
   }
 
