@@ -228,6 +228,15 @@ describe('account pages, in Chromium', () => {
     await page.locator('#who').filter({ hasText: user.email }).waitFor();
     await page.close();
     await logIn(t, user.email, user.password).expect(401);
+
+    // The keyboard alone: the sign-in page starts in the e-mail field, Tab moves on, Enter submits.
+    const keyboard = await openPage('/account/sign-in', PHONE);
+    await keyboard.keyboard.type(user.email);
+    await keyboard.keyboard.press('Tab');
+    await keyboard.keyboard.type(newPassword);
+    await keyboard.keyboard.press('Enter');
+    await keyboard.waitForURL(`${base}/account`);
+    await keyboard.close();
     expect(pageErrors).toEqual([]);
   }, 60_000);
 
@@ -286,9 +295,21 @@ describe('account pages, in Chromium', () => {
     await card.filter({ hasText: 'revoked' }).waitFor();
     await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', rotated).expect(401);
 
+    // An access token that no longer works: the centre's seven loads fail together and share one refresh (two
+    // refreshes with one refresh token would end the session as stolen).
+    const stored = () => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('account-session')) as { token: string; refreshToken: string });
+    const before = await stored();
+    await page.evaluate(() => {
+      const storage = (globalThis as any).sessionStorage;
+      storage.setItem('account-session', JSON.stringify({ ...JSON.parse(storage.getItem('account-session')), token: 'not.a.token' }));
+    });
+
     // The activity: newest first, twenty a page, then the rest.
     await page.reload();
     await page.waitForSelector('body[data-ready=true]');
+    expect(page.url()).toBe(`${base}/account#api-keys`);
+    expect((await stored()).refreshToken).not.toBe(before.refreshToken);
+    await t.http.get('/api/v1/auth/verify').set(bearer((await stored()).token)).expect(200);
     const rows = page.locator('#activity-list tr');
     expect(await rows.count()).toBe(20);
     await expect(rows.first().textContent()).resolves.toContain('API key revoked');
