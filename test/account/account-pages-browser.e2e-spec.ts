@@ -193,6 +193,26 @@ describe('account pages, in Chromium', () => {
     await page.setViewportSize(PHONE);
     expect(await overflowsSideways(page)).toBe(false);
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-centre-390.png`, fullPage: true });
+
+    // Turn the authenticator off with a fresh check (the password and a recovery code), then change the password.
+    await page.setViewportSize(DESKTOP);
+    await page.locator('#check-password').fill(password);
+    await page.locator('#check-code').fill(recoveryCodes[0]);
+    await page.getByRole('button', { name: 'Turn off' }).click();
+    await page.locator('#mfa-state').filter({ hasText: 'Off.' }).waitFor();
+    expect((await t.http.get('/api/v1/account/mfa').set(bearer(token)).expect(200)).body.data.totpEnabled).toBe(false);
+    const newPassword = strongPassword();
+    await page.getByLabel('Current password').first().fill(password);
+    await page.locator('#new-password').fill(newPassword);
+    await page.locator('#new-password-confirm').fill(`${newPassword}-typo`);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.locator('#password-error').filter({ hasText: /passwordConfirm|match/i }).waitFor();
+    await page.locator('#new-password-confirm').fill(newPassword);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.locator('#notice').filter({ hasText: 'Your password is changed' }).waitFor();
+    await logIn(t, email, password).expect(401);
+    await logIn(t, email, newPassword).expect(200);
     await page.close();
     expect(pageErrors).toEqual([]);
   }, 120_000);
@@ -251,6 +271,12 @@ describe('account pages, in Chromium', () => {
 
     // No API access yet: the keys say so, and Subscribe leaves for Stripe's checkout.
     await page.locator('[data-empty=keys]').filter({ hasText: 'API keys need API access' }).waitFor();
+    // Not confirmed: the link is sent again on request.
+    await page.locator('#profile-confirmed').filter({ hasText: 'not confirmed' }).waitFor();
+    await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.verifyEmail);
+    await page.getByRole('button', { name: 'Send the link again' }).click();
+    await page.locator('#notice').filter({ hasText: 'a new confirmation code has been sent' }).waitFor();
+    await smtp.waitFor(user.email, 1, ACCOUNT_MAILS.verifyEmail);
     await page.locator('[data-subscription-status=none]').waitFor();
     const checkoutUrl = await leavesFor(page, () => page.getByRole('button', { name: 'Subscribe' }).click());
     const [sessionId] = [...stripe.checkoutSessions.keys()].filter((id) => stripe.checkoutSessions.get(id)!.url === checkoutUrl);
