@@ -268,6 +268,9 @@ describe('account pages, in Chromium', () => {
       await t.http.post('/api/v1/auth/logout').set(bearer(session.body.data.token)).send({}).expect(200);
     }
     const page = await signIn(user.email, user.password);
+    // Chromium is a new device for this account: the notice links to the sessions on the account page.
+    const notice = mailedLink(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.newSignIn), '/account');
+    expect(notice.href).toBe(`${base}/account#sessions`);
 
     // No API access yet: the keys say so, and Subscribe leaves for Stripe's checkout.
     await page.locator('[data-empty=keys]').filter({ hasText: 'API keys need API access' }).waitFor();
