@@ -112,8 +112,9 @@ describe('billing (Stripe through a local Stripe-compatible server)', () => {
         subscription_data: { metadata: { userId: user.id } },
         line_items: [{ price: PRICE_ID, quantity: '1' }],
       });
-      expect(sessionRequest.body.success_url.startsWith(`${PUBLIC_BASE_URL}/`)).toBe(true);
-      expect(sessionRequest.body.cancel_url.startsWith(`${PUBLIC_BASE_URL}/`)).toBe(true);
+      // Back to the account page's subscription section.
+      expect(sessionRequest.body.success_url).toBe(`${PUBLIC_BASE_URL}/account?checkout=success#subscription`);
+      expect(sessionRequest.body.cancel_url).toBe(`${PUBLIC_BASE_URL}/account?checkout=cancel#subscription`);
       const customer = stripe.customers.get(sessionRequest.body.customer)!;
       expect(customer).toMatchObject({ email: user.email, metadata: { userId: user.id } });
       expect(await subscription(user.token)).toMatchObject({ status: 'none', isActive: false, providerCustomerId: customer.id });
@@ -236,7 +237,7 @@ describe('billing (Stripe through a local Stripe-compatible server)', () => {
       const res = await t.http.post('/api/v1/billing/portal-session').set('Authorization', `Bearer ${user.token}`).expect(200);
       expect(res.body.data).toEqual({ portalUrl: expect.stringMatching(/^https:\/\//), sessionId: expect.any(String) });
       const request = stripe.requestsTo('POST', /^\/v1\/billing_portal\/sessions$/).at(-1)!;
-      expect(request.body).toMatchObject({ customer: customerId, return_url: `${PUBLIC_BASE_URL}/billing` });
+      expect(request.body).toMatchObject({ customer: customerId, return_url: `${PUBLIC_BASE_URL}/account#subscription` });
     });
 
     it('cancel and reactivate without a subscription: 404 SUBSCRIPTION_NOT_FOUND', async () => {

@@ -78,6 +78,17 @@ const TODO_API_ROUTES = [
   'GET /oauth/assets/sign-in.css public',
   'GET /oauth/interaction/:uid public',
   'POST /oauth/interaction/:uid public',
+  // The account pages (HTML and their script) and the stylesheet and icon every page shares.
+  'GET /account public',
+  'GET /account/sign-in public',
+  'GET /account/sign-up public',
+  'GET /account/verify-email public',
+  'GET /account/forgot-password public',
+  'GET /account/reset-password public',
+  'GET /assets/account.js public',
+  'GET /assets/app.css public',
+  'GET /favicon.ico public',
+  'GET /favicon.svg public',
   ...['/.well-known/openid-configuration', '/oauth/authorize', '/oauth/authorize/*resume', '/oauth/register/*client', '/oauth/token', '/oauth/revoke', '/oauth/jwks'].map((path) => `ALL ${path} public`),
 ];
 
@@ -156,6 +167,16 @@ const TODO_API_RAW_PATHS = [
   '/oauth/token',
   '/oauth/revoke',
   '/oauth/jwks',
+  '/account',
+  '/account/sign-in',
+  '/account/sign-up',
+  '/account/verify-email',
+  '/account/forgot-password',
+  '/account/reset-password',
+  '/assets/account.js',
+  '/assets/app.css',
+  '/favicon.ico',
+  '/favicon.svg',
 ];
 
 const FEEDBACK_EXPORT_RAW_PATHS = [

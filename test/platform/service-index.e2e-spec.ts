@@ -19,7 +19,7 @@ describe('service index at /', () => {
     await database?.drop();
   });
 
-  it('todo-api answers its name and the links to its API base and documentation, without credentials', async () => {
+  it('todo-api answers its name and the links to its API base, documentation and account pages, without credentials', async () => {
     const res = await todo.http.get('/').expect(200);
     expect(res.body).toEqual({
       success: true,
@@ -30,6 +30,7 @@ describe('service index at /', () => {
           { name: 'API base', href: 'https://todo.example.com/api/v1' },
           { name: 'Swagger UI', href: 'https://todo.example.com/api/docs' },
           { name: 'OpenAPI JSON', href: 'https://todo.example.com/api/v1/openapi.json' },
+          { name: 'Account pages', href: 'https://todo.example.com/account' },
         ],
       },
     });

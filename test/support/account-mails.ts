@@ -38,3 +38,19 @@ export async function confirmEmail(t: Pick<TestApp, 'http'>, smtp: SmtpTestServe
   const res = await t.http.post('/api/v1/auth/verify-email').send({ token: await verificationCode(smtp, email) });
   if (res.status !== 200) throw new Error(`verify-email answered ${res.status}: ${JSON.stringify(res.body)}`);
 }
+
+/** A mail's body as written (quoted-printable undone: nodemailer folds long lines such as links). */
+function mailBody(mail: ReceivedMail): string {
+  const body = mail.raw.slice(mail.raw.search(/\r?\n\r?\n/));
+  if (!/^content-transfer-encoding:\s*quoted-printable/im.test(mail.raw)) return body;
+  return body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** The first link of a mail to a page whose path is `path` (e.g. the verification mail's link to the account page). */
+export function mailedLink(mail: ReceivedMail, path: string): URL {
+  const link = mailBody(mail)
+    .split(/\s+/)
+    .find((word) => /^https?:\/\//.test(word) && new URL(word).pathname === path);
+  if (!link) throw new Error(`no link to ${path} in the mail "${mail.subject}"`);
+  return new URL(link);
+}

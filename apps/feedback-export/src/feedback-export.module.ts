@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DestinationStream } from 'pino';
 import { AccountsCoreModule, JwtAuthGuard } from '#libs/identity';
-import { AuthSchemeGuards, CoreModule } from '#libs/common';
+import { AuthSchemeGuards, CoreModule, PagesModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { PortfolioTokenGuard } from './token-auth/portfolio-token.guard.js';
 import { AnyFeedbackTokenGuard, SiteReadTokenGuard, SiteWriteTokenGuard } from './token-auth/site-token.guard.js';
@@ -9,7 +9,6 @@ import { TokenAuthModule } from './token-auth/token-auth.module.js';
 import { SitesModule } from './sites/sites.module.js';
 import { QuotaConfigModule } from './sites/quota-config.module.js';
 import type { QuotaConfig } from './sites/quota.config.js';
-import { PagesModule } from './pages/pages.module.js';
 import { SHARE_TOKEN_PATH_PREFIXES } from './questions/share/share.controller.js';
 import { ShareModule } from './questions/share/share.module.js';
 import { FeedbackModule } from './feedback/feedback.module.js';

@@ -47,7 +47,7 @@ export function createTodoApiApp(options: TodoApiOptions): Promise<NestExpressAp
       ],
       security: TODO_API_SECURITY,
     },
-    index: { service: 'todo-api', unsetFeatures: unsetFeatures(options) },
+    index: { service: 'todo-api', pages: { 'Account pages': '/account' }, unsetFeatures: unsetFeatures(options) },
     rawBodyPaths: [BILLING_WEBHOOK_PATH],
     longLivedPaths: [TODO_EVENTS_PATH],
   });

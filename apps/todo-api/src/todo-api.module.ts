@@ -4,6 +4,7 @@ import { AccountsCoreModule, JwtAuthGuard, AuthModule, BreachedPasswordsConfigMo
 import { AuthSchemeGuards, CoreModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { AccountModule } from './account/account.module.js';
+import { AccountPagesModule } from './account-pages/account-pages.module.js';
 import { ApiAccessModule } from './api-access/api-access.module.js';
 import { API_KEY_HEADER } from './api-access/api-access.schemes.js';
 import { ApiKeyAuthGuard } from './api-access/api-key-auth.guard.js';
@@ -64,6 +65,7 @@ export class TodoApiModule {
         TodosModule,
         WebhooksModule,
         AccountModule,
+        AccountPagesModule,
         McpModule,
         McpAuthModule,
         // The authorization server issues tokens for both services' MCP endpoints: each app declares its own resource (the todo one is the default).

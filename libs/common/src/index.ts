@@ -20,6 +20,8 @@ export * from './http/overload-gate.service.js';
 export * from './http/create-http-app.js';
 export * from './http/envelope.js';
 export * from './http/html-page.js';
+export * from './pages/page-layout.js';
+export * from './pages/pages.module.js';
 export * from './http/json-body.js';
 export * from './http/validation.js';
 export * from './http/paged-query.js';

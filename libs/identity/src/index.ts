@@ -29,3 +29,4 @@ export * from './second-factor/dto/second-factor.dto.js';
 export { Client } from './sign-in/client-info.decorator.js';
 export { CURRENT_FACTOR_NOTE } from './second-factor/second-factor.controller.js';
 export type { ClientInfo } from './sessions/sessions.service.js';
+export { VERIFY_EMAIL_PAGE_PATH } from './email-verification/email-verification.service.js';

@@ -1,5 +1,5 @@
-import { trimTrailingSlashes } from '#libs/common';
-import { PAGE_CSP, PAGE_HEADERS, renderPage } from '../pages/page-layout.js';
+import { escape } from 'html-escaper';
+import { PAGE_CSP, PAGE_HEADERS, renderPage, trimTrailingSlashes } from '#libs/common';
 
 /**
  * The owner dashboard: a static page whose script (public/dashboard.js) signs in against the
@@ -13,6 +13,8 @@ export function dashboardHeaders(authBaseUrl: string): Record<string, string> {
 }
 
 export function renderDashboardPage(authBaseUrl: string): string {
+  // The account pages (sign-up, password reset) are the account service's.
+  const accountBase = escape(trimTrailingSlashes(authBaseUrl));
   const body = `<main id="main" class="wide">
 <div class="topbar">
   <h1><img src="/favicon.svg" alt="" width="28" height="28" class="logo"> Feedback dashboard</h1>
@@ -36,6 +38,7 @@ export function renderDashboardPage(authBaseUrl: string): string {
     <div class="row"><button type="submit" id="factor-button">Verify</button><button type="button" id="factor-cancel" class="secondary">Back</button></div>
     <p id="factor-error" class="error" role="alert"></p>
   </form>
+  <p class="row small-text"><a href="${accountBase}/account/sign-up">Create an account</a> <span class="muted" aria-hidden="true">·</span> <a href="${accountBase}/account/forgot-password">Forgot your password?</a></p>
   <p class="muted">One account for the todo service and this dashboard.</p>
 </section>
 <section id="app" hidden>

@@ -68,8 +68,9 @@ export class BillingService {
         metadata: { userId },
         subscription_data: { metadata: { userId } },
         line_items: [{ price: this.billingConfig.stripe!.priceId, quantity: 1 }],
-        success_url: `${this.publicBaseUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
-        cancel_url: `${this.publicBaseUrl}/billing/cancel`,
+        // Back to the account page's subscription section (the account pages, issue 29).
+        success_url: `${this.publicBaseUrl}/account?checkout=success#subscription`,
+        cancel_url: `${this.publicBaseUrl}/account?checkout=cancel#subscription`,
       }),
     );
     if (!session.url) throw paymentProviderException(new Error('checkout session without url'), 'checkout.sessions.create');
@@ -83,7 +84,7 @@ export class BillingService {
     const customer = (await this.repository.findSubscription(userId))?.providerCustomerId;
     if (!customer) throw new AppException(ErrorCode.CUSTOMER_NOT_FOUND, 'There is no billing customer yet; start a checkout first');
     try {
-      const session = await stripe.billingPortal.sessions.create({ customer, return_url: `${this.publicBaseUrl}/billing` });
+      const session = await stripe.billingPortal.sessions.create({ customer, return_url: `${this.publicBaseUrl}/account#subscription` });
       return { portalUrl: session.url, sessionId: session.id };
     } catch (error) {
       if (isResourceMissing(error)) throw new AppException(ErrorCode.CUSTOMER_NOT_FOUND, 'The billing customer no longer exists at the payment provider');

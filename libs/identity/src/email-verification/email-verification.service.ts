@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { AppException, BackgroundWork, ErrorCode, rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf, uniqueViolationConstraint, validationException } from '#libs/common';
+import { AppException, BackgroundWork, ErrorCode, rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf, trimTrailingSlashes, uniqueViolationConstraint, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { canonicalEmail, canonicalEmailDigest } from '../accounts/canonical-email.js';
@@ -35,6 +35,12 @@ export const MAIL_SUBJECTS = {
   change: 'Confirm your new e-mail address',
   changed: 'Your e-mail address was changed',
 } as const;
+
+/**
+ * The account page a verification mail links to (todo-api serves it). The code rides in the URL's fragment, which the
+ * browser never sends: it stays out of every server's log and Referer; the page posts it to /api/v1/auth/verify-email.
+ */
+export const VERIFY_EMAIL_PAGE_PATH = '/account/verify-email';
 
 const CHANGE_REQUESTED_MESSAGE = 'If the address can be used, a confirmation code has been sent to it; it is valid for 24 hours';
 const RESEND_MESSAGE = 'Unless the address is already confirmed, a new confirmation code has been sent to it; it is valid for 24 hours';
@@ -172,7 +178,8 @@ export class EmailVerificationService implements OnModuleDestroy {
       subject: MAIL_SUBJECTS.verify,
       text:
         `Confirm that this address is yours with this code (valid for 24 hours, once):\n\n${token}\n\n` +
-        `(POST ${this.config.publicBaseUrl}/api/v1/auth/verify-email with {"token": "<the code>"}). If you did not sign up, ignore this e-mail.\n`,
+        `Open this link to confirm it:\n${trimTrailingSlashes(this.config.publicBaseUrl)}${VERIFY_EMAIL_PAGE_PATH}#token=${token}\n\n` +
+        `(or POST ${this.config.publicBaseUrl}/api/v1/auth/verify-email with {"token": "<the code>"}). If you did not sign up, ignore this e-mail.\n`,
     });
   }
 

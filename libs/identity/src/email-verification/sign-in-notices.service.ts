@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { BackgroundWork, rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
+import { BackgroundWork, rateLimitCounterKey, RateLimitStore, rateLimitTrackerOf, trimTrailingSlashes } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailService } from '#libs/mail';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
@@ -49,7 +49,7 @@ export class SignInNoticesService implements OnModuleDestroy {
         `Your account was signed in to from a device it had not used before, at ${new Date().toISOString()}` +
         `${client.ipAddress ? ` from the address ${client.ipAddress}` : ''}.\n\n` +
         'If this was you, there is nothing to do. If not, change your password and sign that session out ' +
-        `(${this.config.publicBaseUrl}/api/v1/auth/sessions lists them; session ${sessionId}).\n`,
+        `(session ${sessionId}) on your account page:\n${trimTrailingSlashes(this.config.publicBaseUrl)}/account#sessions\n`,
     });
   }
 }

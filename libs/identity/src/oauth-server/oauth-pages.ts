@@ -101,7 +101,7 @@ ${scopes}
     <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
   </div>
 </form>
-<p>You can disconnect the app at any time from your account's connected apps.</p>`,
+${choice || view.secondFactor ? '' : '<p><a href="/account/sign-up">Create an account</a> · <a href="/account/forgot-password">Forgot your password?</a></p>\n'}<p>You can disconnect the app at any time from your account's <a href="/account#connected-apps">connected apps</a>.</p>`,
   );
 }
 

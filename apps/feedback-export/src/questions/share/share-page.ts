@@ -1,5 +1,5 @@
 import { escape } from 'html-escaper';
-import { renderPage } from '../../pages/page-layout.js';
+import { renderPage } from '#libs/common';
 import type { SharedBatchDto } from '../dto/share.dto.js';
 
 function formatTime(value: string): string {

@@ -1,8 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AcceptsBody, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
-import { PAGE_HEADERS } from '../../pages/page-layout.js';
+import { AcceptsBody, PAGE_HEADERS, Public, RateLimit, RawResponse, type RateLimitOptions } from '#libs/common';
 import { AnswerNotificationsService, UNSUBSCRIBE_PATH } from '../answer-notifications.service.js';
 import { renderUnsubscribedPage, renderUnsubscribeNotFoundPage, renderUnsubscribePage } from './share-page.js';
 

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public, RawResponse } from '#libs/common';
+import { Public } from '../auth/auth-scheme.decorator.js';
+import { RawResponse } from '../http/envelope.js';
 import { APP_CSS } from './page-style.js';
 
 const FAVICON_SVG = readFileSync(new URL('./public/favicon.svg', import.meta.url), 'utf8');
 const FAVICON_ICO = readFileSync(new URL('./public/favicon.ico', import.meta.url));
 
-/** The stylesheet every page here links (share page, dashboard). */
+/** The stylesheet every page links (share page, dashboard, account pages). */
 @Public()
 @Controller('assets')
 export class PageAssetsController {

@@ -1,4 +1,4 @@
-/** The one stylesheet of the share page and the dashboard (served at /assets/app.css). */
+/** The one stylesheet of the share page, the dashboard and the account pages (served at /assets/app.css). */
 export const APP_CSS = `
 :root { color-scheme: light; --ink: #1c2430; --muted: #5b6675; --line: #d9dee5; --bg: #f5f7fa; --card: #fff; --accent: #2357c6; --accent-ink: #fff; --ok: #1d7a46; --warn: #a35a00; --err: #b3261e; }
 * { box-sizing: border-box; }

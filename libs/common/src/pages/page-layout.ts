@@ -1,7 +1,7 @@
-import { HTML_PAGE_HEADERS, renderHtmlPage } from '#libs/common';
+import { HTML_PAGE_HEADERS, renderHtmlPage } from '../http/html-page.js';
 
 /**
- * The frame of every HTML page this app serves (the share page, the dashboard). Text is
+ * The frame of every HTML page both apps serve (feedback-export's share page and dashboard, todo-api's account pages). Text is
  * escaped with html-escaper; question and intro HTML arrive already sanitised by sanitize-html.
  * Pages send a strict CSP (no inline script or style, nothing from elsewhere), so even a
  * sanitiser miss could not run script.

@@ -1,0 +1,242 @@
+import { PAGE_CSP, PAGE_HEADERS, renderPage } from '#libs/common';
+import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
+
+/**
+ * The account pages (issue 29): static HTML whose one script (public/account.js) calls this service's JSON API with
+ * the JWT it gets at sign-in. Same frame, stylesheet and CSP as feedback-export's dashboard (libs/common/src/pages);
+ * the account centre also shows the authenticator's QR code, a PNG data URL from the enrolment answer.
+ */
+export const ACCOUNT_PAGE_PATHS = {
+  centre: 'account',
+  signIn: 'account/sign-in',
+  signUp: 'account/sign-up',
+  // The page the verification mail links to (its path is the mail's, in the identity wing).
+  verifyEmail: VERIFY_EMAIL_PAGE_PATH.slice(1),
+  forgotPassword: 'account/forgot-password',
+  resetPassword: 'account/reset-password',
+} as const;
+
+export type AccountPageName = keyof typeof ACCOUNT_PAGE_PATHS;
+
+export const ACCOUNT_PAGE_HEADERS: Record<string, string> = PAGE_HEADERS;
+export const ACCOUNT_CENTRE_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'Content-Security-Policy': PAGE_CSP.replace("img-src 'self'", "img-src 'self' data:") };
+
+const LOGO = '<img src="/favicon.svg" alt="" width="28" height="28" class="logo">';
+
+/** The links under every signed-out form: nobody dead-ends at a sign-in form without an account or a password. */
+function accountLinks(...which: Array<'sign-in' | 'sign-up' | 'forgot'>): string {
+  const links = {
+    'sign-in': '<a href="/account/sign-in">Sign in</a>',
+    'sign-up': '<a href="/account/sign-up">Create an account</a>',
+    forgot: '<a href="/account/forgot-password">Forgot your password?</a>',
+  };
+  return `<p class="row small-text">${which.map((name) => links[name]).join(' <span class="muted" aria-hidden="true">·</span> ')}</p>`;
+}
+
+function signedOutPage(page: AccountPageName, title: string, inner: string): string {
+  const body = `<main id="main">
+<h1>${LOGO} ${title}</h1>
+<p id="notice" class="status-line" role="status" aria-live="polite"></p>
+<section class="card narrow">
+${inner}
+</section>
+</main>`;
+  return renderPage(title, body, '/assets/account.js', { 'data-page': page });
+}
+
+const SIGN_IN = signedOutPage(
+  'signIn',
+  'Sign in',
+  `  <form id="sign-in-form">
+    <label for="email">E-mail</label>
+    <input id="email" name="email" type="email" autocomplete="username" maxlength="254" required>
+    <label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" maxlength="1024" required>
+    <div class="row"><button type="submit" id="sign-in-button">Sign in</button></div>
+    <p id="sign-in-error" class="error" role="alert"></p>
+  </form>
+  <form id="factor-form" hidden>
+    <p>Your account asks for a second factor.</p>
+    <label for="factor-code">Authenticator code or recovery code</label>
+    <input id="factor-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64" required>
+    <div class="row"><button type="submit" id="factor-button">Verify</button><button type="button" id="factor-cancel" class="secondary">Back</button></div>
+    <p id="factor-error" class="error" role="alert"></p>
+  </form>
+  ${accountLinks('sign-up', 'forgot')}`,
+);
+
+const SIGN_UP = signedOutPage(
+  'signUp',
+  'Create an account',
+  `  <form id="sign-up-form">
+    <label for="email">E-mail</label>
+    <input id="email" name="email" type="email" autocomplete="email" maxlength="254" required>
+    <label for="password">Password <span class="muted">(8 to 128 characters)</span></label>
+    <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="128" required>
+    <label for="password-confirm">Password again</label>
+    <input id="password-confirm" name="passwordConfirm" type="password" autocomplete="new-password" minlength="8" maxlength="128" required>
+    <div class="row"><button type="submit" id="sign-up-button">Create account</button></div>
+    <p id="sign-up-error" class="error" role="alert"></p>
+  </form>
+  <p class="muted small-text">We e-mail you a link to confirm your address.</p>
+  ${accountLinks('sign-in')}`,
+);
+
+const VERIFY_EMAIL = signedOutPage(
+  'verifyEmail',
+  'Confirm your e-mail address',
+  `  <p id="verify-state" role="status" aria-live="polite">Confirming…</p>
+  <form id="verify-form" hidden>
+    <label for="verify-code">Code from the e-mail</label>
+    <input id="verify-code" name="token" type="text" autocapitalize="none" spellcheck="false" maxlength="256" required>
+    <div class="row"><button type="submit" id="verify-button">Confirm</button></div>
+    <p id="verify-error" class="error" role="alert"></p>
+  </form>
+  <p class="small-text"><a href="/account">Go to your account</a></p>`,
+);
+
+/** Step one (the e-mail) and step two (code and new password); the reset page opens on step two. */
+function resetPage(page: 'forgotPassword' | 'resetPassword', title: string): string {
+  return signedOutPage(
+    page,
+    title,
+    `  <form id="forgot-form"${page === 'resetPassword' ? ' hidden' : ''}>
+    <p>We e-mail you a 6-digit code to set a new password.</p>
+    <label for="forgot-email">E-mail</label>
+    <input id="forgot-email" name="email" type="email" autocomplete="username" maxlength="254" required>
+    <div class="row"><button type="submit" id="forgot-button">Send code</button><a href="/account/reset-password">I have a code</a></div>
+    <p id="forgot-error" class="error" role="alert"></p>
+  </form>
+  <form id="reset-form"${page === 'forgotPassword' ? ' hidden' : ''}>
+    <label for="reset-email">E-mail</label>
+    <input id="reset-email" name="email" type="email" autocomplete="username" maxlength="254" required>
+    <label for="reset-code">Code from the e-mail</label>
+    <input id="reset-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
+    <label for="reset-password">New password <span class="muted">(8 to 128 characters)</span></label>
+    <input id="reset-password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="128" required>
+    <label for="reset-password-confirm">New password again</label>
+    <input id="reset-password-confirm" name="passwordConfirm" type="password" autocomplete="new-password" minlength="8" maxlength="128" required>
+    <div class="row"><button type="submit" id="reset-button">Set new password</button></div>
+    <p id="reset-error" class="error" role="alert"></p>
+  </form>
+  ${accountLinks('sign-in', 'sign-up')}`,
+  );
+}
+
+const CENTRE_BODY = `<main id="main" class="wide">
+<div class="topbar">
+  <h1>${LOGO} Your account</h1>
+  <div class="row"><span id="who" class="muted"></span><button type="button" id="sign-out" class="secondary">Sign out</button></div>
+</div>
+<nav class="tabs" aria-label="Account sections">
+  <a href="#profile">Profile</a> <a href="#security">Security</a> <a href="#sessions">Sessions</a> <a href="#connected-apps">Connected apps</a>
+  <a href="#api-keys">API keys</a> <a href="#subscription">Subscription</a> <a href="#activity">Activity</a>
+</nav>
+<p id="notice" class="status-line" role="status" aria-live="polite"></p>
+<section id="profile" class="card" aria-labelledby="profile-title">
+  <h2 id="profile-title">Profile</h2>
+  <p>E-mail: <strong id="profile-email"></strong> <span id="profile-confirmed" class="badge"></span></p>
+  <p class="small-text">Username: <span id="profile-username"></span></p>
+  <div id="unconfirmed" hidden>
+    <p class="small-text">Confirm your address with the link we e-mailed you: a second factor needs a confirmed address.</p>
+    <div class="row"><button type="button" id="resend-verification" class="secondary">Send the link again</button></div>
+  </div>
+</section>
+<section id="security" class="card" aria-labelledby="security-title">
+  <h2 id="security-title">Security</h2>
+  <h3>Password</h3>
+  <form id="password-form" class="inset">
+    <label for="current-password">Current password</label>
+    <input id="current-password" type="password" autocomplete="current-password" maxlength="1024" required>
+    <div class="fields">
+      <div><label for="new-password">New password</label><input id="new-password" type="password" autocomplete="new-password" minlength="8" maxlength="128" required></div>
+      <div><label for="new-password-confirm">New password again</label><input id="new-password-confirm" type="password" autocomplete="new-password" minlength="8" maxlength="128" required></div>
+    </div>
+    <div id="password-code-field" hidden><label for="password-code">Authenticator code or recovery code</label><input id="password-code" type="text" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64"></div>
+    <p class="muted small-text">Every session is signed out, this one too, and every connected app is disconnected.</p>
+    <div class="row"><button type="submit" id="change-password">Change password</button></div>
+    <p id="password-error" class="error" role="alert"></p>
+  </form>
+  <h3>Authenticator app</h3>
+  <p id="mfa-state" class="small-text"></p>
+  <form id="totp-start-form" class="inset" hidden>
+    <label for="totp-start-password">Current password</label>
+    <input id="totp-start-password" type="password" autocomplete="current-password" maxlength="1024" required>
+    <div class="row"><button type="submit" id="totp-start">Set up an authenticator app</button></div>
+    <p id="totp-start-error" class="error" role="alert"></p>
+  </form>
+  <form id="totp-confirm-form" class="inset" hidden>
+    <p>Scan the code with your authenticator app, or type the key by hand, then enter the code it shows.</p>
+    <img id="totp-qr" alt="QR code of the authenticator key" width="200" height="200">
+    <p class="small-text">Key: <code id="totp-secret" class="secret"></code></p>
+    <label for="totp-code">Code from the app</label>
+    <input id="totp-code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
+    <div class="row"><button type="submit" id="totp-confirm">Turn on</button></div>
+    <p id="totp-confirm-error" class="error" role="alert"></p>
+  </form>
+  <div id="recovery-codes" hidden></div>
+  <form id="totp-check-form" class="inset" hidden>
+    <p class="small-text">Turning the authenticator off, or replacing the recovery codes, needs your password and a current code.</p>
+    <div class="fields">
+      <div><label for="check-password">Current password</label><input id="check-password" type="password" autocomplete="current-password" maxlength="1024" required></div>
+      <div><label for="check-code">Authenticator code or recovery code</label><input id="check-code" type="text" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64" required></div>
+    </div>
+    <div class="row"><button type="submit" id="totp-disable" class="danger">Turn off</button><button type="button" id="recovery-regenerate" class="secondary">New recovery codes</button></div>
+    <p id="totp-check-error" class="error" role="alert"></p>
+  </form>
+</section>
+<section id="sessions" class="card" aria-labelledby="sessions-title">
+  <h2 id="sessions-title">Sessions</h2>
+  <p class="muted small-text">Each sign-in is a session. Revoke one you do not recognise: it is signed out at once.</p>
+  <div id="session-list"><p class="muted">Loading…</p></div>
+</section>
+<section id="connected-apps" class="card" aria-labelledby="apps-title">
+  <h2 id="apps-title">Connected apps</h2>
+  <p class="muted small-text">Apps (AI agents) you allowed to use your account. Disconnecting one ends its access at once.</p>
+  <div id="app-list"><p class="muted">Loading…</p></div>
+</section>
+<section id="api-keys" class="card" aria-labelledby="keys-title">
+  <div class="section-head">
+    <h2 id="keys-title">API keys</h2>
+  </div>
+  <p class="muted small-text">Keys for the todo routes and the MCP endpoint (header <code>X-API-Key</code>). A key's secret is shown once, when it is created or rotated.</p>
+  <form id="key-form" class="inset" hidden>
+    <div class="fields">
+      <div><label for="key-name">Name</label><input id="key-name" type="text" maxlength="100" required placeholder="CI job"></div>
+      <div><label for="key-days">Expires after (days, optional)</label><input id="key-days" type="text" inputmode="numeric" pattern="[0-9]{1,4}" maxlength="4"></div>
+    </div>
+    <div class="row"><button type="submit" id="key-create">Create key</button></div>
+    <p id="key-error" class="error" role="alert"></p>
+  </form>
+  <div id="key-secret"></div>
+  <div id="key-list"><p class="muted">Loading…</p></div>
+</section>
+<section id="subscription" class="card" aria-labelledby="subscription-title">
+  <h2 id="subscription-title">Subscription</h2>
+  <p id="subscription-state"><span class="muted">Loading…</span></p>
+  <div class="row" id="subscription-actions"></div>
+  <p id="subscription-error" class="error" role="alert"></p>
+</section>
+<section id="activity" class="card" aria-labelledby="activity-title">
+  <h2 id="activity-title">Activity</h2>
+  <p class="muted small-text">Sign-ins, password and e-mail changes, second-factor events, sessions, keys, apps and subscription changes, newest first (kept 90 days).</p>
+  <table class="feedback activity">
+    <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">From</th></tr></thead>
+    <tbody id="activity-list"></tbody>
+  </table>
+  <div class="row"><button type="button" id="more-activity" class="secondary" hidden>Load more</button></div>
+</section>
+</main>`;
+
+const PAGES: Record<AccountPageName, string> = {
+  centre: renderPage('Your account', CENTRE_BODY, '/assets/account.js', { 'data-page': 'centre' }),
+  signIn: SIGN_IN,
+  signUp: SIGN_UP,
+  verifyEmail: VERIFY_EMAIL,
+  forgotPassword: resetPage('forgotPassword', 'Forgot your password'),
+  resetPassword: resetPage('resetPassword', 'Set a new password'),
+};
+
+export function accountPage(name: AccountPageName): string {
+  return PAGES[name];
+}

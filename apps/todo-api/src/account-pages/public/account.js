@@ -1,0 +1,514 @@
+/*
+ * The account pages (served as /assets/account.js; plain browser JavaScript, no build step). One script for every
+ * account page: the page says which it is in <body data-page>. It calls this service's JSON API; the tokens of a
+ * sign-in are kept in sessionStorage, as the feedback dashboard keeps its own. Everything is built with DOM calls and
+ * textContent; the page's CSP forbids inline script besides.
+ */
+(function () {
+  'use strict';
+  const STORE = 'account-session';
+  const PAGE = document.body.getAttribute('data-page');
+  let session = null;
+
+  const $ = (id) => document.getElementById(id);
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === 'text') node.textContent = value;
+      else if (key === 'className') node.className = value;
+      else if (key.slice(0, 2) === 'on') node.addEventListener(key.slice(2), value);
+      else if (value !== false && value != null) node.setAttribute(key, value === true ? '' : value);
+    }
+    for (const child of children || []) if (child != null) node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+    return node;
+  }
+  const clear = (node) => { while (node.firstChild) node.removeChild(node.firstChild); return node; };
+  const when = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+  function notice(text, isError) { const n = $('notice'); n.textContent = text || ''; n.className = 'status-line' + (isError ? ' error' : ''); }
+
+  /** The server's words for an error, with each invalid field (details.fields). */
+  function describe(error) {
+    const fields = (error.details && error.details.fields) || [];
+    const extra = fields.flatMap((f) => f.messages).filter((m) => m !== error.message);
+    return [error.message].concat(extra).join(' · ');
+  }
+
+  async function request(url, method, body, token) {
+    const headers = { Accept: 'application/json' };
+    if (token) headers.Authorization = 'Bearer ' + token;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(url, { method: method || 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await res.json().catch(() => null);
+    if (!res.ok || !json || !json.success) {
+      const error = new Error(json && json.error ? json.error.message : 'The server answered ' + res.status);
+      error.status = res.status;
+      error.code = json && json.error ? json.error.code : undefined;
+      error.details = json && json.error ? json.error.details : undefined;
+      throw error;
+    }
+    return json.data;
+  }
+
+  function saveSession(data) {
+    session = data;
+    if (data) sessionStorage.setItem(STORE, JSON.stringify(data)); else sessionStorage.removeItem(STORE);
+  }
+  try { session = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (_) { session = null; }
+
+  /** The session id the access token carries (its `sid` claim), to tell this session in the list. */
+  function currentSessionId() {
+    try { return JSON.parse(window.atob(session.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sid || null; } catch (_) { return null; }
+  }
+
+  /**
+   * One refresh at a time: calls that fail together (the centre loads several at once) share it. Two refreshes with the
+   * same refresh token would read as its theft and end the session.
+   */
+  let refreshing = null;
+  function refresh() {
+    if (!session || !session.refreshToken) return Promise.reject(new Error('Signed out'));
+    if (!refreshing) {
+      const current = session;
+      refreshing = request('/api/v1/auth/refresh', 'POST', { refreshToken: current.refreshToken })
+        .then((data) => saveSession({ token: data.token, refreshToken: data.refreshToken, email: current.email }))
+        .finally(() => { refreshing = null; });
+    }
+    return refreshing;
+  }
+
+  /** A call as the signed-in user; an expired access token is refreshed once, then the user signs in again. */
+  async function api(method, path, body) {
+    if (!session) throw new Error('Signed out');
+    try {
+      return await request(path, method, body, session.token);
+    } catch (error) {
+      if (error.status !== 401 || error.code !== 'AUTH_REQUIRED') throw error;
+      try { await refresh(); } catch (_) { goToSignIn('Your session ended; please sign in again.'); throw error; }
+      return request(path, method, body, session.token);
+    }
+  }
+
+  /** Leaves for the sign-in page, with a message it shows (kept for that one page view). */
+  function goToSignIn(message) {
+    saveSession(null);
+    if (message) sessionStorage.setItem(STORE + '-notice', message);
+    location.assign('/account/sign-in');
+  }
+  function takeNotice() {
+    const message = sessionStorage.getItem(STORE + '-notice');
+    sessionStorage.removeItem(STORE + '-notice');
+    return message;
+  }
+
+  /** Runs a form's submit with its button disabled and its error line cleared; errors land in that line. */
+  function onSubmit(formId, errorId, work) {
+    $(formId).addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const buttons = $(formId).querySelectorAll('button');
+      buttons.forEach((b) => { b.disabled = true; });
+      $(errorId).textContent = '';
+      try { await work(); } catch (error) { $(errorId).textContent = describe(error); } finally { buttons.forEach((b) => { b.disabled = false; }); }
+    });
+  }
+
+  /** A button that asks once more before it acts (no window.confirm: it blocks and cannot be styled). */
+  function confirmButton(label, confirmLabel, attrs, action) {
+    let armed = false;
+    const button = el('button', Object.assign({ type: 'button', className: 'secondary small', text: label }, attrs));
+    const reset = () => { armed = false; button.className = 'secondary small'; button.textContent = label; };
+    button.addEventListener('click', async () => {
+      if (!armed) {
+        armed = true;
+        button.className = 'danger small';
+        button.textContent = confirmLabel;
+        return;
+      }
+      button.disabled = true;
+      try { await action(); } catch (error) { notice(describe(error), true); } finally { button.disabled = false; reset(); }
+    });
+    button.addEventListener('blur', () => { if (armed && !button.disabled) setTimeout(reset, 200); });
+    return button;
+  }
+
+  /** The authenticator's six digits, or else a recovery code. */
+  function factorBody(typed, extra) {
+    const value = typed.trim();
+    return Object.assign(extra || {}, /^[0-9]{6}$/.test(value) ? { code: value } : { recoveryCode: value });
+  }
+
+  // ---- signed-out pages ----
+  function signedInWith(data, email) {
+    saveSession({ token: data.token, refreshToken: data.refreshToken, email: (data.user && data.user.email) || email });
+    location.assign('/account');
+  }
+
+  function signInPage() {
+    let pending = null;
+    const showPasswordStep = (message) => {
+      pending = null;
+      $('factor-form').reset();
+      $('factor-form').hidden = true;
+      $('sign-in-form').hidden = false;
+      $('sign-in-error').textContent = message || '';
+    };
+    onSubmit('sign-in-form', 'sign-in-error', async () => {
+      const email = $('email').value.trim();
+      try {
+        const data = await request('/api/v1/auth/login', 'POST', { email, password: $('password').value });
+        signedInWith(data, email);
+      } catch (error) {
+        $('password').value = '';
+        if (error.code === 'MFA_REQUIRED' && error.details && typeof error.details.challengeToken === 'string') {
+          pending = { challengeToken: error.details.challengeToken, email };
+          $('sign-in-form').hidden = true;
+          $('factor-form').hidden = false;
+          $('factor-code').focus();
+          return;
+        }
+        if (error.code === 'INVALID_CREDENTIALS') error.message = 'Wrong e-mail or password.';
+        throw error;
+      }
+    });
+    onSubmit('factor-form', 'factor-error', async () => {
+      if (!pending) return showPasswordStep('');
+      try {
+        const data = await request('/api/v1/auth/mfa/verify', 'POST', factorBody($('factor-code').value, { challengeToken: pending.challengeToken }));
+        signedInWith(data, pending.email);
+      } catch (error) {
+        if (error.code === 'INVALID_TOKEN') return showPasswordStep('The sign-in expired: sign in again.');
+        if (error.code === 'INVALID_CREDENTIALS') error.message = 'Wrong or already used code.';
+        throw error;
+      }
+    });
+    $('factor-cancel').addEventListener('click', () => showPasswordStep(''));
+    notice(takeNotice() || '');
+    $('email').focus();
+  }
+
+  function signUpPage() {
+    onSubmit('sign-up-form', 'sign-up-error', async () => {
+      const email = $('email').value.trim();
+      const data = await request('/api/v1/auth/signup', 'POST', { email, password: $('password').value, passwordConfirm: $('password-confirm').value });
+      sessionStorage.setItem(STORE + '-notice', 'Account created. We sent a link to ' + email + ' to confirm the address.');
+      signedInWith(data, email);
+    });
+    $('email').focus();
+  }
+
+  async function verifyEmailPage() {
+    const token = new URLSearchParams(location.hash.slice(1)).get('token');
+    // The code leaves the address bar (and the history) at once.
+    if (location.hash) window.history.replaceState(null, '', location.pathname);
+    const confirm = async (value) => {
+      await request('/api/v1/auth/verify-email', 'POST', { token: value });
+      $('verify-form').hidden = true;
+      $('verify-state').textContent = 'Your e-mail address is confirmed.';
+      $('verify-state').className = 'status-line done';
+    };
+    onSubmit('verify-form', 'verify-error', () => confirm($('verify-code').value.trim()));
+    if (!token) {
+      $('verify-state').textContent = 'Paste the code from the e-mail.';
+      $('verify-form').hidden = false;
+      return;
+    }
+    try {
+      await confirm(token);
+    } catch (error) {
+      $('verify-state').textContent = '';
+      $('verify-form').hidden = false;
+      $('verify-error').textContent = describe(error) + '. Ask for a new link from your account page.';
+    }
+  }
+
+  function resetPages() {
+    const showReset = (email) => {
+      $('forgot-form').hidden = true;
+      $('reset-form').hidden = false;
+      if (email) $('reset-email').value = email;
+      (email ? $('reset-code') : $('reset-email')).focus();
+    };
+    onSubmit('forgot-form', 'forgot-error', async () => {
+      const email = $('forgot-email').value.trim();
+      const data = await request('/api/v1/auth/forgot-password', 'POST', { email });
+      notice(data.message + '.');
+      showReset(email);
+    });
+    onSubmit('reset-form', 'reset-error', async () => {
+      const { token } = await request('/api/v1/auth/verify-reset-code', 'POST', { email: $('reset-email').value.trim(), code: $('reset-code').value.trim() });
+      await request('/api/v1/auth/reset-password', 'POST', { token, password: $('reset-password').value, passwordConfirm: $('reset-password-confirm').value });
+      goToSignIn('Your password is set: sign in with it. Every session was signed out.');
+    });
+    if (PAGE === 'resetPassword') showReset(''); else $('forgot-email').focus();
+  }
+
+  // ---- the account centre ----
+  let mfaEnabled = false;
+
+  async function loadProfile() {
+    const { user } = await api('GET', '/api/v1/auth/verify');
+    $('who').textContent = 'Signed in as ' + user.email;
+    $('profile-email').textContent = user.email;
+    $('profile-username').textContent = user.username;
+    const confirmed = user.email_confirmed === 1;
+    $('profile-confirmed').textContent = confirmed ? 'confirmed' : 'not confirmed';
+    $('profile-confirmed').className = 'badge' + (confirmed ? ' answered' : ' draft');
+    $('unconfirmed').hidden = confirmed;
+  }
+
+  async function loadMfa() {
+    const status = await api('GET', '/api/v1/account/mfa');
+    mfaEnabled = status.totpEnabled;
+    $('mfa-state').textContent = status.totpEnabled
+      ? 'On since ' + when(status.totpConfirmedAt) + '. Sign-in asks for a code. Recovery codes left: ' + status.recoveryCodesRemaining + '.'
+      : 'Off. Sign-in asks for your password only.';
+    $('password-code-field').hidden = !status.totpEnabled;
+    $('totp-check-form').hidden = !status.totpEnabled;
+    $('totp-start-form').hidden = status.totpEnabled || !$('totp-confirm-form').hidden;
+  }
+
+  function showRecoveryCodes(codes) {
+    const box = clear($('recovery-codes'));
+    box.appendChild(el('div', { className: 'secret-box', role: 'status' }, [
+      el('p', { text: 'Your recovery codes, shown this once. Keep them somewhere safe: each signs you in once without the app.' }),
+      el('code', { className: 'secret', 'data-secret': 'recovery-codes', text: codes.join('\n') }),
+    ]));
+    box.hidden = false;
+  }
+
+  async function loadSessions() {
+    const { sessions } = await api('GET', '/api/v1/auth/sessions');
+    const mine = currentSessionId();
+    const box = clear($('session-list'));
+    const active = sessions.filter((s) => s.isActive);
+    if (active.length === 0) box.appendChild(el('p', { className: 'muted', text: 'No active session.' }));
+    for (const s of active) {
+      const isThis = s.id === mine;
+      box.appendChild(el('div', { className: 'site', 'data-session': s.id }, [
+        el('div', { className: 'site-head' }, [el('h3', { text: s.userAgent || 'Unknown device' }), isThis ? el('span', { className: 'badge new', text: 'this session' }) : null]),
+        el('p', { className: 'small-text muted', text: 'Signed in ' + when(s.createdAt) + ' from ' + (s.ipAddress || 'an unknown address') + ' · last used ' + when(s.lastUsedAt) }),
+        el('div', { className: 'row' }, [confirmButton('Revoke', isThis ? 'Sign out here?' : 'Revoke this session?', { 'data-revoke-session': s.id }, async () => {
+          await api('DELETE', '/api/v1/auth/sessions/' + encodeURIComponent(s.id));
+          if (isThis) return goToSignIn('This session was revoked.');
+          notice('Session revoked.');
+          await loadSessions();
+        })]),
+      ]));
+    }
+  }
+
+  async function loadApps() {
+    const { connectedApps } = await api('GET', '/api/v1/account/connected-apps');
+    const box = clear($('app-list'));
+    if (connectedApps.length === 0) box.appendChild(el('p', { className: 'muted', 'data-empty': 'apps', text: 'No app is connected.' }));
+    for (const app of connectedApps) {
+      box.appendChild(el('div', { className: 'site', 'data-app': app.clientId }, [
+        el('div', { className: 'site-head' }, [el('h3', { text: app.clientName || app.clientId }), el('span', { className: 'muted small-text', text: '(the name the app gave itself)' })]),
+        el('p', { className: 'small-text', text: 'Allowed: ' + app.scopes.join(', ') + ' · since ' + when(app.connectedAt) }),
+        el('div', { className: 'row' }, [confirmButton('Disconnect', 'Disconnect this app?', { 'data-disconnect': app.clientId }, async () => {
+          await api('DELETE', '/api/v1/account/connected-apps/' + encodeURIComponent(app.clientId));
+          notice('“' + (app.clientName || app.clientId) + '” is disconnected.');
+          await loadApps();
+        })]),
+      ]));
+    }
+  }
+
+  /** A button that copies `value`; says so for a moment (and for screen readers). */
+  function copyButton(value, what) {
+    const button = el('button', { type: 'button', className: 'secondary small', 'data-copy': what, text: 'Copy' });
+    button.addEventListener('click', async () => {
+      try { await navigator.clipboard.writeText(value); button.textContent = 'Copied'; } catch (_) { button.textContent = 'Select and copy'; }
+      setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+    });
+    return button;
+  }
+
+  /** A key's full secret, shown this once. */
+  function showKeySecret(label, apiKey) {
+    const box = clear($('key-secret'));
+    box.appendChild(el('div', { className: 'secret-box', role: 'status' }, [
+      el('p', { text: label }),
+      el('div', { className: 'copy-row' }, [el('code', { className: 'secret', 'data-secret': 'api-key', text: apiKey }), copyButton(apiKey, 'api-key')]),
+    ]));
+  }
+
+  function keyState(key) {
+    if (key.revokedAt) return 'revoked ' + when(key.revokedAt);
+    if (key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()) return 'expired ' + when(key.expiresAt);
+    return (key.expiresAt ? 'expires ' + when(key.expiresAt) : 'does not expire') + ' · last used ' + when(key.lastUsedAt);
+  }
+
+  async function loadKeys() {
+    const box = $('key-list');
+    let keys;
+    try {
+      keys = (await api('GET', '/api/v1/auth/api-keys')).keys;
+    } catch (error) {
+      if (error.code !== 'SUBSCRIPTION_REQUIRED') throw error;
+      $('key-form').hidden = true;
+      clear(box).appendChild(el('p', { className: 'muted', 'data-empty': 'keys', text: 'API keys need API access: subscribe below (or hold beta access).' }));
+      return;
+    }
+    $('key-form').hidden = false;
+    clear(box);
+    if (keys.length === 0) box.appendChild(el('p', { className: 'muted', 'data-empty': 'keys', text: 'No key yet.' }));
+    for (const key of keys) {
+      const live = !key.revokedAt;
+      box.appendChild(el('div', { className: 'site', 'data-key': key.id }, [
+        el('div', { className: 'site-head' }, [el('h3', { text: key.name }), el('code', { text: key.prefix + '…' })]),
+        el('p', { className: 'small-text muted', text: 'Created ' + when(key.createdAt) + ' · ' + keyState(key) }),
+        live ? el('div', { className: 'row' }, [
+          confirmButton('Rotate', 'Rotate: the old secret stops?', { 'data-rotate': key.id }, async () => {
+            const data = await api('POST', '/api/v1/auth/api-keys/' + encodeURIComponent(key.id) + '/rotate', {});
+            showKeySecret('New secret of “' + key.name + '”, shown this once; the previous one no longer works:', data.apiKey);
+            await loadKeys();
+          }),
+          confirmButton('Revoke', 'Revoke this key?', { 'data-revoke-key': key.id }, async () => {
+            await api('DELETE', '/api/v1/auth/api-keys/' + encodeURIComponent(key.id));
+            notice('Key “' + key.name + '” revoked.');
+            await loadKeys();
+          }),
+        ]) : null,
+      ]));
+    }
+  }
+
+  async function loadSubscription() {
+    const status = await api('GET', '/api/v1/billing/subscription');
+    const sub = status.subscription;
+    const state = clear($('subscription-state'));
+    let words;
+    if (sub.isBetaLifetime) words = 'Lifetime beta access: the API is yours, no subscription needed.';
+    else if (sub.isActive && sub.cancelAtPeriodEnd) words = 'Active until ' + when(sub.currentPeriodEnd) + ', then cancelled.';
+    else if (sub.isActive) words = 'Active (' + sub.status + '), renews ' + when(sub.currentPeriodEnd) + '.';
+    else words = 'No API access (' + sub.status + '). The ' + status.planCode + ' plan is $' + status.monthlyPriceUsd + ' a month.';
+    state.appendChild(el('span', { 'data-subscription-status': sub.status, text: words }));
+    const actions = clear($('subscription-actions'));
+    const action = (label, path, attrs, then) => el('button', Object.assign({ type: 'button', className: 'secondary', text: label }, attrs, {
+      onclick: async (event) => {
+        $('subscription-error').textContent = '';
+        event.target.disabled = true;
+        try { await then(await api('POST', path, {})); } catch (error) { $('subscription-error').textContent = describe(error); } finally { event.target.disabled = false; }
+      },
+    }));
+    if (!sub.isActive && !sub.isBetaLifetime) {
+      const checkout = action('Subscribe', '/api/v1/billing/checkout-session', { 'data-billing': 'checkout' }, (data) => location.assign(data.checkoutUrl));
+      checkout.className = '';
+      checkout.disabled = !status.checkoutEnabled;
+      actions.appendChild(checkout);
+      if (!status.checkoutEnabled) $('subscription-error').textContent = 'Subscribing is not available on this server.';
+    }
+    if (sub.providerCustomerId) actions.appendChild(action('Billing portal', '/api/v1/billing/portal-session', { 'data-billing': 'portal' }, (data) => location.assign(data.portalUrl)));
+    if (sub.isActive && !sub.isBetaLifetime && !sub.cancelAtPeriodEnd) {
+      actions.appendChild(confirmButton('Cancel subscription', 'Cancel at the period’s end?', { 'data-billing': 'cancel' }, async () => {
+        await api('POST', '/api/v1/billing/subscription/cancel', {});
+        notice('Your subscription ends at the end of the period.');
+        await loadSubscription();
+      }));
+    }
+    if (sub.isActive && sub.cancelAtPeriodEnd) {
+      actions.appendChild(action('Keep subscription', '/api/v1/billing/subscription/reactivate', { 'data-billing': 'reactivate' }, async () => { notice('Your subscription continues.'); await loadSubscription(); }));
+    }
+  }
+
+  const ACTIVITY_WORDS = {
+    sign_in: 'Signed in', sign_in_failed: 'Failed sign-in', password_changed: 'Password changed', password_reset: 'Password reset',
+    session_revoked: 'Session revoked', api_key_created: 'API key created', api_key_rotated: 'API key rotated', api_key_revoked: 'API key revoked',
+    oauth_app_connected: 'App connected', oauth_app_disconnected: 'App disconnected', beta_granted: 'Beta access granted', beta_revoked: 'Beta access revoked',
+    subscription_changed: 'Subscription changed', email_verified: 'E-mail address confirmed', email_change_requested: 'E-mail change asked',
+    email_changed: 'E-mail address changed', email_reverted: 'E-mail address restored', mfa_enabled: 'Authenticator turned on',
+    mfa_disabled: 'Authenticator turned off', mfa_challenge_failed: 'Wrong second-factor code', recovery_code_used: 'Recovery code used',
+    recovery_codes_regenerated: 'New recovery codes',
+  };
+  let activityCursor = null;
+
+  async function loadActivity(more) {
+    const query = '?limit=20' + (more && activityCursor ? '&cursor=' + encodeURIComponent(activityCursor) : '');
+    const page = await api('GET', '/api/v1/account/activity' + query);
+    const body = more ? $('activity-list') : clear($('activity-list'));
+    for (const entry of page.activity) {
+      const detail = entry.details && (entry.details.clientName || entry.details.name);
+      body.appendChild(el('tr', { 'data-activity': entry.type }, [
+        el('td', { 'data-label': 'When', text: when(entry.createdAt) }),
+        el('td', { 'data-label': 'What', text: (ACTIVITY_WORDS[entry.type] || entry.type.replace(/_/g, ' ')) + (typeof detail === 'string' ? ': ' + detail : '') }),
+        el('td', { 'data-label': 'From', className: 'message', text: [entry.ipAddress, entry.userAgent].filter(Boolean).join(' · ') || '—' }),
+      ]));
+    }
+    activityCursor = page.nextCursor;
+    $('more-activity').hidden = !activityCursor;
+  }
+
+  function centrePage() {
+    if (!session) return goToSignIn('');
+    $('sign-out').addEventListener('click', async () => {
+      await request('/api/v1/auth/logout', 'POST', {}, session.token).catch(() => {});
+      goToSignIn('Signed out.');
+    });
+    $('resend-verification').addEventListener('click', async () => {
+      try { notice((await api('POST', '/api/v1/auth/verify-email/resend', {})).message + '.'); } catch (error) { notice(describe(error), true); }
+    });
+    onSubmit('password-form', 'password-error', async () => {
+      const body = { currentPassword: $('current-password').value, newPassword: $('new-password').value, newPasswordConfirm: $('new-password-confirm').value };
+      if (mfaEnabled) body.code = $('password-code').value.trim();
+      try {
+        await api('POST', '/api/v1/auth/change-password', body);
+      } catch (error) {
+        if (error.code === 'MFA_CODE_REQUIRED') { $('password-code-field').hidden = false; $('password-code').focus(); }
+        throw error;
+      }
+      goToSignIn('Your password is changed: sign in with the new one. Every session was signed out.');
+    });
+    onSubmit('totp-start-form', 'totp-start-error', async () => {
+      const enrolment = await api('POST', '/api/v1/account/mfa/totp', { password: $('totp-start-password').value });
+      $('totp-start-form').reset();
+      $('totp-start-form').hidden = true;
+      $('totp-qr').src = enrolment.qrCodeDataUrl;
+      $('totp-secret').textContent = enrolment.secret;
+      $('totp-confirm-form').hidden = false;
+      $('totp-code').focus();
+    });
+    onSubmit('totp-confirm-form', 'totp-confirm-error', async () => {
+      const { recoveryCodes } = await api('POST', '/api/v1/account/mfa/totp/confirm', { code: $('totp-code').value.trim() });
+      $('totp-confirm-form').reset();
+      $('totp-confirm-form').hidden = true;
+      showRecoveryCodes(recoveryCodes);
+      notice('The authenticator app is on: sign-in now asks for its code.');
+      await loadMfa();
+    });
+    onSubmit('totp-check-form', 'totp-check-error', async () => {
+      await api('DELETE', '/api/v1/account/mfa/totp', factorBody($('check-code').value, { password: $('check-password').value }));
+      $('totp-check-form').reset();
+      $('recovery-codes').hidden = true;
+      notice('The authenticator app is off.');
+      await loadMfa();
+    });
+    $('recovery-regenerate').addEventListener('click', async () => {
+      $('totp-check-error').textContent = '';
+      if (!$('totp-check-form').reportValidity()) return;
+      try {
+        const { recoveryCodes } = await api('POST', '/api/v1/account/mfa/recovery-codes', factorBody($('check-code').value, { password: $('check-password').value }));
+        $('totp-check-form').reset();
+        showRecoveryCodes(recoveryCodes);
+        await loadMfa();
+      } catch (error) { $('totp-check-error').textContent = describe(error); }
+    });
+    onSubmit('key-form', 'key-error', async () => {
+      const body = { name: $('key-name').value.trim() };
+      const days = $('key-days').value.trim();
+      if (days) body.expiresInDays = Number(days);
+      const data = await api('POST', '/api/v1/auth/api-keys', body);
+      $('key-form').reset();
+      showKeySecret('Your new key “' + data.key.name + '”, shown this once: copy it now.', data.apiKey);
+      await loadKeys();
+    });
+    $('more-activity').addEventListener('click', () => loadActivity(true).catch((error) => notice(describe(error), true)));
+    const checkout = new URLSearchParams(location.search).get('checkout');
+    if (checkout) window.history.replaceState(null, '', location.pathname + location.hash);
+    notice(takeNotice() || (checkout === 'success' ? 'Thank you: API access starts as soon as the payment is confirmed.' : checkout === 'cancel' ? 'Checkout cancelled: nothing was charged.' : ''));
+    const loads = [loadProfile(), loadMfa(), loadSessions(), loadApps(), loadKeys(), loadSubscription(), loadActivity(false)];
+    return Promise.all(loads.map((load) => load.catch((error) => { if (session) notice(describe(error), true); })));
+  }
+
+  const PAGES = { signIn: signInPage, signUp: signUpPage, verifyEmail: verifyEmailPage, forgotPassword: resetPages, resetPassword: resetPages, centre: centrePage };
+  Promise.resolve(PAGES[PAGE] && PAGES[PAGE]()).finally(() => document.body.setAttribute('data-ready', 'true'));
+})();

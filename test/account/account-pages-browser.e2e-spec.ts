@@ -1,0 +1,356 @@
+/**
+ * The account pages todo-api serves (issue 29), driven in Chromium: sign up, confirm the address through the mailed
+ * link, connect an app, enrol an authenticator, sign out, sign in with its code, revoke another session, disconnect the
+ * app; and a forgotten password reset with the mailed code. Screenshots at desktop and 390 px.
+ */
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { generate } from 'otplib';
+import type { Browser, Page } from 'playwright-core';
+import { freePort, launchBrowser, SmtpTestServer } from '#libs/testing';
+import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
+import { bearer, logIn, signUp, strongPassword, uniqueEmail } from '../auth/helpers.js';
+import { consentInBrowser } from '../oauth/support/consent-page.js';
+import { MemoryOAuthClient } from '../oauth/support/memory-oauth-client.js';
+import { ACCOUNT_MAILS, mailedLink } from '../support/account-mails.js';
+import { grantBetaAccess } from '../support/api-access.js';
+import { SCREENSHOTS_DIR } from '../support/screenshots.js';
+import { StripeTestServer } from '../support/stripe-test-server.js';
+import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+
+/** The code an authenticator app shows `steps` time steps from now, away from a step's last seconds. */
+async function codeAt(secret: string, steps = 0): Promise<string> {
+  const into = (Date.now() / 1000) % 30;
+  if (into > 27) await new Promise((resolve) => setTimeout(resolve, (30 - into) * 1000 + 50));
+  return generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+}
+
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+describe('account pages, in Chromium', () => {
+  const smtp = new SmtpTestServer();
+  const stripe = new StripeTestServer();
+  let stripeEnv: Record<string, string>;
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  const pageErrors: string[] = [];
+
+  async function openPage(path: string, viewport = DESKTOP): Promise<Page> {
+    const page = await browser.newPage({ viewport });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${base}${path}`);
+    await page.waitForSelector('body[data-ready=true]');
+    return page;
+  }
+
+  /** Whether the page scrolls sideways (it must not at 390 px). */
+  const overflowsSideways = (page: Page) => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth > (globalThis as any).innerWidth);
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+    await smtp.start();
+    await stripe.start();
+    stripeEnv = stripe.appEnv('pages');
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base, SMTP_URL: smtp.url, ...stripeEnv }, { port });
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await smtp.stop();
+    await stripe.stop();
+  });
+
+  /** Signs a user in on the sign-in page and waits for the account centre. */
+  async function signIn(email: string, password: string, viewport = DESKTOP): Promise<Page> {
+    const page = await openPage('/account/sign-in', viewport);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.waitForSelector('body[data-ready=true]');
+    return page;
+  }
+
+  /** The address the page went to through `location.assign` to Stripe's host (the request is answered here, never sent). */
+  async function leavesFor(page: Page, click: () => Promise<void>): Promise<string> {
+    let resolveUrl!: (url: string) => void;
+    const left = new Promise<string>((resolve) => (resolveUrl = resolve));
+    await page.route(/stripe\.test/, async (route) => {
+      resolveUrl(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'Stripe' });
+    });
+    await click();
+    const url = await left;
+    await page.unroute(/stripe\.test/);
+    return url;
+  }
+
+  it('sign up → confirm by the mailed link → enrol an authenticator → sign out → sign in with its code → revoke a session → disconnect an app', async () => {
+    const email = uniqueEmail('pages');
+    const password = strongPassword();
+
+    // Sign up (the phone layout).
+    const signUpPage = await openPage('/account/sign-up', PHONE);
+    await signUpPage.getByLabel('E-mail', { exact: true }).fill(email);
+    await signUpPage.locator('#password').fill(password);
+    await signUpPage.getByLabel('Password again').fill(password);
+    expect(await overflowsSideways(signUpPage)).toBe(false);
+    await signUpPage.screenshot({ path: `${SCREENSHOTS_DIR}/account-sign-up-390.png`, fullPage: true });
+    await signUpPage.getByRole('button', { name: 'Create account' }).click();
+    await signUpPage.waitForURL(`${base}/account`);
+    await signUpPage.locator('#notice').filter({ hasText: 'Account created' }).waitFor();
+    await signUpPage.locator('#profile-confirmed').filter({ hasText: 'not confirmed' }).waitFor();
+    await signUpPage.close();
+    const [{ id: userId }] = await t.dataSource.query<Array<{ id: string }>>('SELECT id FROM users WHERE email = $1', [email]);
+    await grantBetaAccess(t.dataSource, userId);
+
+    // The verification mail's link opens the page, which confirms the address and drops the code from the address bar.
+    const link = mailedLink(await smtp.waitFor(email, 0, ACCOUNT_MAILS.verifyEmail), VERIFY_EMAIL_PAGE_PATH);
+    expect(link.origin).toBe(base);
+    const verifyPage = await openPage(link.pathname + link.hash);
+    await verifyPage.locator('#verify-state').filter({ hasText: 'Your e-mail address is confirmed.' }).waitFor();
+    expect(new URL(verifyPage.url()).hash).toBe('');
+    await verifyPage.close();
+    const verified = await t.http.post('/api/v1/auth/login').send({ email, password }).expect(200);
+    expect(verified.body.data.user.email_confirmed).toBe(1);
+
+    // Another device's session, and an app connected through the consent page.
+    const other = await logIn(t, email, password, { 'User-Agent': 'Other device 1.0' }).expect(200);
+    const redirectUrl = 'http://127.0.0.1:9/agent/callback';
+    const agent = new MemoryOAuthClient(redirectUrl, 'Pages Agent');
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/v1/mcp`), { authProvider: agent });
+    await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const { code } = await consentInBrowser(browser, agent.authorizationUrl!, redirectUrl, { email, password });
+    await transport.finishAuth(code);
+
+    // Sign in on the page (no second factor yet).
+    const page = await openPage('/account/sign-in');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#profile-confirmed').filter({ hasText: /^confirmed$/ }).waitFor();
+    await page.locator('[data-app]').filter({ hasText: 'Pages Agent' }).waitFor();
+
+    // Enrol an authenticator: QR code, first code, recovery codes shown once.
+    await page.locator('#totp-start-password').fill(password);
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    await page.locator('#totp-qr[src^="data:image/png;base64,"]').waitFor();
+    expect(await page.locator('#totp-qr').evaluate((img: any) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const secret = (await page.locator('#totp-secret').textContent())!.trim();
+    await page.getByLabel('Code from the app').fill(await codeAt(secret, -1));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    const recoveryCodes = (await page.locator('[data-secret=recovery-codes]').textContent())!.split('\n');
+    expect(recoveryCodes).toHaveLength(10);
+    await page.locator('#mfa-state').filter({ hasText: 'On since' }).waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-centre-totp.png`, fullPage: true });
+
+    // Sign out, then sign in with the password and the authenticator's code.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.locator('#notice').filter({ hasText: 'Signed out.' }).waitFor();
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const factor = page.getByLabel('Authenticator code or recovery code');
+    await factor.waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-sign-in-second-factor.png`, fullPage: true });
+    await factor.fill('000000' === (await codeAt(secret)) ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.locator('#factor-error').filter({ hasText: 'Wrong or already used code.' }).waitFor();
+    await factor.fill(await codeAt(secret));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#who').filter({ hasText: email }).waitFor();
+
+    // Revoke the other device's session (asked twice): its refresh token stops working.
+    const otherSession = page.locator('[data-session]').filter({ hasText: 'Other device 1.0' });
+    await otherSession.waitFor();
+    await expect(page.locator('[data-session]').filter({ hasText: 'this session' }).count()).resolves.toBe(1);
+    await otherSession.getByRole('button', { name: 'Revoke' }).click();
+    await otherSession.getByRole('button', { name: 'Revoke this session?' }).click();
+    await page.locator('#notice').filter({ hasText: 'Session revoked.' }).waitFor();
+    await otherSession.waitFor({ state: 'detached' });
+    await t.http.post('/api/v1/auth/refresh').send({ refreshToken: other.body.data.refreshToken }).expect(401);
+
+    // Disconnect the app: it is gone from the list and from the API.
+    const app = page.locator('[data-app]').filter({ hasText: 'Pages Agent' });
+    await app.getByRole('button', { name: 'Disconnect' }).click();
+    await app.getByRole('button', { name: 'Disconnect this app?' }).click();
+    await page.locator('[data-empty=apps]').waitFor();
+    const token = await page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('account-session')).token as string);
+    expect((await t.http.get('/api/v1/account/connected-apps').set(bearer(token)).expect(200)).body.data.connectedApps).toEqual([]);
+
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-centre-desktop.png`, fullPage: true });
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-centre-390.png`, fullPage: true });
+
+    // Turn the authenticator off with a fresh check (the password and a recovery code), then change the password.
+    await page.setViewportSize(DESKTOP);
+    await page.locator('#check-password').fill(password);
+    await page.locator('#check-code').fill(recoveryCodes[0]);
+    await page.getByRole('button', { name: 'Turn off' }).click();
+    await page.locator('#mfa-state').filter({ hasText: 'Off.' }).waitFor();
+    expect((await t.http.get('/api/v1/account/mfa').set(bearer(token)).expect(200)).body.data.totpEnabled).toBe(false);
+    const newPassword = strongPassword();
+    await page.getByLabel('Current password').first().fill(password);
+    await page.locator('#new-password').fill(newPassword);
+    await page.locator('#new-password-confirm').fill(`${newPassword}-typo`);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.locator('#password-error').filter({ hasText: /passwordConfirm|match/i }).waitFor();
+    await page.locator('#new-password-confirm').fill(newPassword);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.locator('#notice').filter({ hasText: 'Your password is changed' }).waitFor();
+    await logIn(t, email, password).expect(401);
+    await logIn(t, email, newPassword).expect(200);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+
+  it('forgot password: the mailed code sets a new password, which then signs in', async () => {
+    const user = await signUp(t);
+    const page = await openPage('/account/forgot-password', PHONE);
+    await page.locator('#forgot-email').fill(user.email);
+    const before = smtp.to(user.email, ACCOUNT_MAILS.resetCode).length;
+    await page.getByRole('button', { name: 'Send code' }).click();
+    const resetCode = page.getByLabel('Code from the e-mail');
+    await resetCode.waitFor();
+    const mail = await smtp.waitFor(user.email, before, ACCOUNT_MAILS.resetCode);
+    const mailedCode = /reset code is (\d{6})/.exec(mail.raw)![1];
+    const newPassword = strongPassword();
+
+    await resetCode.fill(mailedCode === '000000' ? '111111' : '000000');
+    await page.locator('#reset-password').fill(newPassword);
+    await page.getByLabel('New password again').fill(newPassword);
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.locator('#reset-error').filter({ hasText: /code/i }).waitFor();
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-reset-password-390.png`, fullPage: true });
+
+    await resetCode.fill(mailedCode);
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.locator('#notice').filter({ hasText: 'Your password is set' }).waitFor();
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(newPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#who').filter({ hasText: user.email }).waitFor();
+    await page.close();
+    await logIn(t, user.email, user.password).expect(401);
+
+    // The keyboard alone: the sign-in page starts in the e-mail field, Tab moves on, Enter submits.
+    const keyboard = await openPage('/account/sign-in', PHONE);
+    await keyboard.keyboard.type(user.email);
+    await keyboard.keyboard.press('Tab');
+    await keyboard.keyboard.type(newPassword);
+    await keyboard.keyboard.press('Enter');
+    await keyboard.waitForURL(`${base}/account`);
+    await keyboard.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('API keys (created and rotated: shown once; revoked), the subscription (checkout, portal, cancel, reactivate) and the activity, paged', async () => {
+    const user = await signUp(t);
+    // Enough activity for a second page (twenty a page): a sign-in and a revocation each.
+    for (let i = 0; i < 10; i++) {
+      const session = await logIn(t, user.email, user.password).expect(200);
+      await t.http.post('/api/v1/auth/logout').set(bearer(session.body.data.token)).send({}).expect(200);
+    }
+    const page = await signIn(user.email, user.password);
+    // Chromium is a new device for this account: the notice links to the sessions on the account page.
+    const notice = mailedLink(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.newSignIn), '/account');
+    expect(notice.href).toBe(`${base}/account#sessions`);
+
+    // No API access yet: the keys say so, and Subscribe leaves for Stripe's checkout.
+    await page.locator('[data-empty=keys]').filter({ hasText: 'API keys need API access' }).waitFor();
+    // Not confirmed: the link is sent again on request.
+    await page.locator('#profile-confirmed').filter({ hasText: 'not confirmed' }).waitFor();
+    await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.verifyEmail);
+    await page.getByRole('button', { name: 'Send the link again' }).click();
+    await page.locator('#notice').filter({ hasText: 'a new confirmation code has been sent' }).waitFor();
+    await smtp.waitFor(user.email, 1, ACCOUNT_MAILS.verifyEmail);
+    await page.locator('[data-subscription-status=none]').waitFor();
+    const checkoutUrl = await leavesFor(page, () => page.getByRole('button', { name: 'Subscribe' }).click());
+    const [sessionId] = [...stripe.checkoutSessions.keys()].filter((id) => stripe.checkoutSessions.get(id)!.url === checkoutUrl);
+    expect(sessionId).toEqual(expect.any(String));
+    expect(stripe.checkoutSessions.get(sessionId)!.success_url).toBe(`${base}/account?checkout=success#subscription`);
+
+    // Paid at "Stripe": back on the page, active, with cancel, then keep.
+    const { session } = stripe.completeCheckout(sessionId);
+    const { payload, signature } = stripe.signedDelivery(stripe.event('checkout.session.completed', session), stripeEnv.STRIPE_WEBHOOK_SECRET);
+    await t.http.post('/api/v1/billing/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', signature).send(payload).expect(200);
+    await page.goto(`${base}/account?checkout=success#subscription`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.locator('#notice').filter({ hasText: 'Thank you' }).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+    await page.locator('[data-subscription-status=active]').filter({ hasText: 'Active (active)' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    await page.getByRole('button', { name: 'Cancel at the period’s end?' }).click();
+    await page.locator('#subscription-state').filter({ hasText: 'then cancelled' }).waitFor();
+    await page.getByRole('button', { name: 'Keep subscription' }).click();
+    await page.locator('#subscription-state').filter({ hasText: 'renews' }).waitFor();
+    expect(await leavesFor(page, () => page.getByRole('button', { name: 'Billing portal' }).click())).toMatch(/^https:\/\/billing\.stripe\.test\//);
+
+    // API keys: created and shown once, rotated (the old secret stops), revoked.
+    await page.goto(`${base}/account#api-keys`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.locator('[data-empty=keys]').filter({ hasText: 'No key yet.' }).waitFor();
+    await page.getByLabel('Name').fill('Pages key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.locator('[data-secret=api-key]');
+    const created = (await secret.textContent())!;
+    await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', created).expect(200);
+    const card = page.locator('[data-key]').filter({ hasText: 'Pages key' });
+    await card.getByRole('button', { name: 'Rotate' }).click();
+    await card.getByRole('button', { name: 'Rotate: the old secret stops?' }).click();
+    await secret.filter({ hasNotText: created }).waitFor();
+    const rotated = (await secret.textContent())!;
+    await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', created).expect(401);
+    await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', rotated).expect(200);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-api-keys-desktop.png`, fullPage: true });
+    await card.getByRole('button', { name: 'Revoke' }).click();
+    await card.getByRole('button', { name: 'Revoke this key?' }).click();
+    await card.filter({ hasText: 'revoked' }).waitFor();
+    await t.http.get('/api/v1/auth/api-keys/current').set('X-API-Key', rotated).expect(401);
+
+    // An access token that no longer works: the centre's seven loads fail together and share one refresh (two
+    // refreshes with one refresh token would end the session as stolen).
+    const stored = () => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('account-session')) as { token: string; refreshToken: string });
+    const before = await stored();
+    await page.evaluate(() => {
+      const storage = (globalThis as any).sessionStorage;
+      storage.setItem('account-session', JSON.stringify({ ...JSON.parse(storage.getItem('account-session')), token: 'not.a.token' }));
+    });
+
+    // The activity: newest first, twenty a page, then the rest.
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]');
+    expect(page.url()).toBe(`${base}/account#api-keys`);
+    expect((await stored()).refreshToken).not.toBe(before.refreshToken);
+    await t.http.get('/api/v1/auth/verify').set(bearer((await stored()).token)).expect(200);
+    const rows = page.locator('#activity-list tr');
+    expect(await rows.count()).toBe(20);
+    await expect(rows.first().textContent()).resolves.toContain('API key revoked');
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.locator('#more-activity[hidden]').waitFor({ state: 'attached' });
+    const total = (await t.http.get('/api/v1/account/activity?limit=100').set(bearer(user.token)).expect(200)).body.data.activity.length;
+    expect(total).toBeGreaterThan(20);
+    expect(await rows.count()).toBe(total);
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-keys-billing-activity-390.png`, fullPage: true });
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+});
