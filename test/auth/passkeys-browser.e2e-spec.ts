@@ -74,7 +74,7 @@ describe('passkeys (WebAuthn) in Chromium', () => {
     const user = await signUp(t);
     await confirmEmail(t, smtp, user.email);
     const page = await authenticatorPage();
-    const started = await t.http.post('/api/v1/account/passkeys/options').set(bearer(user.token)).send({ password: user.password }).expect(200);
+    const started = await t.http.post('/api/v1/account/passkey-options').set(bearer(user.token)).send({ password: user.password }).expect(200);
     const credential = await startRegistration(page, started.body.data.options);
     const registered = await t.http.post('/api/v1/account/passkeys').set(bearer(user.token)).send({ credential, name });
     expect({ status: registered.status, error: registered.body.error }).toEqual({ status: 201, error: undefined });
@@ -94,13 +94,13 @@ describe('passkeys (WebAuthn) in Chromium', () => {
 
   it('registers a passkey after the password, on a confirmed address only, with recovery codes for a first factor', async () => {
     const unconfirmed = await signUp(t);
-    expectError(await t.http.post('/api/v1/account/passkeys/options').set(bearer(unconfirmed.token)).send({ password: 'not-the-password' }), 401, 'INVALID_CREDENTIALS');
-    expectError(await t.http.post('/api/v1/account/passkeys/options').set(bearer(unconfirmed.token)).send({ password: unconfirmed.password }), 403, 'EMAIL_NOT_VERIFIED');
+    expectError(await t.http.post('/api/v1/account/passkey-options').set(bearer(unconfirmed.token)).send({ password: 'not-the-password' }), 401, 'INVALID_CREDENTIALS');
+    expectError(await t.http.post('/api/v1/account/passkey-options').set(bearer(unconfirmed.token)).send({ password: unconfirmed.password }), 403, 'EMAIL_NOT_VERIFIED');
 
     const user = await signUp(t);
     await confirmEmail(t, smtp, user.email);
     const page = await authenticatorPage();
-    const started = await t.http.post('/api/v1/account/passkeys/options').set(bearer(user.token)).send({ password: user.password }).expect(200);
+    const started = await t.http.post('/api/v1/account/passkey-options').set(bearer(user.token)).send({ password: user.password }).expect(200);
     const options = started.body.data.options;
     expect(options.rp.id).toBe('localhost');
     expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' });
@@ -112,7 +112,7 @@ describe('passkeys (WebAuthn) in Chromium', () => {
     expectError(await t.http.post('/api/v1/account/passkeys').set(bearer(user.token)).send({ credential }), 400, 'VALIDATION_ERROR');
 
     // A second passkey is not the first factor: no new recovery codes; and the first cannot be registered twice.
-    const again = await t.http.post('/api/v1/account/passkeys/options').set(bearer(user.token)).send({ password: user.password }).expect(200);
+    const again = await t.http.post('/api/v1/account/passkey-options').set(bearer(user.token)).send({ password: user.password }).expect(200);
     expect(again.body.data.options.excludeCredentials.map((c: Json) => c.id)).toEqual([credential.id]);
     const second = await authenticatorPage();
     const other = await startRegistration(second, again.body.data.options);

@@ -72,7 +72,7 @@ const TODO_API_ROUTES = [
   'DELETE /api/v1/account/mfa/totp jwt',
   'POST /api/v1/account/mfa/recovery-codes jwt',
   'GET /api/v1/account/passkeys jwt',
-  'POST /api/v1/account/passkeys/options jwt',
+  'POST /api/v1/account/passkey-options jwt',
   'POST /api/v1/account/passkeys jwt',
   'PATCH /api/v1/account/passkeys/:passkeyId jwt',
   'DELETE /api/v1/account/passkeys/:passkeyId jwt',

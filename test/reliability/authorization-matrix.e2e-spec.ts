@@ -400,7 +400,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
     // verify is refused; no account holds the passkey id named (a passkey of A's would make A a second-factor account for the
     // other cells: the passkeys suite checks another account's passkey is 404); unknown challenges and assertions are refused.
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/passkeys', path: () => '/api/v1/account/passkeys', ok: 200 },
-    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/passkeys/options', path: () => '/api/v1/account/passkeys/options', body: (x) => ({ password: x.A.password }), ok: 200, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/passkey-options', path: () => '/api/v1/account/passkey-options', body: (x) => ({ password: x.A.password }), ok: 200, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
     { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/passkeys', path: () => '/api/v1/account/passkeys', body: () => ({ credential: MATRIX_PASSKEY_REGISTRATION }), ok: 400 },
     { service: 'todo', scheme: 'jwt', method: 'PATCH', route: '/api/v1/account/passkeys/:passkeyId', path: () => `/api/v1/account/passkeys/${randomUUID()}`, body: () => ({ name: 'matrix' }), ok: 404 },
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account/passkeys/:passkeyId', path: () => `/api/v1/account/passkeys/${randomUUID()}`, body: (x) => ({ password: x.A.password, code: '123456' }), ok: 404 },

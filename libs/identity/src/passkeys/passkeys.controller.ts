@@ -9,12 +9,12 @@ import { PasskeyDto, PasskeyListDto, PasskeyOptionsDto, PasskeyRegisteredDto, Pa
 import { PASSKEY_CEREMONY_TTL_SECONDS, PASSKEYS_PER_ACCOUNT, PasskeysService } from './passkeys.service.js';
 
 @ApiTags('Account')
-@Controller('api/v1/account/passkeys')
+@Controller('api/v1/account')
 @UseAuth('jwt')
 export class PasskeysController {
   constructor(private readonly passkeys: PasskeysService) {}
 
-  @Get()
+  @Get('passkeys')
   @RateLimit({ bucket: 'account-passkeys', limit: 120, windowSeconds: 60, storeOutage: 'fail-open' })
   @ApiOperation({ operationId: 'listPasskeys', summary: 'Your passkeys', description: 'Names and dates only: a passkey’s key never leaves the server.' })
   @ApiEnvelope(PasskeyListDto)
@@ -23,7 +23,7 @@ export class PasskeysController {
     return this.passkeys.list(userId);
   }
 
-  @Post('options')
+  @Post('passkey-options')
   @HttpCode(200)
   @RateLimit({ bucket: 'passkey-enrol', limit: 5, windowSeconds: 900, storeOutage: 'fail-closed', per: 'session' })
   @ApiOperation({
@@ -41,13 +41,13 @@ export class PasskeysController {
     return this.passkeys.registrationOptions(userId, dto);
   }
 
-  @Post()
+  @Post('passkeys')
   @RateLimit({ bucket: 'passkey-register', limit: 10, windowSeconds: 900, storeOutage: 'fail-closed', per: 'session' })
   @ApiOperation({
     operationId: 'registerPasskey',
     summary: 'Register the passkey the browser created',
     description:
-      '`credential`: what startRegistration answered for the options of POST /api/v1/account/passkeys/options (used up here); `name` optional. ' +
+      '`credential`: what startRegistration answered for the options of POST /api/v1/account/passkey-options (used up here); `name` optional. ' +
       'From now on sign-in asks for a second factor (401 MFA_REQUIRED; the passkey answers it, see POST /api/v1/auth/mfa/passkey-options), and ' +
       'the passkey signs in without a password (POST /api/v1/auth/passkey/options). The account’s first second factor also answers ten ' +
       'single-use recovery codes, this once (for the places that take a typed code). Options unknown, expired or used, or a credential that does ' +
@@ -59,7 +59,7 @@ export class PasskeysController {
     return this.passkeys.register(userId, dto, client);
   }
 
-  @Patch(':passkeyId')
+  @Patch('passkeys/:passkeyId')
   @RateLimit({ bucket: 'passkey-rename', limit: 30, windowSeconds: 900, storeOutage: 'fail-closed', per: 'session' })
   @ApiOperation({ operationId: 'renamePasskey', summary: 'Rename a passkey', description: 'Another account’s passkey is 404 NOT_FOUND. Limited to 30 requests per 15 minutes per session.' })
   @ApiEnvelope(PasskeyDto)
@@ -68,7 +68,7 @@ export class PasskeysController {
     return this.passkeys.rename(userId, passkeyId, dto);
   }
 
-  @Delete(':passkeyId')
+  @Delete('passkeys/:passkeyId')
   @RateLimit({ bucket: 'mfa-fresh-check', limit: 5, windowSeconds: 900, storeOutage: 'fail-closed', per: 'session' })
   @ApiOperation({
     operationId: 'removePasskey',

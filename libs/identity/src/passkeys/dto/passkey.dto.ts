@@ -138,7 +138,7 @@ export class PasskeyAssertionDto extends CredentialJsonDto {
 const PASSKEY_NAME_SCHEMA = { type: String, minLength: 1, maxLength: PASSKEY_NAME_MAX, example: 'Laptop (Touch ID)', description: 'A name to tell your passkeys apart' } as const;
 
 const PasskeyNameRules = () =>
-  applyDecorators(IsString(), IsNotEmpty(), MaxLength(PASSKEY_NAME_MAX), Matches(/^[^\p{Cc}]*\S[^\p{Cc}]*$/u, { message: 'name must be visible text without control characters' }));
+  applyDecorators(IsString(), IsNotEmpty(), MaxLength(PASSKEY_NAME_MAX), Matches(/^(?=.*\S)[^\p{Cc}]+$/u, { message: 'name must be visible text without control characters' }));
 
 /** Starting a registration: the current password (as for enrolling an authenticator). */
 export class StartPasskeyRegistrationDto {
