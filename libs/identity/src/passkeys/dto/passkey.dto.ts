@@ -87,38 +87,36 @@ export class AssertionResponseDto {
   userHandle?: string;
 }
 
-/** What a WebAuthn credential's JSON form (RegistrationResponseJSON, AuthenticationResponseJSON) has besides its response. */
-abstract class CredentialJsonDto {
-  @ApiProperty({ type: String, maxLength: CREDENTIAL_ID_MAX, description: 'The credential id, base64url' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(CREDENTIAL_ID_MAX)
-  @Matches(BASE64URL, base64url('id'))
-  id: string;
-
-  @ApiProperty({ type: String, maxLength: CREDENTIAL_ID_MAX, description: 'The same id, base64url' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(CREDENTIAL_ID_MAX)
-  @Matches(BASE64URL, base64url('rawId'))
-  rawId: string;
-
-  @ApiProperty({ enum: ['public-key'] })
-  @IsIn(['public-key'])
-  type: 'public-key';
-
-  @ApiProperty({ type: 'object', additionalProperties: true, example: {} })
-  @IsObject()
-  clientExtensionResults: Record<string, unknown>;
-
-  @ApiPropertyOptional({ enum: ATTACHMENTS })
-  @IsOptionalNotNull()
-  @IsIn(ATTACHMENTS)
-  authenticatorAttachment?: 'platform' | 'cross-platform';
-}
+/** The credential id (`id`, `rawId`) of a WebAuthn credential's JSON form. */
+const CredentialIdRules = (field: string) =>
+  applyDecorators(
+    ApiProperty({ type: String, maxLength: CREDENTIAL_ID_MAX, description: 'The credential id, base64url' }),
+    IsString(),
+    IsNotEmpty(),
+    MaxLength(CREDENTIAL_ID_MAX),
+    Matches(BASE64URL, base64url(field)),
+  );
+const CredentialTypeRules = () => applyDecorators(ApiProperty({ enum: ['public-key'] }), IsIn(['public-key']));
+const ExtensionResultsRules = () => applyDecorators(ApiProperty({ type: 'object', additionalProperties: true, example: {} }), IsObject());
+const AttachmentRules = () => applyDecorators(ApiPropertyOptional({ enum: ATTACHMENTS }), IsOptionalNotNull(), IsIn(ATTACHMENTS));
 
 /** A new passkey as the browser answers it (@simplewebauthn/browser's startRegistration: RegistrationResponseJSON). */
-export class PasskeyRegistrationCredentialDto extends CredentialJsonDto {
+export class PasskeyRegistrationCredentialDto {
+  @CredentialIdRules('id')
+  id: string;
+
+  @CredentialIdRules('rawId')
+  rawId: string;
+
+  @CredentialTypeRules()
+  type: 'public-key';
+
+  @ExtensionResultsRules()
+  clientExtensionResults: Record<string, unknown>;
+
+  @AttachmentRules()
+  authenticatorAttachment?: 'platform' | 'cross-platform';
+
   @ApiProperty({ type: AttestationResponseDto })
   @IsObject()
   @ValidateNested()
@@ -127,7 +125,22 @@ export class PasskeyRegistrationCredentialDto extends CredentialJsonDto {
 }
 
 /** A passkey's signature as the browser answers it (@simplewebauthn/browser's startAuthentication: AuthenticationResponseJSON). */
-export class PasskeyAssertionDto extends CredentialJsonDto {
+export class PasskeyAssertionDto {
+  @CredentialIdRules('id')
+  id: string;
+
+  @CredentialIdRules('rawId')
+  rawId: string;
+
+  @CredentialTypeRules()
+  type: 'public-key';
+
+  @ExtensionResultsRules()
+  clientExtensionResults: Record<string, unknown>;
+
+  @AttachmentRules()
+  authenticatorAttachment?: 'platform' | 'cross-platform';
+
   @ApiProperty({ type: AssertionResponseDto })
   @IsObject()
   @ValidateNested()
