@@ -112,6 +112,7 @@ describe('second factor (TOTP and recovery codes)', () => {
       totpPending: true,
       totpConfirmedAt: null,
       recoveryCodesRemaining: 0,
+      passkeys: 0,
     });
     // Pending: sign-in still asks for the password alone.
     await logIn(t, user.email, user.password).expect(200);
@@ -125,7 +126,7 @@ describe('second factor (TOTP and recovery codes)', () => {
     expectError(await t.http.post('/api/v1/account/mfa/totp/confirm').set(bearer(user.token)).send({ code: await codeAt(secret, 1) }), 409, 'CONFLICT');
     expectError(await t.http.post('/api/v1/account/mfa/totp').set(bearer(user.token)).send({ password: user.password }), 409, 'CONFLICT');
     const status = (await t.http.get('/api/v1/account/mfa').set(bearer(user.token)).expect(200)).body.data;
-    expect(status).toEqual({ totpEnabled: true, totpPending: false, totpConfirmedAt: expect.any(String), recoveryCodesRemaining: 10 });
+    expect(status).toEqual({ totpEnabled: true, totpPending: false, totpConfirmedAt: expect.any(String), recoveryCodesRemaining: 10, passkeys: 0 });
 
     // At rest: the secret sealed, the recovery codes hashed.
     const [factor] = await t.dataSource.query(`SELECT secret_sealed FROM totp_factors WHERE user_id = $1`, [user.userId]);
@@ -235,7 +236,7 @@ describe('second factor (TOTP and recovery codes)', () => {
     // The refused attempts used nothing up.
     expect((await t.http.get('/api/v1/account/mfa').set(bearer(token)).expect(200)).body.data).toMatchObject({ totpEnabled: true, recoveryCodesRemaining: 10 });
     await t.http.delete('/api/v1/account/mfa/totp').set(bearer(token)).send({ password: user.password, recoveryCode: user.recoveryCodes[0] }).expect(200, { success: true, data: { totpEnabled: false } });
-    expect((await t.http.get('/api/v1/account/mfa').set(bearer(token)).expect(200)).body.data).toEqual({ totpEnabled: false, totpPending: false, totpConfirmedAt: null, recoveryCodesRemaining: 0 });
+    expect((await t.http.get('/api/v1/account/mfa').set(bearer(token)).expect(200)).body.data).toEqual({ totpEnabled: false, totpPending: false, totpConfirmedAt: null, recoveryCodesRemaining: 0, passkeys: 0 });
     await logIn(t, user.email, user.password).expect(200);
     expectError(await t.http.delete('/api/v1/account/mfa/totp').set(bearer(token)).send({ password: user.password, code: '123456' }), 404, 'NOT_FOUND');
     expect(await activityTypes(token)).toEqual(expect.arrayContaining(['mfa_disabled', 'recovery_code_used', 'mfa_challenge_failed']));
@@ -299,7 +300,7 @@ describe('second factor (TOTP and recovery codes)', () => {
     const token = (await verified({ challengeToken: await challenge(user), code: await codeAt(user.secret) })).body.data.token as string;
     await challenge(user);
     const exported = await t.http.get('/api/v1/account/export').set(bearer(token)).expect(200);
-    expect(exported.body.data.secondFactor).toEqual({ totpEnabled: true, totpPending: false, totpConfirmedAt: expect.any(String), recoveryCodesRemaining: 10 });
+    expect(exported.body.data.secondFactor).toEqual({ totpEnabled: true, totpPending: false, totpConfirmedAt: expect.any(String), recoveryCodesRemaining: 10, passkeys: 0 });
     const text = JSON.stringify(exported.body);
     expect(text).not.toContain(user.secret);
     for (const code of user.recoveryCodes) expect(text).not.toContain(code);

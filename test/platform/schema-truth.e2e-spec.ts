@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SESSION_COLUMNS, USER_COLUMNS } from '#libs/identity';
 import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS } from '../../apps/todo-api/src/api-access/api-access.rows.js';
+import { PASSKEY_COLUMNS } from '../../libs/identity/src/passkeys/passkeys.repository.js';
 import { SECURITY_ACTIVITY_COLUMNS } from '../../libs/identity/src/security-activity/security-activity.repository.js';
 import { WEBHOOK_DELIVERY_COLUMNS } from '../../libs/webhooks/src/webhook-deliveries.repository.js';
 import { WEBHOOK_ENDPOINT_COLUMNS } from '../../libs/webhooks/src/webhook-endpoints.repository.js';
@@ -16,6 +17,7 @@ const rowColumnLists: Record<string, string> = {
   api_keys: API_KEY_COLUMNS,
   subscriptions: SUBSCRIPTION_COLUMNS,
   security_activity: SECURITY_ACTIVITY_COLUMNS,
+  passkeys: PASSKEY_COLUMNS,
   webhook_endpoints: WEBHOOK_ENDPOINT_COLUMNS,
   webhook_deliveries: WEBHOOK_DELIVERY_COLUMNS,
 };

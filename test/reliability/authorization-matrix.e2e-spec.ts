@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { JwtService } from '@nestjs/jwt';
 import { listRoutes } from '#libs/common';
 import { createTestDatabase, insertSession, insertUser, SmtpTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
@@ -24,6 +24,10 @@ import { ACCOUNT_MAILS, confirmEmail } from '../support/account-mails.js';
  */
 const ADMIN_KEY = `admin-${randomBytes(16).toString('hex')}`;
 const MARKER = `A-PRIVATE-${randomBytes(6).toString('hex')}`;
+/** Well-formed WebAuthn answers (the JSON of @simplewebauthn/browser) that verify for nobody. */
+const MATRIX_CLIENT_DATA = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: 'matrix', origin: 'http://localhost' })).toString('base64url');
+const MATRIX_PASSKEY_REGISTRATION = { id: 'bWF0cml4', rawId: 'bWF0cml4', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: MATRIX_CLIENT_DATA, attestationObject: 'bWF0cml4' } };
+const MATRIX_PASSKEY_ASSERTION = { id: 'bWF0cml4', rawId: 'bWF0cml4', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: MATRIX_CLIENT_DATA, authenticatorData: 'bWF0cml4', signature: 'bWF0cml4' } };
 
 const CREDENTIALS = [
   'none', 'malformed', 'jwtAlgNone', 'jwtExpired', 'jwtA', 'jwtB', 'jwtRevokedSession',
@@ -392,6 +396,17 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account/mfa/totp', path: () => '/api/v1/account/mfa/totp', body: (x) => ({ password: x.A.password, code: '123456' }), ok: 404 },
     { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/mfa/recovery-codes', path: () => '/api/v1/account/mfa/recovery-codes', body: (x) => ({ password: x.A.password, code: '123456' }), ok: 404 },
     { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/mfa/verify', path: () => '/api/v1/auth/mfa/verify', body: () => ({ challengeToken: 'mfa_unknown', code: '123456' }), ok: 401 },
+    // Passkeys: A starts a registration with its own password (B presenting A's password is refused); a credential that does not
+    // verify is refused; no account holds the passkey id named (a passkey of A's would make A a second-factor account for the
+    // other cells: the passkeys suite checks another account's passkey is 404); unknown challenges and assertions are refused.
+    { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/passkeys', path: () => '/api/v1/account/passkeys', ok: 200 },
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/passkey-options', path: () => '/api/v1/account/passkey-options', body: (x) => ({ password: x.A.password }), ok: 200, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/passkeys', path: () => '/api/v1/account/passkeys', body: () => ({ credential: MATRIX_PASSKEY_REGISTRATION }), ok: 400 },
+    { service: 'todo', scheme: 'jwt', method: 'PATCH', route: '/api/v1/account/passkeys/:passkeyId', path: () => `/api/v1/account/passkeys/${randomUUID()}`, body: () => ({ name: 'matrix' }), ok: 404 },
+    { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account/passkeys/:passkeyId', path: () => `/api/v1/account/passkeys/${randomUUID()}`, body: (x) => ({ password: x.A.password, code: '123456' }), ok: 404 },
+    { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/mfa/passkey-options', path: () => '/api/v1/auth/mfa/passkey-options', body: () => ({ challengeToken: 'mfa_unknown' }), ok: 401 },
+    { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/passkey/options', path: () => '/api/v1/auth/passkey/options', body: () => ({}), ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'POST', route: '/api/v1/auth/passkey/verify', path: () => '/api/v1/auth/passkey/verify', body: () => ({ credential: MATRIX_PASSKEY_ASSERTION }), ok: 401 },
     // A's own request misses the exact confirmation (400, A stays); B presents A's password with it (401, nothing deleted).
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account', path: () => '/api/v1/account', body: (x, c) => ({ password: x.A.password, confirmText: c === 'jwtA' ? 'delete' : 'DELETE' }), ok: 400, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
     { service: 'todo', scheme: 'todo-mcp', method: 'POST', route: '/api/v1/mcp', path: () => '/api/v1/mcp', headers: MCP_HEADERS, body: (x) => rpc('get_todo', { id: x.todoA }), ok: 200 },

@@ -76,6 +76,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(variable, 'is required when NODE_ENV=production (the URL browsers reach the service at, e.g. https://todo.example.com)'));
   });
 
+  it('derives the passkeys relying party from PUBLIC_BASE_URL, with WEBAUTHN_ORIGIN and WEBAUTHN_RP_ID overriding it', () => {
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://todo.example.com/app/' }).webauthn).toEqual({ rpId: 'todo.example.com', origin: 'https://todo.example.com' });
+    expect(loadConfig({ ...base, TODO_API_PORT: '4100' }).webauthn).toEqual({ rpId: 'localhost', origin: 'http://localhost:4100' });
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://todo.example.com', WEBAUTHN_RP_ID: 'Example.com' }).webauthn).toEqual({ rpId: 'example.com', origin: 'https://todo.example.com' });
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://todo.example.com', WEBAUTHN_ORIGIN: 'https://app.example.com' }).webauthn).toEqual({ rpId: 'app.example.com', origin: 'https://app.example.com' });
+    expect(() => loadConfig({ ...base, PUBLIC_BASE_URL: 'https://todo.example.com', WEBAUTHN_RP_ID: 'other.com' })).toThrow(
+      new ConfigError('WEBAUTHN_RP_ID', 'must be the host of https://todo.example.com or a parent domain of it'),
+    );
+    expect(() => loadConfig({ ...base, PUBLIC_BASE_URL: 'https://todo.example.com', WEBAUTHN_RP_ID: 'ample.com' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, WEBAUTHN_ORIGIN: 'ftp://todo.example.com' })).toThrow(ConfigError);
+  });
+
   it('reads admission control: on by default with conservative limits, OVERLOAD_GATE=off disables it, limits checked', () => {
     expect(loadConfig(base).overload).toEqual({ enabled: true, maxEventLoopDelayMs: 50, maxInFlight: 256, minInFlight: 64 });
     expect(loadConfig({ ...base, OVERLOAD_GATE: 'off' }).overload.enabled).toBe(false);

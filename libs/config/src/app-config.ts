@@ -72,6 +72,27 @@ export interface AppConfig {
   webhookDisableAfterMs: number;
   /** Admission control (libs/common's OverloadGate): when a replica refuses new work with 503 SERVICE_OVERLOADED. */
   overload: OverloadConfig;
+  /** Passkeys' relying party (WebAuthn): from PUBLIC_BASE_URL unless WEBAUTHN_RP_ID / WEBAUTHN_ORIGIN say otherwise. */
+  webauthn: WebAuthnConfig;
+}
+
+/**
+ * WEBAUTHN_ORIGIN: the origin browsers run the passkey ceremonies at (default PUBLIC_BASE_URL's origin); WEBAUTHN_RP_ID:
+ * the relying party id passkeys are bound to (default that origin's host name), which must be the origin's host or a
+ * parent domain of it. Browsers refuse IP addresses as relying party ids: open the service at a host name.
+ */
+export interface WebAuthnConfig {
+  rpId: string;
+  origin: string;
+}
+
+function readWebAuthn(env: Env, publicBaseUrl: string): WebAuthnConfig {
+  const origin = new URL(readUrlVariable(env, 'WEBAUTHN_ORIGIN', ['http:', 'https:']) ?? publicBaseUrl).origin;
+  const host = new URL(origin).hostname;
+  const rpId = (readVariable(env, 'WEBAUTHN_RP_ID') ?? host).toLowerCase();
+  if (!/^[a-z0-9.-]{1,253}$/.test(rpId) && !/^\[[0-9a-f:.]+\]$/.test(rpId)) throw new ConfigError('WEBAUTHN_RP_ID', 'must be a host name');
+  if (host !== rpId && !host.endsWith(`.${rpId}`)) throw new ConfigError('WEBAUTHN_RP_ID', `must be the host of ${origin} or a parent domain of it`);
+  return { rpId, origin };
 }
 
 /**
@@ -291,5 +312,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhooksLoopback,
     webhookDisableAfterMs: readIntVariable(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 60 * 60_000, 1, 365 * 24 * 60 * 60_000),
     overload: readOverload(env),
+    webauthn: readWebAuthn(env, publicBaseUrl),
   };
 }

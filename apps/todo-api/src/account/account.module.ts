@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module.js';
-import { AccountsCoreModule, ConnectedAppsModule, SecondFactorModule, SecurityActivityModule } from '#libs/identity';
+import { AccountsCoreModule, ConnectedAppsModule, PasskeysModule, SecondFactorModule, SecurityActivityModule } from '#libs/identity';
 import { TodosModule } from '../todos/todos.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { AccountController } from './account.controller.js';
@@ -8,7 +8,7 @@ import { AccountRepository } from './account.repository.js';
 import { AccountService } from './account.service.js';
 
 @Module({
-  imports: [AccountsCoreModule, TodosModule, BillingModule, ConnectedAppsModule, SecurityActivityModule, SecondFactorModule, WebhooksModule],
+  imports: [AccountsCoreModule, TodosModule, BillingModule, ConnectedAppsModule, SecurityActivityModule, SecondFactorModule, PasskeysModule, WebhooksModule],
   controllers: [AccountController],
   providers: [AccountRepository, AccountService],
 })

@@ -12,7 +12,7 @@ import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
 import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
-import { SecondFactorService, type ClientInfo } from '#libs/identity';
+import { PasskeysService, SecondFactorService, type ClientInfo } from '#libs/identity';
 import { WebhookEndpointsService } from '#libs/webhooks';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
@@ -31,12 +31,13 @@ export class AccountService {
     private readonly activity: SecurityActivityService,
     private readonly secondFactor: SecondFactorService,
     private readonly webhooks: WebhookEndpointsService,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks] = await Promise.all([
+    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks, passkeys] = await Promise.all([
       this.todos.allOf(userId),
       this.repository.findApiKeys(userId),
       this.repository.findSessions(userId),
@@ -45,6 +46,7 @@ export class AccountService {
       this.activity.allOf(userId),
       this.secondFactor.status(userId),
       this.webhooks.allOf(userId),
+      this.passkeys.allOf(userId),
     ]);
     const now = new Date();
     return {
@@ -59,6 +61,7 @@ export class AccountService {
       securityActivity,
       secondFactor,
       webhooks,
+      passkeys,
     };
   }
 

@@ -11,6 +11,6 @@ import { SecondFactorService } from './second-factor.service.js';
   imports: [AccountsCoreModule, SecurityActivityModule],
   controllers: [SecondFactorController],
   providers: [SecondFactorRepository, SecondFactorService, SecondFactorRateLimiter],
-  exports: [SecondFactorService],
+  exports: [SecondFactorService, SecondFactorRateLimiter],
 })
 export class SecondFactorModule {}

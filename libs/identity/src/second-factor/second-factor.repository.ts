@@ -84,12 +84,38 @@ export class SecondFactorRepository {
     return rows[0]?.count ?? 0;
   }
 
-  /** Removes the authenticator, the recovery codes and the open sign-in challenges; true when there was an authenticator. */
+  /**
+   * Which second factors the account has: a confirmed authenticator, how many passkeys. The one place that decides
+   * whether the account has a second factor (SecondFactorService.factorsOf).
+   */
+  async factorsOf(userId: string): Promise<{ totp: boolean; passkeys: number }> {
+    const rows = await this.sql.query<{ totp: boolean; passkeys: number }>(
+      `SELECT EXISTS (SELECT 1 FROM totp_factors WHERE user_id = $1 AND confirmed_at IS NOT NULL) AS totp,
+              (SELECT count(*)::int FROM passkeys WHERE user_id = $1) AS passkeys`,
+      [userId],
+    );
+    return rows[0] ?? { totp: false, passkeys: 0 };
+  }
+
+  /**
+   * Removes the authenticator and the open sign-in challenges, and the recovery codes unless a passkey remains (they
+   * stay the account's fallback); true when there was an authenticator.
+   */
   async removeAll(tx: Transaction, userId: string): Promise<boolean> {
     const removed = await tx.query(`DELETE FROM totp_factors WHERE user_id = $1 RETURNING 1`, [userId]);
-    await tx.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
     await tx.query(`DELETE FROM mfa_challenges WHERE user_id = $1`, [userId]);
+    await this.dropRecoveryCodesIfNoFactor(tx, userId);
     return removed.length > 0;
+  }
+
+  /** The recovery codes go once the account has no second factor left (no confirmed authenticator, no passkey). */
+  async dropRecoveryCodesIfNoFactor(tx: Transaction, userId: string): Promise<void> {
+    await tx.query(
+      `DELETE FROM recovery_codes WHERE user_id = $1
+         AND NOT EXISTS (SELECT 1 FROM totp_factors WHERE user_id = $1 AND confirmed_at IS NOT NULL)
+         AND NOT EXISTS (SELECT 1 FROM passkeys WHERE user_id = $1)`,
+      [userId],
+    );
   }
 
   /** A new sign-in challenge; the account's expired ones and those beyond the newest MFA_CHALLENGES_PER_ACCOUNT go. */
@@ -110,9 +136,38 @@ export class SecondFactorRepository {
     return rows[0]?.userId ?? null;
   }
 
-  /** Ends a challenge once its factor was shown: true for the one request that ends it. */
-  async consumeChallenge(tx: Transaction, userId: string, tokenHash: string): Promise<boolean> {
-    const rows = await tx.query(`DELETE FROM mfa_challenges WHERE user_id = $1 AND token_hash = $2 AND expires_at > now() RETURNING 1`, [userId, tokenHash]);
+  /** A live challenge: its account, the WebAuthn challenge a passkey must sign for it (null before one was asked for), the seconds it has left. */
+  async liveChallenge(tokenHash: string): Promise<{ userId: string; webauthnChallenge: string | null; expiresIn: number } | null> {
+    const rows = await this.sql.query<{ userId: string; webauthnChallenge: string | null; expiresIn: number }>(
+      `SELECT user_id AS "userId", webauthn_challenge AS "webauthnChallenge", GREATEST(1, ceil(extract(epoch FROM expires_at - now())))::int AS "expiresIn"
+       FROM mfa_challenges WHERE token_hash = $1 AND expires_at > now()`,
+      [tokenHash],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Sets the WebAuthn challenge of a live sign-in challenge (a new one replaces the last); false when the challenge is gone. */
+  async setWebAuthnChallenge(userId: string, tokenHash: string, webauthnChallenge: string): Promise<boolean> {
+    const rows = await this.sql.query(
+      `UPDATE mfa_challenges SET webauthn_challenge = $3 WHERE user_id = $1 AND token_hash = $2 AND expires_at > now() RETURNING 1`,
+      [userId, tokenHash, webauthnChallenge],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Ends a challenge once its factor was shown: true for the one request that ends it. `webauthnChallenge`: only while
+   * the challenge still asks a passkey for that one (the one the assertion was judged against).
+   */
+  async consumeChallenge(tx: Transaction, userId: string, tokenHash: string, webauthnChallenge?: string): Promise<boolean> {
+    const rows =
+      webauthnChallenge === undefined
+        ? await tx.query(`DELETE FROM mfa_challenges WHERE user_id = $1 AND token_hash = $2 AND expires_at > now() RETURNING 1`, [userId, tokenHash])
+        : await tx.query(`DELETE FROM mfa_challenges WHERE user_id = $1 AND token_hash = $2 AND webauthn_challenge = $3 AND expires_at > now() RETURNING 1`, [
+            userId,
+            tokenHash,
+            webauthnChallenge,
+          ]);
     return rows.length > 0;
   }
 }

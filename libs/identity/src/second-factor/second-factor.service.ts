@@ -46,7 +46,15 @@ async function acceptedTimeStep(secret: string, token: string, afterTimeStep?: n
 export interface MfaChallengeDetails {
   challengeToken: string;
   expiresIn: number;
-  methods: Array<'totp' | 'recovery_code'>;
+  methods: Array<'totp' | 'recovery_code' | 'passkey'>;
+}
+
+/** A live sign-in challenge as a passkey sees it: whose it is, and the WebAuthn challenge asked for it (null before any). */
+export interface OpenMfaChallenge {
+  userId: string;
+  tokenHash: string;
+  webauthnChallenge: string | null;
+  expiresIn: number;
 }
 
 /** A code that checked out, to be taken (used up) inside the caller's transaction: false when a concurrent use took it first. */
@@ -86,8 +94,8 @@ export class SecondFactorService {
   }
 
   async status(userId: string): Promise<MfaStatusDto> {
-    const [factor, remaining] = await Promise.all([this.repository.findTotp(userId), this.repository.unusedRecoveryCodes(userId)]);
-    return toMfaStatusDto(factor, remaining);
+    const [factor, factors, remaining] = await Promise.all([this.repository.findTotp(userId), this.repository.factorsOf(userId), this.repository.unusedRecoveryCodes(userId)]);
+    return toMfaStatusDto(factor, factors.passkeys, remaining);
   }
 
   async startTotp(userId: string, dto: StartTotpDto): Promise<TotpEnrolmentDto> {
@@ -140,11 +148,50 @@ export class SecondFactorService {
 
   /** The sign-in challenge of an account with a confirmed factor (a new one each time), or null for an account without one. */
   async challengeIfEnrolled(userId: string): Promise<MfaChallengeDetails | null> {
-    const factor = await this.repository.findTotp(userId);
-    if (!factor?.confirmedAt) return null;
+    const factors = await this.repository.factorsOf(userId);
+    if (!factors.totp && factors.passkeys === 0) return null;
     const challengeToken = generateChallengeToken();
     await this.repository.createChallenge(userId, hashChallengeToken(challengeToken), MFA_CHALLENGE_TTL_SECONDS);
-    return { challengeToken, expiresIn: MFA_CHALLENGE_TTL_SECONDS, methods: ['totp', 'recovery_code'] };
+    const methods: MfaChallengeDetails['methods'] = factors.totp ? ['totp', 'recovery_code'] : ['recovery_code'];
+    if (factors.passkeys > 0) methods.push('passkey');
+    return { challengeToken, expiresIn: MFA_CHALLENGE_TTL_SECONDS, methods };
+  }
+
+  /** A live sign-in challenge (for a passkey to answer), or null (unknown, expired or used). */
+  async openChallenge(challengeToken: string): Promise<OpenMfaChallenge | null> {
+    const tokenHash = hashChallengeToken(challengeToken);
+    const live = await this.repository.liveChallenge(tokenHash);
+    return live && { ...live, tokenHash };
+  }
+
+  /** Asks a passkey to sign `webauthnChallenge` for this sign-in challenge (replacing an earlier one); false when the challenge is gone. */
+  attachWebAuthnChallenge(challenge: OpenMfaChallenge, webauthnChallenge: string): Promise<boolean> {
+    return this.repository.setWebAuthnChallenge(challenge.userId, challenge.tokenHash, webauthnChallenge);
+  }
+
+  /** Ends the sign-in challenge a passkey answered (in the caller's transaction): true for the one request that ends it. */
+  endChallenge(tx: Transaction, challenge: OpenMfaChallenge & { webauthnChallenge: string }): Promise<boolean> {
+    return this.repository.consumeChallenge(tx, challenge.userId, challenge.tokenHash, challenge.webauthnChallenge);
+  }
+
+  /** Ten new recovery codes for an account's first second factor that is not an authenticator (a passkey), in its transaction. */
+  async issueRecoveryCodes(tx: Transaction, userId: string): Promise<string[]> {
+    const codes = generateRecoveryCodes();
+    await this.repository.replaceRecoveryCodes(tx, userId, codes.map(hashRecoveryCode));
+    return codes;
+  }
+
+  /** After a factor was removed (in its transaction): with none left, the recovery codes go too. */
+  afterFactorRemoved(tx: Transaction, userId: string): Promise<void> {
+    return this.repository.dropRecoveryCodesIfNoFactor(tx, userId);
+  }
+
+  /**
+   * The fresh factor check of a change to another factor (removing a passkey): the password and a TOTP or recovery
+   * code, as for disabling the authenticator, on an account with any second factor; then `change`, in one transaction.
+   */
+  async withFreshCheck(userId: string, dto: FreshFactorCheckDto, client: ClientInfo, context: string, change: (tx: Transaction) => Promise<void>): Promise<void> {
+    await this.freshCheck(userId, dto, client, context, change, 'any');
   }
 
   /**
@@ -172,9 +219,10 @@ export class SecondFactorService {
     return { userId, method: claim.method };
   }
 
-  /** Whether sign-in asks this account for a second factor. */
+  /** Whether sign-in asks this account for a second factor (a confirmed authenticator or a passkey). */
   async isEnabled(userId: string): Promise<boolean> {
-    return (await this.repository.findTotp(userId))?.confirmedAt != null;
+    const factors = await this.repository.factorsOf(userId);
+    return factors.totp || factors.passkeys > 0;
   }
 
   /**
@@ -213,11 +261,18 @@ export class SecondFactorService {
   }
 
   /** Password and a code, right now (disabling the factor, new recovery codes); then `change` with the code used up, in one transaction. */
-  private async freshCheck(userId: string, dto: FreshFactorCheckDto, client: ClientInfo, context: string, change: (tx: Transaction) => Promise<void>): Promise<void> {
+  private async freshCheck(
+    userId: string,
+    dto: FreshFactorCheckDto,
+    client: ClientInfo,
+    context: string,
+    change: (tx: Transaction) => Promise<void>,
+    needs: 'totp' | 'any' = 'totp',
+  ): Promise<void> {
     exactlyOneFactor(dto);
-    const [user, factor] = await Promise.all([this.repository.findUser(userId), this.repository.findTotp(userId)]);
+    const [user, factors] = await Promise.all([this.repository.findUser(userId), this.repository.factorsOf(userId)]);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    if (!factor?.confirmedAt) throw new AppException(ErrorCode.NOT_FOUND, 'The account has no second factor');
+    if (!factors.totp && (needs === 'totp' || factors.passkeys === 0)) throw new AppException(ErrorCode.NOT_FOUND, 'The account has no second factor');
     const attempt = await this.limiter.begin(client.ipAddress, userId);
     const passwordRight = await this.hasher.verify(dto.password, user.passwordHash);
     const claim = passwordRight ? await this.judge(userId, dto) : null;

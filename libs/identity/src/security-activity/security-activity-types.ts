@@ -22,6 +22,9 @@ export const SECURITY_ACTIVITY_TYPES = [
   'mfa_challenge_failed',
   'recovery_code_used',
   'recovery_codes_regenerated',
+  'passkey_added',
+  'passkey_removed',
+  'passkey_used',
 ] as const;
 
 export type SecurityActivityType = (typeof SECURITY_ACTIVITY_TYPES)[number];

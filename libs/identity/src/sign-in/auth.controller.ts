@@ -8,6 +8,8 @@ import { ChangePasswordDto, ForgotPasswordDto, LoginDto, LogoutDto, RefreshDto, 
 import { AuthTokenDataDto, MessageDto, PasswordChangedDto, ResetTokenDto, VerifyDataDto } from './dto/auth-responses.dto.js';
 import { PasswordResetService } from './password-reset.service.js';
 import { BREACHED_PASSWORD_NOTE } from '../breached-passwords/breached-passwords.service.js';
+import { MfaPasskeyOptionsDto, PasskeyOptionsDto, PasskeySignInDto } from '../passkeys/dto/passkey.dto.js';
+import { PASSKEY_CEREMONY_TTL_SECONDS, PasskeysService } from '../passkeys/passkeys.service.js';
 import { MfaVerifyDto } from '../second-factor/dto/second-factor.dto.js';
 import { CURRENT_FACTOR_NOTE, MFA_CODE_BUDGET_NOTE } from '../second-factor/second-factor.controller.js';
 
@@ -17,6 +19,7 @@ export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly passwordReset: PasswordResetService,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   @Post('signup')
@@ -65,7 +68,8 @@ export class AuthController {
     operationId: 'verifyMfa',
     summary: 'Finish a sign-in that answered MFA_REQUIRED',
     description:
-      'challengeToken from the MFA_REQUIRED answer and exactly one of `code` (the authenticator’s current code) or `recoveryCode`. ' +
+      'challengeToken from the MFA_REQUIRED answer and exactly one of `code` (the authenticator’s current code) or `recoveryCode`, ' +
+      'or `passkey`: what startAuthentication answered for the options of POST /api/v1/auth/mfa/passkey-options (a passkey not accepted is 401 INVALID_CREDENTIALS). ' +
       'Answers exactly what login answers. A code is accepted once (a code already used, even within its 30 seconds, is refused), ' +
       'and each recovery code works once. A wrong code is 401 INVALID_CREDENTIALS and the challenge stays usable; an unknown, ' +
       `expired or used challenge is 401 INVALID_TOKEN (sign in again). ${MFA_CODE_BUDGET_NOTE}`,
@@ -74,6 +78,60 @@ export class AuthController {
   @ApiErrors(ErrorCode.INVALID_CREDENTIALS, ErrorCode.INVALID_TOKEN, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   verifyMfa(@Body() dto: MfaVerifyDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
     return this.auth.verifySecondFactor(dto, client);
+  }
+
+  @Post('mfa/passkey-options')
+  @Public()
+  @HttpCode(200)
+  @RateLimit({ bucket: 'mfa-passkey-options', limit: 30, windowSeconds: 900, storeOutage: 'fail-closed' })
+  @ApiOperation({
+    operationId: 'mfaPasskeyOptions',
+    summary: 'Answer a sign-in challenge with a passkey: its options',
+    description:
+      'For a challenge whose `methods` include `passkey`: WebAuthn request options (the account’s passkeys) for @simplewebauthn/browser’s ' +
+      'startAuthentication; send its answer as `passkey` to POST /api/v1/auth/mfa/verify. New options replace earlier ones of the challenge. ' +
+      'An unknown, expired or used challenge is 401 INVALID_TOKEN; an account without a passkey 404 NOT_FOUND. Limited to 30 requests per 15 minutes per client IP.',
+  })
+  @ApiEnvelope(PasskeyOptionsDto)
+  @ApiErrors(ErrorCode.INVALID_TOKEN, ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  mfaPasskeyOptions(@Body() dto: MfaPasskeyOptionsDto): Promise<PasskeyOptionsDto> {
+    return this.passkeys.mfaOptions(dto);
+  }
+
+  @Post('passkey/options')
+  @Public()
+  @HttpCode(200)
+  @RateLimit({ bucket: 'passkey-sign-in-options', limit: 30, windowSeconds: 900, storeOutage: 'fail-closed' })
+  @ApiOperation({
+    operationId: 'passkeySignInOptions',
+    summary: 'Sign in with a passkey, no password: its options',
+    description:
+      'WebAuthn request options for @simplewebauthn/browser’s startAuthentication (no e-mail asked: the browser offers the passkeys it ' +
+      `holds for this site), usable once within ${PASSKEY_CEREMONY_TTL_SECONDS} seconds; then POST /api/v1/auth/passkey/verify. ` +
+      'Limited to 30 requests per 15 minutes per client IP.',
+  })
+  @ApiEnvelope(PasskeyOptionsDto)
+  @ApiErrors(ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  passkeySignInOptions(): Promise<PasskeyOptionsDto> {
+    return this.passkeys.signInOptions();
+  }
+
+  @Post('passkey/verify')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'passkeySignIn',
+    summary: 'Sign in with a passkey, no password',
+    description:
+      '`credential`: what startAuthentication answered for the options of POST /api/v1/auth/passkey/options (used up here, whatever the ' +
+      'outcome). Answers exactly what login answers; the passkey (verified by its holder) stands for both factors. Any refusal (options ' +
+      'unknown, expired or used, a passkey not registered, a signature that does not verify) is the same 401 INVALID_CREDENTIALS. ' +
+      MFA_CODE_BUDGET_NOTE.replace('Wrong codes are', 'Refused passkeys are').replace('A right code', 'An accepted passkey'),
+  })
+  @ApiEnvelope(AuthTokenDataDto)
+  @ApiErrors(ErrorCode.INVALID_CREDENTIALS, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  passkeySignIn(@Body() dto: PasskeySignInDto, @Client() client: ClientInfo): Promise<AuthTokenDataDto> {
+    return this.auth.signInWithPasskey(dto, client);
   }
 
   @Get('verify')

@@ -12,6 +12,8 @@ import { BreachedPasswordsService } from '../breached-passwords/breached-passwor
 import { EmailVerificationService } from '../email-verification/email-verification.service.js';
 import { SignInNoticesService } from '../email-verification/sign-in-notices.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
+import type { PasskeySignInDto } from '../passkeys/dto/passkey.dto.js';
+import { PasskeysService } from '../passkeys/passkeys.service.js';
 import type { MfaVerifyDto } from '../second-factor/dto/second-factor.dto.js';
 import { SecondFactorService } from '../second-factor/second-factor.service.js';
 import { SessionsService, type ClientInfo } from '../sessions/sessions.service.js';
@@ -60,6 +62,7 @@ export class AuthService {
     private readonly emailVerification: EmailVerificationService,
     private readonly signInNotices: SignInNoticesService,
     private readonly secondFactor: SecondFactorService,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   async signup(dto: SignupDto, client: ClientInfo): Promise<AuthTokenDataDto> {
@@ -108,13 +111,27 @@ export class AuthService {
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }
 
-  /** The second step of a sign-in that answered MFA_REQUIRED: the challenge and a code, then the same token data as login. */
+  /** The second step of a sign-in that answered MFA_REQUIRED: the challenge and a code or a passkey, then the same token data as login. */
   async verifySecondFactor(dto: MfaVerifyDto, client: ClientInfo): Promise<AuthTokenDataDto> {
-    const { userId, method } = await this.secondFactor.passChallenge(dto, client);
+    const { passkey } = dto;
+    const { userId, method } = passkey !== undefined ? await this.passkeys.passChallenge({ ...dto, passkey }, client) : await this.secondFactor.passChallenge(dto, client);
     const user = await this.repository.findUserById(userId);
     if (!user) throw new AppException(ErrorCode.INVALID_TOKEN, 'The sign-in challenge is invalid, expired or already used: sign in again');
+    return this.signedIn(user, client, { secondFactor: method });
+  }
+
+  /** A passwordless sign-in with a passkey: the same token data as login. */
+  async signInWithPasskey(dto: PasskeySignInDto, client: ClientInfo): Promise<AuthTokenDataDto> {
+    const userId = await this.passkeys.passwordless(dto, client);
+    const user = await this.repository.findUserById(userId);
+    if (!user) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The passkey was not accepted: ask for new options and try again');
+    return this.signedIn(user, client, { method: 'passkey' });
+  }
+
+  /** A new session after a sign-in passed its checks: the activity entry, the new-device notice, the token data. */
+  private async signedIn(user: UserRow, client: ClientInfo, details: Record<string, unknown>): Promise<AuthTokenDataDto> {
     const issued = await this.sessions.start(undefined, user.id, client);
-    await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId, secondFactor: method } });
+    await this.activity.recordAfter(user.id, 'sign_in', { client, details: { sessionId: issued.sessionId, ...details } });
     this.signInNotices.afterSignIn(user, issued.sessionId, client);
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }

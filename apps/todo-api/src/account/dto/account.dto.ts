@@ -6,7 +6,7 @@ import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
 import { SessionDto } from '#libs/identity';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
 import { ConnectedAppDto, SecurityActivityDto } from '#libs/identity';
-import { CurrentFactorCode, MfaStatusDto } from '#libs/identity';
+import { CurrentFactorCode, MfaStatusDto, PasskeyDto } from '#libs/identity';
 import { WebhookEndpointDto } from '#libs/webhooks';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
@@ -64,4 +64,7 @@ export class AccountExportDto {
   secondFactor?: MfaStatusDto;
   @ApiPropertyOptional({ type: [WebhookEndpointDto], description: 'Webhook endpoints (never their secrets)' })
   webhooks?: WebhookEndpointDto[];
+
+  @ApiPropertyOptional({ type: [PasskeyDto], description: 'Passkeys (GET /api/v1/account/passkeys): names and dates, never a key' })
+  passkeys?: PasskeyDto[];
 }

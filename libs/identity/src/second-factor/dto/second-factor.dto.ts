@@ -1,7 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsNotEmpty, IsObject, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { IsOptionalNotNull } from '#libs/common';
+import { PasskeyAssertionDto } from '../../passkeys/dto/passkey.dto.js';
 import type { TotpFactorRow } from '../second-factor.repository.js';
 
 const CODE_SCHEMA = { type: String, pattern: '^[0-9]{6}$', example: '492039', description: 'The 6-digit code the authenticator app shows now' } as const;
@@ -92,6 +94,16 @@ export class MfaVerifyDto {
 
   @EitherRecoveryCode()
   recoveryCode?: string;
+
+  @ApiPropertyOptional({
+    type: PasskeyAssertionDto,
+    description: 'Instead of a code: what @simplewebauthn/browser’s startAuthentication answered for the options of POST /api/v1/auth/mfa/passkey-options',
+  })
+  @IsOptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PasskeyAssertionDto)
+  passkey?: PasskeyAssertionDto;
 }
 
 export class TotpEnrolmentDto {
@@ -125,14 +137,18 @@ export class MfaStatusDto {
 
   @ApiProperty({ example: 10, description: 'Recovery codes not used yet' })
   recoveryCodesRemaining: number;
+
+  @ApiProperty({ example: 1, description: 'Passkeys registered (GET /api/v1/account/passkeys); any makes sign-in ask for a second factor too' })
+  passkeys: number;
 }
 
-export function toMfaStatusDto(factor: TotpFactorRow | null, recoveryCodesRemaining: number): MfaStatusDto {
+export function toMfaStatusDto(factor: TotpFactorRow | null, passkeys: number, recoveryCodesRemaining: number): MfaStatusDto {
   return {
     totpEnabled: factor?.confirmedAt != null,
     totpPending: factor !== null && factor.confirmedAt === null,
     totpConfirmedAt: factor?.confirmedAt ? new Date(factor.confirmedAt).toISOString() : null,
-    recoveryCodesRemaining: factor?.confirmedAt ? recoveryCodesRemaining : 0,
+    recoveryCodesRemaining: factor?.confirmedAt || passkeys > 0 ? recoveryCodesRemaining : 0,
+    passkeys,
   };
 }
 
