@@ -333,11 +333,12 @@ async function main() {
 
         // Delivery throughput: a backlog released at once, drained with nothing else running.
         const drainEndpoints = endpointIds.slice(0, WEBHOOK_DRAIN_ENDPOINTS);
-        const drain = await drainBacklog({ databaseUrl: whDatabase.url, endpointIds: drainEndpoints, count: WEBHOOK_BACKLOG, receiver });
+        const drain = await drainBacklog({ databaseUrl: whDatabase.url, servicePid: service.child.pid, endpointIds: drainEndpoints, count: WEBHOOK_BACKLOG, receiver });
         record({
           scenario: `webhooks: drain ${WEBHOOK_BACKLOG} to ${drainEndpoints.length} endpoints (deliveries/s)`,
           rps: drain.perSecond,
           ratio: drain.perSecond,
+          cpuUs: drain.cpuUs,
           target: '>= 500',
           pass: drain.perSecond >= 500 && drain.notDelivered === 0,
         });
@@ -347,7 +348,7 @@ async function main() {
         const idle = await load({ url: `${service.url}/api/v1/status`, connections: 5, duration: 5 });
         record({ scenario: 'todo-api-webhooks: GET /status idle', ...idle });
         const seconds = Math.max(2, Math.floor(drain.seconds * 0.8));
-        const busyDrain = await drainBacklog({ databaseUrl: whDatabase.url, endpointIds: drainEndpoints, count: WEBHOOK_BACKLOG, receiver, during: () => statusLoad(service.url, seconds) });
+        const busyDrain = await drainBacklog({ databaseUrl: whDatabase.url, servicePid: service.child.pid, endpointIds: drainEndpoints, count: WEBHOOK_BACKLOG, receiver, during: () => statusLoad(service.url, seconds) });
         const measured = ratio(busyDrain.during.p99, Math.max(1, idle.p99));
         record({ scenario: 'webhooks: /status p99 during the drain / idle', ...busyDrain.during, ratio: measured, target: '<= 3', pass: measured <= 3 && busyDrain.notDelivered === 0 });
         console.log(`${''.padEnd(44)} that drain: ${busyDrain.perSecond} deliveries/s, ${busyDrain.seconds} s (status load ${seconds} s), ${busyDrain.notDelivered} not delivered`);

@@ -2,7 +2,7 @@
 // deliveries built in SQL, and its drain measured from the database (deliveries/s) with or without a /status load.
 import { createServer } from 'node:http';
 import pg from 'pg';
-import { load, sleep } from './lib.mjs';
+import { cpuMeter, load, sleep } from './lib.mjs';
 
 /** A node:http receiver on 127.0.0.1 answering 204 to every POST; counts what it received (duplicates too). */
 export async function startWebhookReceiver() {
@@ -64,7 +64,7 @@ async function buildBacklog(client, endpointIds, count) {
  * drain's deliveries/s (time from the release until the last one is marked delivered, read from the database) and,
  * when `during` is given, its result (a load started right after the release and awaited).
  */
-export async function drainBacklog({ databaseUrl, endpointIds, count, receiver, during, timeoutMs = 180_000 }) {
+export async function drainBacklog({ databaseUrl, servicePid, endpointIds, count, receiver, during, timeoutMs = 180_000 }) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -76,6 +76,7 @@ export async function drainBacklog({ databaseUrl, endpointIds, count, receiver, 
     await client.query(`DELETE FROM webhook_deliveries`);
     await buildBacklog(client, endpointIds, count);
     const before = receiver.stats();
+    const cpu = cpuMeter(servicePid);
     const released = Date.now();
     await client.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE status = 'pending'`);
     const pressure = during?.();
@@ -87,6 +88,7 @@ export async function drainBacklog({ databaseUrl, endpointIds, count, receiver, 
       if (Date.now() - released > timeoutMs) break;
     }
     drainedAt = Date.now();
+    const used = cpu();
     const { rows } = await client.query(
       `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered, count(*) FILTER (WHERE status <> 'delivered')::int AS other,
          extract(epoch FROM max(completed_at) - min(completed_at))::float8 AS span FROM webhook_deliveries`,
@@ -100,6 +102,8 @@ export async function drainBacklog({ databaseUrl, endpointIds, count, receiver, 
       delivered: rows[0].delivered,
       notDelivered: rows[0].other + pending,
       received: after.received - before.received,
+      // CPU per delivery (µs): the service and PostgreSQL, over the drain (with `during`, its load's share is in it).
+      cpuUs: { service: Math.round((used.service * 1e6) / count), postgres: Math.round((used.postgres * 1e6) / count), generator: 0 },
       during: pressureResult,
     };
   } finally {
