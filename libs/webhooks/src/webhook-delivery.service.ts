@@ -57,8 +57,8 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   private readonly pendingNotices = new BackgroundWork();
   /** Delays before each retry; tests shorten it. */
   retryScheduleMs: readonly number[] = DEFAULT_RETRY_SCHEDULE_MS;
-  /** Per-attempt timeout; tests shorten it. */
-  attemptTimeoutMs = ATTEMPT_TIMEOUT_MS;
+  /** Per-attempt timeout (WebhookEngineOptions.attemptTimeoutMs); tests shorten it. */
+  attemptTimeoutMs: number;
   private readonly outcomes;
   private readonly disabledEndpoints;
   private readonly sealer: SecretSealer;
@@ -78,6 +78,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.sealer = webhookSecretSealer(config.jwtSecret);
+    this.attemptTimeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.outcomes = metrics.counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)', labelNames: ['outcome'] });
     this.disabledEndpoints = metrics.counter({ name: 'webhook_endpoints_disabled_total', help: 'Webhook endpoints the engine disabled, by reason (gone: a 410; failing: failing too long)', labelNames: ['reason'] });
     // Read when scraped from figures a timer refreshes: a scrape never waits on (or fails with) the database.
