@@ -2,8 +2,8 @@
  * Issue 30: a kill -9 of the replica that is delivering a webhook backlog loses no delivery. Two todo-api replicas
  * (the built service, real child processes) share one PostgreSQL database and both run the dispatcher; a backlog of
  * deliveries to one endpoint goes to a receiver this test starts, which answers each request a little late so that
- * requests are in flight. The replica that sent the latest request (found from the request's TCP connection) is
- * killed with SIGKILL while that request waits for its answer: the rows it had claimed stay pending under its lease,
+ * the backlog takes a while; after a sixth of it, it holds its answers. The replica that sent the latest request (found
+ * from the request's TCP connection) is killed with SIGKILL while that request waits for its answer: the rows it had claimed stay pending under its lease,
  * and once the lease passes the survivor claims and sends them. Every queued delivery must reach the receiver at
  * least once; duplicates are allowed (at-least-once) and counted.
  *
@@ -31,8 +31,9 @@ const ATTEMPT_TIMEOUT_MS = 500;
 const LEASE_MS = 50 * ATTEMPT_TIMEOUT_MS + 10_000;
 /** Generous: the lease, then the survivor's sending of what is left; only proves the backlog does not stay stuck. */
 const DRAIN_BOUND_MS = LEASE_MS + 60_000;
-/** The receiver answers each request this late, so a replica is caught with a request in flight. */
+/** The receiver answers each request this late (the backlog takes a while); after this many it answers none until released. */
 const ANSWER_DELAY_MS = 20;
+const FREEZE_AFTER = BACKLOG / 6;
 
 interface Hit {
   eventId: string;
@@ -74,6 +75,8 @@ function ownerOfConnection(port: number, remotePort: number, pids: number[]): nu
   let server: Server;
   let receiverPort: number;
   const hits: Hit[] = [];
+  /** Answers held back while the receiver is frozen. */
+  let held: (() => void)[] | undefined;
   const figures: Record<string, unknown> = {};
 
   beforeAll(async () => {
@@ -97,7 +100,10 @@ function ownerOfConnection(port: number, remotePort: number, pids: number[]): nu
       request.resume();
       request.on('end', () => {
         hits.push({ eventId: String(request.headers['webhook-id']), remotePort: request.socket.remotePort ?? 0, at: Date.now() });
-        setTimeout(() => response.writeHead(204).end(), ANSWER_DELAY_MS);
+        const answer = () => response.writeHead(204).end();
+        if (hits.length === FREEZE_AFTER) held = [];
+        if (held) held.push(answer);
+        else setTimeout(answer, ANSWER_DELAY_MS);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -133,8 +139,9 @@ function ownerOfConnection(port: number, remotePort: number, pids: number[]): nu
     const queued = new Set<string>((await dataSource.query(`SELECT event_id AS "eventId" FROM webhook_deliveries`)).map((row: { eventId: string }) => row.eventId));
     expect(queued.size).toBe(BACKLOG);
 
-    // Mid-backlog: the replica that sent the latest request is delivering (its batch claimed, none of it written yet).
-    await until(() => hits.length >= BACKLOG / 6, 60_000, 'the replicas to start delivering');
+    // Mid-backlog: the replica that sent the latest request is delivering (its batch claimed, none of it written yet),
+    // and that request waits for an answer the frozen receiver holds back.
+    await until(() => held !== undefined, 60_000, 'the replicas to deliver a sixth of the backlog');
     const inFlight = hits[hits.length - 1];
     const pids = replicas.map((replica) => replica.child.pid!);
     const victimPid = ownerOfConnection(inFlight.remotePort, receiverPort, pids);
@@ -145,6 +152,9 @@ function ownerOfConnection(port: number, remotePort: number, pids: number[]): nu
     expect(exit.signal).toBe('SIGKILL');
     const killedAt = Date.now();
     const receivedBeforeKill = new Set(hits.map((hit) => hit.eventId)).size;
+    // Thawed: the survivor's held request is answered (the killed replica's connection is gone).
+    for (const answer of held!.splice(0)) answer();
+    held = undefined;
 
     await until(
       async () => (await dataSource.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered'`))[0].n === BACKLOG,
