@@ -16,6 +16,7 @@ import { createDatabase, freePort, heapAfterGcMb, load, loadWithCpu, machineLoad
 import { feedbackInsertScenario } from './feedback-insert.mjs';
 import { feedbackScenarios } from './feedback-scenarios.mjs';
 import { overloadScenario } from './overload.mjs';
+import { createWebhookEndpoints, drainBacklog, startWebhookReceiver, statusLoad } from './webhooks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const adminUrl = process.env.DATABASE_URL;
@@ -32,8 +33,11 @@ const TODOS_PER_USER = 50;
 const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
 const LOGIN_PASSWORD = 'bench-login-password';
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
+// The webhook drain: this many deliveries spread over this many endpoints (all at the bench's receiver).
+const WEBHOOK_BACKLOG = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 10_000);
+const WEBHOOK_DRAIN_ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 10);
 
-// BENCH_ONLY=reference,todos,todos-get,overload,mcp,login,feedback,feedback-insert,startup runs a subset (for profiling one path).
+// BENCH_ONLY=reference,todos,todos-get,overload,mcp,login,webhooks,feedback,feedback-insert,startup runs a subset (for profiling one path).
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const want = (group) => !only || only.has(group);
 // Throughput pairs run as alternating rounds (A B A B …) of BENCH_ROUND_SECONDS each; the median ratio counts.
@@ -126,7 +130,7 @@ function rotatingKeys(keys) {
 
 async function startService(name, script, env) {
   const port = await freePort();
-  const portVar = name === 'feedback-export' ? 'FEEDBACK_API_PORT' : name === 'todo-api' ? 'TODO_API_PORT' : 'PORT';
+  const portVar = name === 'feedback-export' ? 'FEEDBACK_API_PORT' : name.startsWith('todo-api') ? 'TODO_API_PORT' : 'PORT';
   // BENCH_PROFILE=1 writes a CPU profile of each of our services to bench/results/profiles/ (open in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE && script.startsWith('dist/') ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : [];
   // Our services run with the same V8 flags as `npm start` and the Dockerfiles.
@@ -296,6 +300,80 @@ async function main() {
       { loadLabel: 'todo-api: POST /auth/signup flood (bcrypt 12)', ratioLabel: 'todo-api: GET /status p99 during signups / idle' },
     );
     console.log(`${''.padEnd(44)} signup answers by status: ${JSON.stringify(floodResult.statusCodes)}`);
+    }
+
+    if (want('webhooks')) await webhookScenarios();
+
+    /**
+     * Issue 30's targets on a todo-api of their own (its own database, so no other replica's dispatcher claims its
+     * deliveries) with NODE_ENV=test: the loopback switch that lets endpoints point at the bench's receiver is
+     * refused in production, and so is http. Everything else is as above (bcrypt 12, pool 10, LOG_LEVEL=warn).
+     */
+    async function webhookScenarios() {
+      const whDatabase = await createDatabase(adminUrl, `bench_${process.pid}_webhooks`);
+      const receiver = await startWebhookReceiver();
+      let service;
+      try {
+        service = await startService('todo-api-webhooks', 'dist/apps/todo-api/src/main.js', { ...appEnv, DATABASE_URL: whDatabase.url, NODE_ENV: 'test', WEBHOOKS_LOOPBACK: 'true' });
+        await waitForOk(`${service.url}/api/v1/status`);
+        const whKeys = await seedTodoData(whDatabase.url);
+        // Half the accounts have an enabled endpoint subscribed to every todo event; the other half none.
+        const onKeys = whKeys.slice(0, USERS / 2);
+        const offKeys = whKeys.slice(USERS / 2);
+        const endpointIds = await createWebhookEndpoints(service.url, onKeys, receiver.url);
+        const post = (keyPool) => ({
+          method: 'POST',
+          path: '/api/v1/todos',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text: 'bench todo', priority: 2, category: 'bench' }),
+          setupRequest: rotatingKeys(keyPool),
+        });
+        await webhookWriteCost({ label: 'todo-api: POST /api/v1/todos', service, on: post(onKeys), off: post(offKeys) });
+        console.log(`${''.padEnd(44)} receiver got ${receiver.stats().received} deliveries from the write rounds`);
+
+        // Delivery throughput: a backlog released at once, drained with nothing else running.
+        const drainEndpoints = endpointIds.slice(0, WEBHOOK_DRAIN_ENDPOINTS);
+        const drain = await drainBacklog({ databaseUrl: whDatabase.url, servicePid: service.child.pid, endpointIds: drainEndpoints, count: WEBHOOK_BACKLOG, receiver });
+        record({
+          scenario: `webhooks: drain ${WEBHOOK_BACKLOG} to ${drainEndpoints.length} endpoints (deliveries/s)`,
+          rps: drain.perSecond,
+          ratio: drain.perSecond,
+          cpuUs: drain.cpuUs,
+          target: '>= 500',
+          pass: drain.perSecond >= 500 && drain.notDelivered === 0,
+        });
+        console.log(`${''.padEnd(44)} drained in ${drain.seconds} s: ${drain.delivered} delivered, ${drain.notDelivered} not, receiver got ${drain.received}`);
+
+        // The same drain while 5 connections poll /api/v1/status: its p99 over the idle p99.
+        const idle = await load({ url: `${service.url}/api/v1/status`, connections: 5, duration: 5 });
+        record({ scenario: 'todo-api-webhooks: GET /status idle', ...idle });
+        const seconds = Math.max(2, Math.floor(drain.seconds * 0.8));
+        const busyDrain = await drainBacklog({ databaseUrl: whDatabase.url, servicePid: service.child.pid, endpointIds: drainEndpoints, count: WEBHOOK_BACKLOG, receiver, during: () => statusLoad(service.url, seconds) });
+        const measured = ratio(busyDrain.during.p99, Math.max(1, idle.p99));
+        record({ scenario: 'webhooks: /status p99 during the drain / idle', ...busyDrain.during, ratio: measured, target: '<= 3', pass: measured <= 3 && busyDrain.notDelivered === 0 });
+        console.log(`${''.padEnd(44)} that drain: ${busyDrain.perSecond} deliveries/s, ${busyDrain.seconds} s (status load ${seconds} s), ${busyDrain.notDelivered} not delivered`);
+      } finally {
+        await service?.child.stop();
+        await receiver.close();
+        await whDatabase.drop().catch(() => undefined);
+      }
+    }
+
+    /**
+     * What webhooks cost a write path: the same request by owners with an enabled endpoint subscribed to its events
+     * (`on`) and by owners without one (`off`), in alternating rounds against one service; the ratio on / off. The
+     * deliveries the `on` rounds queue are sent meanwhile by the same process (to the bench's receiver), so their cost
+     * counts too. Another event log is one more call: e.g. widget feedback with feedback-export, sites with and
+     * without an endpoint.
+     */
+    async function webhookWriteCost({ label, service, on, off, floor = 0.9 }) {
+      const pair = await alternating(
+        (warmup) => loadWithCpu(service.child.pid, { url: service.url, requests: [off], duration: ROUND_SECONDS, warmup }),
+        (warmup) => loadWithCpu(service.child.pid, { url: service.url, requests: [on], duration: ROUND_SECONDS, warmup }),
+      );
+      record({ scenario: `${label}, webhooks off`, ...pair.a });
+      const measured = pair.ratios.median;
+      record({ scenario: `${label}, webhooks on / off`, ...pair.b, ratio: measured, spread: pair.ratios, cpuRatio: pair.cpuRatio, perRound: pair.perRound, target: `>= ${floor}`, pass: measured >= floor && pair.b.non2xx === 0 });
     }
 
     // Feedback export scenarios (their own data).

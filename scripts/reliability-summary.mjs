@@ -95,6 +95,8 @@ for (const s of suites) {
       rows.push([tag, `account at its 10-stream cap, kill -9 of the replica holding them: stream granted on another after (limit ${n(f.streamGrantBoundMs)} ms; issue 33: ~45 s)`, granted === null ? 'never' : `${n(granted)} ms`, within ? 'ok' : 'FAIL']);
     }
     if (f.liveReplicaLeasesKeptThroughFreezeMs !== undefined) rows.push([tag, 'live replica kept its leases through a database freeze (a renewal failing inside it)', `${n(f.liveReplicaLeasesKeptThroughFreezeMs)} ms`, 'ok']);
+  } else if (s.suite === 'replica-kill-webhooks') {
+    rows.push([tag, `webhook backlog of ${n(f.backlog)}, kill -9 of the delivering replica after ${n(f.receivedBeforeKill)}: all delivered after (lease ${n(f.leaseMs)} ms) / duplicates / rows reclaimed after the lease`, `${n(f.drainedAfterKillMs)} ms / ${n(f.duplicates)} / ${n(f.reclaimedAfterLease)}`, 'ok']);
   } else if (s.suite === 'database-breaker') {
     const slowest = Math.max(f.after503Sequential?.maxMs ?? Infinity, f.after503Burst20?.maxMs ?? Infinity);
     const sse = f.sseRecoveryAfterWritesMs ?? Infinity;

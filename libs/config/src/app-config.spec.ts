@@ -106,6 +106,12 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads WEBHOOK_ATTEMPT_TIMEOUT_MS, 5 s by default and at most', () => {
+    expect(loadConfig(base).webhookAttemptTimeoutMs).toBe(5000);
+    expect(loadConfig({ ...base, WEBHOOK_ATTEMPT_TIMEOUT_MS: '500' }).webhookAttemptTimeoutMs).toBe(500);
+    expect(() => loadConfig({ ...base, WEBHOOK_ATTEMPT_TIMEOUT_MS: '6000' })).toThrow(ConfigError);
+  });
+
   it('reads WEBHOOK_DISABLE_AFTER_MS, 5 days by default', () => {
     expect(loadConfig(base).webhookDisableAfterMs).toBe(432_000_000);
     expect(loadConfig({ ...base, WEBHOOK_DISABLE_AFTER_MS: '300' }).webhookDisableAfterMs).toBe(300);

@@ -70,6 +70,11 @@ export interface AppConfig {
    * of its current streak at least this long ago is disabled at its next failed attempt, and its owner mailed.
    */
   webhookDisableAfterMs: number;
+  /**
+   * WEBHOOK_ATTEMPT_TIMEOUT_MS (default and most 5000): connect + answer of one delivery attempt. The claim lease is
+   * derived from it (a batch of 50 attempts at their timeout, + 10 s), so tests that kill a replica shorten both.
+   */
+  webhookAttemptTimeoutMs: number;
   /** Admission control (libs/common's OverloadGate): when a replica refuses new work with 503 SERVICE_OVERLOADED. */
   overload: OverloadConfig;
   /** Passkeys' relying party (WebAuthn): from PUBLIC_BASE_URL unless WEBAUTHN_RP_ID / WEBAUTHN_ORIGIN say otherwise. */
@@ -311,6 +316,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     oauthClientMetadataLoopback,
     webhooksLoopback,
     webhookDisableAfterMs: readIntVariable(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 60 * 60_000, 1, 365 * 24 * 60 * 60_000),
+    webhookAttemptTimeoutMs: readIntVariable(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 5000, 100, 5000),
     overload: readOverload(env),
     webauthn: readWebAuthn(env, publicBaseUrl),
   };

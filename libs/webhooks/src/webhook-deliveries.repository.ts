@@ -110,8 +110,13 @@ export class WebhookDeliveriesRepository {
     await this.sql.query(`UPDATE webhook_deliveries SET attempts = attempts - 1, next_attempt_at = now() WHERE id = ANY($1::uuid[]) AND status = 'pending'`, [ids]);
   }
 
-  async markDelivered(id: string, responseCode: number): Promise<void> {
-    await this.sql.query(`UPDATE webhook_deliveries SET status = 'delivered', last_response_code = $2, last_error = NULL, completed_at = now() WHERE id = $1`, [id, responseCode]);
+  /** Marks deliveries delivered, each with its receiver's status code (`ids[i]` answered `responseCodes[i]`). */
+  async markDeliveredMany(ids: string[], responseCodes: number[]): Promise<void> {
+    await this.sql.query(
+      `UPDATE webhook_deliveries delivery SET status = 'delivered', last_response_code = answered.code, last_error = NULL, completed_at = now()
+       FROM unnest($1::uuid[], $2::int[]) AS answered (id, code) WHERE delivery.id = answered.id`,
+      [ids, responseCodes],
+    );
   }
 
   async markRetry(id: string, responseCode: number | null, error: string, delayMs: number): Promise<void> {

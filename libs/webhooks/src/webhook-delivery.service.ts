@@ -1,3 +1,5 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AppMetrics, BackgroundWork, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, type SecretSealer, unavailableDependencyOf } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
@@ -25,6 +27,13 @@ const STATS_INTERVAL_MS = 15_000;
 const SWEEP_BATCH = 1000;
 const ERROR_TEXT_MAX = 300;
 
+/** An endpoint's successful attempts of a batch not yet written (ids[i] answered codes[i]). */
+interface DeliveredRun {
+  endpointId: string;
+  ids: string[];
+  codes: number[];
+}
+
 /** What an attempt did; `gone` (410) and `disabled` (failing too long) stop sending to the endpoint. */
 type Outcome = 'delivered' | 'retry' | 'failed' | 'gone' | 'disabled';
 
@@ -48,11 +57,17 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   private readonly pendingNotices = new BackgroundWork();
   /** Delays before each retry; tests shorten it. */
   retryScheduleMs: readonly number[] = DEFAULT_RETRY_SCHEDULE_MS;
-  /** Per-attempt timeout; tests shorten it. */
-  attemptTimeoutMs = ATTEMPT_TIMEOUT_MS;
+  /** Per-attempt timeout (WebhookEngineOptions.attemptTimeoutMs); tests shorten it. */
+  attemptTimeoutMs: number;
   private readonly outcomes;
   private readonly disabledEndpoints;
   private readonly sealer: SecretSealer;
+  /**
+   * Connections to receivers are kept alive and reused between attempts (a receiver's answer says how long it keeps
+   * them: Node's agent honours its Keep-Alive timeout). This engine's own pair, always used with its one
+   * `allowLoopback`, so a pooled connection only ever goes to an address vetted under the same rule.
+   */
+  private readonly agents = { http: new HttpAgent({ keepAlive: true, maxFreeSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxFreeSockets: 64 }) };
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -63,6 +78,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.sealer = webhookSecretSealer(config.jwtSecret);
+    this.attemptTimeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.outcomes = metrics.counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)', labelNames: ['outcome'] });
     this.disabledEndpoints = metrics.counter({ name: 'webhook_endpoints_disabled_total', help: 'Webhook endpoints the engine disabled, by reason (gone: a 410; failing: failing too long)', labelNames: ['reason'] });
     // Read when scraped from figures a timer refreshes: a scrape never waits on (or fails with) the database.
@@ -125,6 +141,8 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     this.dispatcher.stop();
     this.sweeper.stop();
     this.statsRefresh.stop();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
     await this.pendingNotices.settled();
   }
 
@@ -160,6 +178,12 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /**
+   * A claimed batch: each endpoint's deliveries one at a time in claim order, endpoints in parallel. Successes are
+   * written together at the end (one UPDATE for the batch, one for the endpoints' streaks); an endpoint's own
+   * successes are written first when one of its attempts fails, so its failure streak counts in order. A replica that
+   * dies before writing them leaves them pending, to be sent again when the lease passes (at-least-once, as any crash).
+   */
   private async sendBatch(claimed: ClaimedDelivery[]): Promise<void> {
     const byEndpoint = new Map<string, ClaimedDelivery[]>();
     for (const delivery of claimed) {
@@ -167,50 +191,74 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
       list.push(delivery);
       byEndpoint.set(delivery.endpointId, list);
     }
+    const delivered: DeliveredRun[] = [];
     await Promise.all(
       [...byEndpoint.values()].map(async (list) => {
-        for (const [index, delivery] of list.entries()) {
-          const outcome = await this.attempt(delivery);
-          // A 410 or a too-long failure streak disabled the endpoint: the rest of its batch is handed back unattempted
-          // (held while it is disabled, due at once when its owner re-enables it).
-          if (outcome === 'gone' || outcome === 'disabled') {
-            await this.deliveries.release(list.slice(index + 1).map((held) => held.id));
-            return;
-          }
-        }
+        const run: DeliveredRun = { endpointId: list[0].endpointId, ids: [], codes: [] };
+        delivered.push(run);
+        await this.sendInOrder(list, run);
       }),
     );
+    await this.recordDelivered(delivered);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<Outcome> {
+  private async sendInOrder(list: ClaimedDelivery[], run: DeliveredRun): Promise<void> {
+    for (const [index, delivery] of list.entries()) {
+      const sent = await this.send(delivery);
+      if (sent.status !== null && sent.status >= 200 && sent.status < 300) {
+        run.ids.push(delivery.id);
+        run.codes.push(sent.status);
+        continue;
+      }
+      await this.recordDelivered([run]);
+      const outcome = await this.recordFailure(delivery, sent);
+      // A 410 or a too-long failure streak disabled the endpoint: the rest of its batch is handed back unattempted
+      // (held while it is disabled, due at once when its owner re-enables it).
+      if (outcome === 'gone' || outcome === 'disabled') {
+        await this.deliveries.release(list.slice(index + 1).map((held) => held.id));
+        return;
+      }
+    }
+  }
+
+  /** Writes the runs' successes (and empties them): deliveries marked delivered, their endpoints' streaks reset. */
+  private async recordDelivered(runs: DeliveredRun[]): Promise<void> {
+    const done = runs.filter((run) => run.ids.length > 0);
+    if (done.length === 0) return;
+    const ids = done.flatMap((run) => run.ids.splice(0));
+    const codes = done.flatMap((run) => run.codes.splice(0));
+    await this.deliveries.markDeliveredMany(ids, codes);
+    await this.endpoints.recordSuccesses(done.map((run) => run.endpointId));
+    this.outcomes.inc({ outcome: 'delivered' }, ids.length);
+  }
+
+  /** One signed POST; answers the receiver's status (null when none came) and, unless 2xx, what went wrong. */
+  private async send(delivery: ClaimedDelivery): Promise<{ status: number | null; error: string }> {
     const body = JSON.stringify({ type: delivery.eventType, timestamp: new Date(delivery.occurredAt).toISOString(), data: delivery.payload });
     const secrets = [delivery.secret, delivery.previousSecret].flatMap((sealed) => (sealed ? (this.sealer.open(sealed) ?? []) : []));
     let status: number | null = null;
-    let error: string;
     try {
       // Sealed under another JWT_SECRET: nothing goes out unsigned; the attempt fails and retries until the owner rotates.
       if (secrets.length === 0) throw new UnreadableSigningSecretError();
       const headers = { 'content-type': 'application/json', 'user-agent': 'todo-feedback-webhooks/1', ...signedWebhookHeaders(delivery.eventId, new Date(), body, secrets) };
       const signal = AbortSignal.timeout(this.attemptTimeoutMs);
-      const response = await guardedFetch(delivery.url, { method: 'POST', headers, body, signal }, { allowLoopback: this.options.allowLoopback });
+      const response = await guardedFetch(delivery.url, { method: 'POST', headers, body, signal }, { allowLoopback: this.options.allowLoopback, agents: this.agents });
       status = response.status;
       await drainCapped(response, RESPONSE_BODY_CAP);
-      if (status >= 200 && status < 300) {
-        await this.deliveries.markDelivered(delivery.id, status);
-        await this.endpoints.recordSuccess(delivery.endpointId);
-        this.outcomes.inc({ outcome: 'delivered' });
-        return 'delivered';
-      }
-      if (status === 410) {
-        await this.deliveries.markFailed(delivery.id, status, 'the endpoint answered 410 Gone: disabled');
-        await this.endpoints.disable(delivery.endpointId, 'the endpoint answered 410 Gone');
-        this.disabledEndpoints.inc({ reason: 'gone' });
-        this.outcomes.inc({ outcome: 'gone' });
-        return 'gone';
-      }
-      error = `HTTP ${status}`;
+      return { status, error: `HTTP ${status}` };
     } catch (caught) {
-      error = describeFailure(caught);
+      return { status, error: describeFailure(caught) };
+    }
+  }
+
+  /** A non-2xx answer or no answer: 410 disables the endpoint; anything else is retried on the schedule, then failed. */
+  private async recordFailure(delivery: ClaimedDelivery, { status, error }: { status: number | null; error: string }): Promise<Outcome> {
+    if (status === 410) {
+      await this.deliveries.markFailed(delivery.id, status, 'the endpoint answered 410 Gone: disabled');
+      await this.endpoints.disable(delivery.endpointId, 'the endpoint answered 410 Gone');
+      this.disabledEndpoints.inc({ reason: 'gone' });
+      this.outcomes.inc({ outcome: 'gone' });
+      return 'gone';
     }
     await this.endpoints.recordFailure(delivery.endpointId);
     const delay = retryDelayMs(this.retryScheduleMs, delivery.attempts);

@@ -103,8 +103,9 @@ export class WebhookEndpointsRepository {
 
   // --- Outcomes of deliveries (the dispatcher; no owner at hand, the endpoint id comes from a claimed delivery) ---
 
-  async recordSuccess(endpointId: string): Promise<void> {
-    await this.sql.query(`UPDATE webhook_endpoints SET failure_streak = 0, failing_since = NULL WHERE id = $1 AND failure_streak <> 0`, [endpointId]);
+  /** A success ends each endpoint's failure streak (rows already at 0 are not written). */
+  async recordSuccesses(endpointIds: string[]): Promise<void> {
+    await this.sql.query(`UPDATE webhook_endpoints SET failure_streak = 0, failing_since = NULL WHERE id = ANY($1::uuid[]) AND failure_streak <> 0`, [endpointIds]);
   }
 
   async recordFailure(endpointId: string): Promise<void> {

@@ -19,6 +19,8 @@ export interface WebhookEngineOptions {
    * disabled at its next failed attempt (WEBHOOK_DISABLE_AFTER_MS, 5 days by default).
    */
   disableAfterFailingMs: number;
+  /** Connect + answer of one attempt (5 s unless shortened); the claim lease is derived from it. */
+  attemptTimeoutMs?: number;
   /**
    * Tells the owner that an endpoint was disabled for failing (the app knows who the owner is and how to reach
    * them: todo-api mails the account). Called once per disablement, by the replica whose UPDATE disabled it.

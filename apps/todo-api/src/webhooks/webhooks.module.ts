@@ -24,6 +24,7 @@ const engine = WebhookEngineModule.forApp({
     httpsOnly: config.nodeEnv === 'production',
     maxEndpointsPerOwner: MAX_WEBHOOKS_PER_ACCOUNT,
     disableAfterFailingMs: config.webhookDisableAfterMs,
+    attemptTimeoutMs: config.webhookAttemptTimeoutMs,
     notifyOwnerOfDisabledEndpoint: (endpoint) => ownerMail.endpointDisabled(endpoint),
   }),
 });

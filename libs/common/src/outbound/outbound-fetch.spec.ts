@@ -1,4 +1,6 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { Agent as HttpAgent, createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { guardedFetch, isPublicAddress, OutboundAddressRefusedError } from './outbound-fetch.js';
 
@@ -68,6 +70,35 @@ describe('guardedFetch', () => {
   it('connects to loopback only when the test switch allows it', async () => {
     const response = await guardedFetch(`http://127.0.0.1:${port}/`, {}, { allowLoopback: true });
     expect([response.status, await response.text()]).toEqual([200, 'ok']);
+    expect(connections).toBe(1);
+  });
+});
+
+describe('guardedFetch with the caller\'s keep-alive agents', () => {
+  let server: HttpServer;
+  let port: number;
+  let connections = 0;
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  beforeAll(async () => {
+    server = createHttpServer((_request, response) => response.end('ok'));
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => {
+    agents.http.destroy();
+    agents.https.destroy();
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('reuses one connection for consecutive requests, and still refuses a name resolving to loopback', async () => {
+    for (let i = 0; i < 3; i++) {
+      const response = await guardedFetch(`http://127.0.0.1:${port}/`, {}, { allowLoopback: true, agents });
+      expect(await response.text()).toBe('ok');
+    }
+    expect(connections).toBe(1);
+    await expect(guardedFetch(`http://localhost:${port}/`, {}, { agents })).rejects.toBeInstanceOf(OutboundAddressRefusedError);
     expect(connections).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { outgoingCall } from '#libs/tracing';
@@ -72,6 +72,12 @@ export class OutboundAddressRefusedError extends Error {
 export interface OutboundGuardOptions {
   /** Test servers on 127.0.0.1 / ::1: only a test switch that production refuses may set this. */
   allowLoopback?: boolean;
+  /**
+   * Keep-alive agents to reuse connections (default: none, a connection per request). A pooled connection goes to
+   * an address vetted when it was opened, so an agent must only ever be used with one and the same `allowLoopback`:
+   * its owner keeps it for itself (the webhook engine has its own pair).
+   */
+  agents?: { http: HttpAgent; https: HttpsAgent };
 }
 
 function allowed(address: string, options: OutboundGuardOptions): boolean {
@@ -123,7 +129,8 @@ function toHeaders(message: IncomingMessage): Headers {
 /**
  * fetch() for a URL someone else chose: http or https only, the address vetted before connecting
  * (an address literal at once, a name by the socket's lookup), no redirect followed (the answer
- * is handed back as it is), no connection pooling. Rejects with OutboundAddressRefusedError.
+ * is handed back as it is), no connection pooling unless the caller passes its own agents. Rejects with
+ * OutboundAddressRefusedError.
  */
 export async function guardedFetch(input: string | URL, init: OutboundRequestInit = {}, options: OutboundGuardOptions = {}): Promise<Response> {
   const url = new URL(input);
@@ -136,7 +143,8 @@ export async function guardedFetch(input: string | URL, init: OutboundRequestIni
   const method = init.method ?? 'GET';
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
   return outgoingCall(method, host, port, headers, () => new Promise<Response>((resolve, reject) => {
-    const request = send(url, { method, headers, signal: init.signal, lookup: guardedLookup(options), agent: false }, (message) => {
+    const agent = (url.protocol === 'https:' ? options.agents?.https : options.agents?.http) ?? false;
+    const request = send(url, { method, headers, signal: init.signal, lookup: guardedLookup(options), agent }, (message) => {
       const status = message.statusCode ?? 502;
       const body = NULL_BODY_STATUSES.has(status) ? null : (Readable.toWeb(message) as ReadableStream<Uint8Array>);
       if (body === null) message.resume();
