@@ -47,7 +47,7 @@ export class WebhookEndpointsService {
     const secret = newWebhookSecret();
     const max = this.options.maxEndpointsPerOwner;
     const row = await this.endpoints.insertWithinQuota(this.options.ownerKind, ownerId, { url: input.url, eventTypes, description: input.description ?? '', enabled: input.enabled ?? true }, this.sealer.seal(secret), max);
-    if (!row) throw new AppException(ErrorCode.QUOTA_EXCEEDED, `At most ${max} webhook endpoints per account`, { quota: 'webhook-endpoints', limit: max });
+    if (!row) throw new AppException(ErrorCode.QUOTA_EXCEEDED, `At most ${max} webhook endpoints per ${this.options.ownerNoun ?? 'account'}`, { quota: 'webhook-endpoints', limit: max });
     return { webhook: toWebhookEndpointDto(row), secret };
   }
 
