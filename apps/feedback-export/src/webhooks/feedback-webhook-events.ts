@@ -3,6 +3,8 @@
  * the repositories of the changes write each event into `feedback_events` (the outbox) in the change's own statement.
  * The migration's trigger (`webhook_enqueue('site', 'site_id')`) turns each row into deliveries in the same transaction.
  */
+import type { FeedbackItemDto } from '../feedback/dto/feedback.dto.js';
+import type { BatchAnswerSavedDataDto, BatchWebhookDataDto, FeedbackStatusChangedDataDto } from './dto/feedback-webhook-event.dto.js';
 
 /** The owner kind of feedback-export's webhook endpoints (owner id: the site id); the feedback_events trigger names it too. */
 export const FEEDBACK_WEBHOOK_OWNER_KIND = 'site';
@@ -10,53 +12,8 @@ export const FEEDBACK_WEBHOOK_OWNER_KIND = 'site';
 /** Most webhook endpoints one site may have. */
 export const MAX_WEBHOOKS_PER_SITE = 10;
 
-/** `data` of feedback.created: the item as the export API lists it (reporterContext and reporter only when captured). */
-export interface FeedbackCreatedData {
-  id: string;
-  siteId: string;
-  type: string;
-  message: string;
-  rating: number | null;
-  pageUrl: string;
-  status: string;
-  createdAt: string;
-  reporterContext?: Record<string, string>;
-  reporter?: { id: string; email?: string; name?: string };
-}
-
-/** `data` of feedback.status_changed (single and bulk triage: one event per item whose status changed). */
-export interface FeedbackStatusChangedData {
-  id: string;
-  siteId: string;
-  status: string;
-  previousStatus: string;
-}
-
-/** `data` of batch.sent, batch.opened and batch.answered: the batch summary as listed, with its site. */
-export interface BatchEventData {
-  id: string;
-  siteId: string;
-  title: string;
-  status: string;
-  questionCount: number;
-  answerCount: number;
-  createdAt: string;
-  sentAt: string | null;
-  openedAt: string | null;
-  answeredAt: string | null;
-}
-
-/** `data` of batch.answer_saved: one answer as the recipient saved it (each save of an answer is one event). */
-export interface BatchAnswerSavedData {
-  batchId: string;
-  siteId: string;
-  n: number;
-  text: string;
-  updatedAt: string;
-}
-
 const SITE_ID = '3f0c8a52-5d0e-4a8e-9a43-8d2b8e6f1c10';
-const SAMPLE_FEEDBACK: FeedbackCreatedData = {
+const SAMPLE_FEEDBACK: FeedbackItemDto = {
   id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
   siteId: SITE_ID,
   type: 'bug',
@@ -66,7 +23,7 @@ const SAMPLE_FEEDBACK: FeedbackCreatedData = {
   status: 'new',
   createdAt: '2026-11-27 10:15:00',
 };
-const SAMPLE_BATCH: BatchEventData = {
+const SAMPLE_BATCH: BatchWebhookDataDto = {
   id: 'b5a7e3f2-1c4d-4e8a-9f6b-2d3c4e5f6a7b',
   siteId: SITE_ID,
   title: 'Homepage review',
@@ -82,11 +39,11 @@ const SAMPLE_BATCH: BatchEventData = {
 /** feedback-export's event catalogue: every type a site's webhook can receive, with the sample `data` a test event carries. */
 export const FEEDBACK_WEBHOOK_EVENTS = {
   'feedback.created': SAMPLE_FEEDBACK,
-  'feedback.status_changed': { id: SAMPLE_FEEDBACK.id, siteId: SITE_ID, status: 'triaged', previousStatus: 'new' } satisfies FeedbackStatusChangedData,
+  'feedback.status_changed': { id: SAMPLE_FEEDBACK.id, siteId: SITE_ID, status: 'triaged', previousStatus: 'new' } satisfies FeedbackStatusChangedDataDto,
   'batch.sent': SAMPLE_BATCH,
-  'batch.opened': { ...SAMPLE_BATCH, status: 'opened', openedAt: '2026-11-27T11:30:00.000Z' } satisfies BatchEventData,
-  'batch.answer_saved': { batchId: SAMPLE_BATCH.id, siteId: SITE_ID, n: 1, text: 'The hero image loads slowly.', updatedAt: '2026-11-27T11:32:10.000Z' } satisfies BatchAnswerSavedData,
-  'batch.answered': { ...SAMPLE_BATCH, status: 'answered', answerCount: 3, openedAt: '2026-11-27T11:30:00.000Z', answeredAt: '2026-11-27T11:40:00.000Z' } satisfies BatchEventData,
+  'batch.opened': { ...SAMPLE_BATCH, status: 'opened', openedAt: '2026-11-27T11:30:00.000Z' } satisfies BatchWebhookDataDto,
+  'batch.answer_saved': { batchId: SAMPLE_BATCH.id, siteId: SITE_ID, n: 1, text: 'The hero image loads slowly.', updatedAt: '2026-11-27T11:32:10.000Z' } satisfies BatchAnswerSavedDataDto,
+  'batch.answered': { ...SAMPLE_BATCH, status: 'answered', answerCount: 3, openedAt: '2026-11-27T11:30:00.000Z', answeredAt: '2026-11-27T11:40:00.000Z' } satisfies BatchWebhookDataDto,
 };
 
 export type FeedbackWebhookEventType = keyof typeof FEEDBACK_WEBHOOK_EVENTS;
@@ -96,14 +53,14 @@ export type FeedbackWebhookEventType = keyof typeof FEEDBACK_WEBHOOK_EVENTS;
 /** A timestamptz as JavaScript's toISOString writes it (the batch DTOs' form). */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** FeedbackCreatedData of a `feedback` row under `alias` (the export item's shape: see toFeedbackItemDto). */
+/** The feedback.created data (FeedbackItemDto) of a `feedback` row under `alias` (the export item's shape: see toFeedbackItemDto). */
 export function feedbackCreatedDataSql(alias: string): string {
   return `jsonb_build_object('id', ${alias}.id, 'siteId', ${alias}.site_id, 'type', ${alias}.type, 'message', ${alias}.message, 'rating', ${alias}.rating,
       'pageUrl', ${alias}.page_url, 'status', ${alias}.status, 'createdAt', to_char(${alias}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))
     || jsonb_strip_nulls(jsonb_build_object('reporterContext', ${alias}.reporter_context, 'reporter', ${alias}.reporter))`;
 }
 
-/** BatchEventData of a `question_batches` row under `alias` (its counts read from batch_questions and batch_answers). */
+/** BatchWebhookDataDto of a `question_batches` row under `alias` (its counts read from batch_questions and batch_answers). */
 export function batchEventDataSql(alias: string): string {
   return `jsonb_build_object('id', ${alias}.id, 'siteId', ${alias}.site_id, 'title', ${alias}.title, 'status', ${alias}.status,
       'questionCount', (SELECT count(*)::int FROM batch_questions q WHERE q.batch_id = ${alias}.id),
@@ -111,7 +68,7 @@ export function batchEventDataSql(alias: string): string {
       'createdAt', ${iso(`${alias}.created_at`)}, 'sentAt', ${iso(`${alias}.sent_at`)}, 'openedAt', ${iso(`${alias}.opened_at`)}, 'answeredAt', ${iso(`${alias}.answered_at`)})`;
 }
 
-/** BatchAnswerSavedData of a `batch_answers` row under `alias`, with its batch's site id. */
+/** BatchAnswerSavedDataDto of a `batch_answers` row under `alias`, with its batch's site id. */
 export function answerSavedDataSql(alias: string, siteIdColumn: string): string {
   return `jsonb_build_object('batchId', ${alias}.batch_id, 'siteId', ${siteIdColumn}, 'n', ${alias}.n, 'text', ${alias}.text, 'updatedAt', ${iso(`${alias}.updated_at`)})`;
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors, CurrentPrincipal, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type Principal, type RateLimitOptions } from '#libs/common';
 import {
   CreateWebhookDto,
@@ -14,6 +14,7 @@ import {
   WebhookEndpointSecretDto,
   WebhookReplayedDto,
 } from '#libs/webhooks';
+import { BatchAnswerSavedWebhookDto, BatchWebhookDto, FEEDBACK_WEBHOOK_EVENT_MODELS, FeedbackCreatedWebhookDto, FeedbackStatusChangedWebhookDto } from './dto/feedback-webhook-event.dto.js';
 import { FEEDBACK_WEBHOOK_EVENTS, MAX_WEBHOOKS_PER_SITE } from './feedback-webhook-events.js';
 import { SiteWebhooksService } from './site-webhooks.service.js';
 
@@ -28,6 +29,30 @@ const ACCESS_ERRORS = [ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_TOKEN, ErrorCo
 const EVENT_TYPES = Object.keys(FEEDBACK_WEBHOOK_EVENTS).join(', ');
 const SITE_ID = { name: 'siteId', format: 'uuid' } as const;
 const WEBHOOK_ID = { name: 'webhookId', format: 'uuid' } as const;
+/** What an endpoint receives, per event: the create operation's OpenAPI callbacks (POSTed to the registered url). */
+const EVENT_CALLBACKS = Object.fromEntries(
+  [
+    { name: 'feedback.created', summary: 'feedback.created: feedback submitted through the widget or the API', type: FeedbackCreatedWebhookDto },
+    { name: 'feedback.status_changed', summary: 'feedback.status_changed: an item triaged (one event per item whose status changed)', type: FeedbackStatusChangedWebhookDto },
+    { name: 'batch.sent|batch.opened|batch.answered', summary: 'batch.sent, batch.opened, batch.answered: a question batch sent, first viewed, first submitted', type: BatchWebhookDto },
+    { name: 'batch.answer_saved', summary: 'batch.answer_saved: one answer saved by the recipient', type: BatchAnswerSavedWebhookDto },
+  ].map(({ name, summary, type }) => [
+    name,
+    {
+      '{$request.body#/url}': {
+        post: {
+          tags: ['Webhooks'],
+          summary,
+          // No credential is sent: the receiver checks the signature.
+          security: [],
+          description: 'Signed with Standard Webhooks: headers `webhook-id` (the event id `evt_…`), `webhook-timestamp` and `webhook-signature`.',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: getSchemaPath(type) } } } },
+          responses: { '200': { description: 'Any 2xx acknowledges the delivery; 410 disables the endpoint; anything else (or no answer within 5 s) is retried' } },
+        },
+      },
+    },
+  ]),
+);
 
 /**
  * A site's webhook endpoints for its feedback and question-batch events: the site's write token (wk_) or its
@@ -47,8 +72,11 @@ export class SiteWebhooksController {
     description:
       `Event types: ${EVENT_TYPES} (eventTypes empty or absent: all). Each change is POSTed signed (Standard Webhooks: ` +
       '`webhook-id`, `webhook-timestamp`, `webhook-signature`). The signing secret (`whsec_…`) is returned only in this answer. ' +
-      `The URL must be https (production) and resolve to a public address. At most ${MAX_WEBHOOKS_PER_SITE} endpoints per site (403 QUOTA_EXCEEDED).`,
+      `The URL must be https (production) and resolve to a public address. At most ${MAX_WEBHOOKS_PER_SITE} endpoints per site (403 QUOTA_EXCEEDED). ` +
+      'The body POSTed for each event type is in this operation’s callbacks.',
+    callbacks: EVENT_CALLBACKS,
   })
+  @ApiExtraModels(...FEEDBACK_WEBHOOK_EVENT_MODELS)
   @ApiParam(SITE_ID)
   @ApiEnvelope(WebhookEndpointSecretDto, { status: 201 })
   @ApiErrors(...ACCESS_ERRORS, ErrorCode.VALIDATION_ERROR, ErrorCode.QUOTA_EXCEEDED)
