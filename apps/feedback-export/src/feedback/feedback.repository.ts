@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, PreparedQueries, type Transaction } from '#libs/database';
-import { feedbackCreatedDataSql, insertEventsSql } from '../webhooks/feedback-webhook-events.js';
+import { feedbackCreatedDataSql, insertEventsSql } from '../webhooks/feedback-event-log.js';
 import type { FeedbackStatus, FeedbackType } from './feedback-kinds.js';
 
 /** A feedback row to insert; its owner is passed beside the rows (all rows of one call share it). */

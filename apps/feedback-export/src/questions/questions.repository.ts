@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type Transaction } from '#libs/database';
-import { answerSavedDataSql, batchEventDataSql, insertEventsSql } from '../webhooks/feedback-webhook-events.js';
+import { answerSavedDataSql, batchEventDataSql, insertEventsSql } from '../webhooks/feedback-event-log.js';
 import type { BatchStatus } from './batch-status.js';
 
 export interface BatchRow {
