@@ -6,14 +6,14 @@ import { WebhookDeliveryService } from '#libs/webhooks';
 import { FEEDBACK_WEBHOOK_EVENTS } from '../../apps/feedback-export/src/webhooks/feedback-webhook-events.js';
 import { bearer, createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 import { sampleQuestions, tokenOfUrl } from '../questions/questions-fixtures.js';
-import { startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { startReceiver, type Hit, type Receiver } from '../support/webhook-receiver.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
 type Signed = { type: string; timestamp: string; data: any };
 
 describe("a site's webhooks: feedback and question-batch events (Standard Webhooks, durable delivery)", () => {
-  let t: TestApp;
+  let t: TestApp & { database: { url: string } };
   let receiver: Receiver;
   let delivery: WebhookDeliveryService;
   let owner: TestOwner;
@@ -218,6 +218,22 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
     expect((await call(writer, 'delete_webhook', { id: 'x'.repeat(5000) })).isError).toBe(true);
     expect((await call(writer, 'delete_webhook', { id: webhook.id })).structuredContent).toEqual({ deleted: true });
     expect((await call(writer, 'list_webhooks')).structuredContent.webhooks).toEqual([]);
+  });
+
+  it("lists the sites' endpoints in the owner's account export (todo-api, the account service), never their secrets", async () => {
+    const mine = await createEndpoint(site.writeToken, site.id, '/exported', { description: 'exported' });
+    const theirs = await createEndpoint(otherSite.writeToken, otherSite.id, '/not-exported');
+    const todo = await startApp('todo-api', t.database.url);
+    try {
+      const exported = (await todo.http.get('/api/v1/account/export').set(bearer(await todo.accessTokenFor(owner.id))).expect(200)).body.data;
+      expect(exported.siteWebhooks.map((hook: { siteId: string; id: string; description: string }) => [hook.siteId, hook.id, hook.description])).toEqual([[site.id, mine.id, 'exported']]);
+      expect(JSON.stringify(exported)).not.toContain('whsec_');
+      expect(JSON.stringify(exported)).not.toContain(theirs.id);
+    } finally {
+      await todo.close();
+    }
+    await t.http.delete(`${hooks(site.id)}/${mine.id}`).set(bearer(site.writeToken)).expect(200);
+    await t.http.delete(`${hooks(otherSite.id)}/${theirs.id}`).set(bearer(otherSite.writeToken)).expect(200);
   });
 
   it("removes a site's endpoints and their deliveries with the site", async () => {

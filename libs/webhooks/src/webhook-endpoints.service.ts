@@ -62,6 +62,15 @@ export class WebhookEndpointsService {
     return (await this.list(ownerId)).webhooks;
   }
 
+  /**
+   * Every endpoint of owners of another kind (e.g. the sites of an account being exported, whose endpoints another
+   * app's engine manages), each with its owner id; never the secrets.
+   */
+  async allOfOwners(ownerKind: string, ownerIds: string[]): Promise<Array<{ ownerId: string; webhook: WebhookEndpointDto }>> {
+    const now = new Date();
+    return (await this.endpoints.listOfOwners(ownerKind, ownerIds)).map((row) => ({ ownerId: row.ownerId, webhook: toWebhookEndpointDto(row, now) }));
+  }
+
   async get(ownerId: string, id: string): Promise<WebhookEndpointDataDto> {
     const row = await this.endpoints.find(this.options.ownerKind, ownerId, id);
     if (!row) throw notFound();

@@ -15,6 +15,9 @@ import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
 import { SecondFactorService, type ClientInfo } from '#libs/identity';
 import { WebhookEndpointsService } from '#libs/webhooks';
 
+/** The owner kind feedback-export's engine gives a site's webhook endpoints (owner id: the site id). */
+const SITE_WEBHOOK_OWNER_KIND = 'site';
+
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()
 export class AccountService {
@@ -36,7 +39,7 @@ export class AccountService {
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks] = await Promise.all([
+    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks, siteIds] = await Promise.all([
       this.todos.allOf(userId),
       this.repository.findApiKeys(userId),
       this.repository.findSessions(userId),
@@ -45,7 +48,9 @@ export class AccountService {
       this.activity.allOf(userId),
       this.secondFactor.status(userId),
       this.webhooks.allOf(userId),
+      this.repository.siteIdsOf(userId),
     ]);
+    const siteWebhooks = (await this.webhooks.allOfOwners(SITE_WEBHOOK_OWNER_KIND, siteIds)).map(({ ownerId, webhook }) => ({ ...webhook, siteId: ownerId }));
     const now = new Date();
     return {
       exportedAt: now.toISOString(),
@@ -59,6 +64,7 @@ export class AccountService {
       securityActivity,
       secondFactor,
       webhooks,
+      siteWebhooks,
     };
   }
 

@@ -32,6 +32,12 @@ export class AccountDeletedDto {
   deleted: true;
 }
 
+/** A webhook endpoint of one of the account's feedback sites (feedback-export manages them). */
+export class SiteWebhookEndpointDto extends WebhookEndpointDto {
+  @ApiProperty({ format: 'uuid' })
+  siteId: string;
+}
+
 export class AccountExportDto {
   @ApiProperty({ format: 'date-time' })
   exportedAt: string;
@@ -64,4 +70,7 @@ export class AccountExportDto {
   secondFactor?: MfaStatusDto;
   @ApiPropertyOptional({ type: [WebhookEndpointDto], description: 'Webhook endpoints (never their secrets)' })
   webhooks?: WebhookEndpointDto[];
+
+  @ApiPropertyOptional({ type: [SiteWebhookEndpointDto], description: "The webhook endpoints of the account's feedback sites, each with its site id (never their secrets)" })
+  siteWebhooks?: SiteWebhookEndpointDto[];
 }
