@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Webhook } from 'standardwebhooks';
 import { WebhookDeliveryService } from '#libs/webhooks';
+import { FeedbackEventsSweeper } from '../../apps/feedback-export/src/webhooks/feedback-events.sweeper.js';
 import { FEEDBACK_WEBHOOK_EVENTS } from '../../apps/feedback-export/src/webhooks/feedback-webhook-events.js';
 import { bearer, createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 import { sampleQuestions, tokenOfUrl } from '../questions/questions-fixtures.js';
@@ -234,6 +235,15 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
     }
     await t.http.delete(`${hooks(site.id)}/${mine.id}`).set(bearer(site.writeToken)).expect(200);
     await t.http.delete(`${hooks(otherSite.id)}/${theirs.id}`).set(bearer(otherSite.writeToken)).expect(200);
+  });
+
+  it('sweeps event log rows older than 24 h and keeps the newer ones (deliveries keep their own copy)', async () => {
+    const [{ newest }] = await t.dataSource.query(`SELECT max(id)::text AS newest FROM feedback_events`);
+    await t.dataSource.query(`UPDATE feedback_events SET created_at = now() - interval '25 hours' WHERE id < $1`, [newest]);
+    const [{ old }] = await t.dataSource.query(`SELECT count(*)::int AS old FROM feedback_events WHERE id < $1`, [newest]);
+    expect(old).toBeGreaterThan(0);
+    expect(await t.app.get(FeedbackEventsSweeper).sweep()).toBe(old);
+    expect(await t.dataSource.query(`SELECT id::text FROM feedback_events`)).toEqual([{ id: newest }]);
   });
 
   it("removes a site's endpoints and their deliveries with the site", async () => {
