@@ -67,7 +67,7 @@ describe('account export and deletion', () => {
     const { user, jwt, key } = await populatedUser();
     const res = await t.http.get('/api/v1/account/export').set('Authorization', `Bearer ${jwt}`).expect(200);
     const data = res.body.data;
-    expect(Object.keys(data).sort()).toEqual(['account', 'apiKeys', 'connectedApps', 'exportedAt', 'passkeys', 'secondFactor', 'securityActivity', 'sessions', 'subscription', 'todos', 'version', 'webhooks']);
+    expect(Object.keys(data).sort()).toEqual(['account', 'apiKeys', 'connectedApps', 'exportedAt', 'passkeys', 'secondFactor', 'securityActivity', 'sessions', 'siteWebhooks', 'subscription', 'todos', 'version', 'webhooks']);
     expect(data.version).toBe('v1');
     expect(new Date(data.exportedAt).toISOString()).toBe(data.exportedAt);
     expect(data.account).toMatchObject({ id: user.id, email: user.email, username: user.username, privilege: 'user' });

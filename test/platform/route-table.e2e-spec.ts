@@ -156,6 +156,17 @@ const FEEDBACK_EXPORT_ROUTES = [
   'GET /api/v1/sites/:siteId/feedback/export.csv jwt',
   'POST /api/v1/sites/:siteId/feedback/status jwt',
   'GET /api/v1/feedback/new-counts jwt',
+  // A site's webhook endpoints (its feedback and question-batch events): the site write token or the owner's JWT.
+  'POST /api/v1/sites/:siteId/webhooks site-write-or-jwt',
+  'GET /api/v1/sites/:siteId/webhooks site-write-or-jwt',
+  'POST /api/v1/sites/:siteId/webhooks/deliveries/:deliveryId/replay site-write-or-jwt',
+  'GET /api/v1/sites/:siteId/webhooks/:webhookId site-write-or-jwt',
+  'PATCH /api/v1/sites/:siteId/webhooks/:webhookId site-write-or-jwt',
+  'DELETE /api/v1/sites/:siteId/webhooks/:webhookId site-write-or-jwt',
+  'POST /api/v1/sites/:siteId/webhooks/:webhookId/rotate-secret site-write-or-jwt',
+  'POST /api/v1/sites/:siteId/webhooks/:webhookId/test site-write-or-jwt',
+  'GET /api/v1/sites/:siteId/webhooks/:webhookId/deliveries site-write-or-jwt',
+  'POST /api/v1/sites/:siteId/webhooks/:webhookId/replay site-write-or-jwt',
 ];
 
 /** Routes that write their own body (@RawResponse): every other route answers in the success envelope. */

@@ -38,7 +38,7 @@ type Credential = (typeof CREDENTIALS)[number];
 /** Credentials that are A's and valid: the only ones allowed to read or change A's resources. */
 const A_VALID: Credential[] = ['jwtA', 'keyA', 'skA', 'wkA', 'okA'];
 
-type Scheme = 'public' | 'metrics-token' | 'jwt' | 'api-key' | 'jwt-or-api-key' | 'admin-key' | 'site-read' | 'site-write' | 'portfolio' | 'feedback-token' | 'todo-mcp' | 'feedback-mcp';
+type Scheme = 'public' | 'metrics-token' | 'jwt' | 'api-key' | 'jwt-or-api-key' | 'admin-key' | 'site-read' | 'site-write' | 'site-write-or-jwt' | 'portfolio' | 'feedback-token' | 'todo-mcp' | 'feedback-mcp';
 type Service = 'todo' | 'feedback';
 
 interface Row {
@@ -74,6 +74,9 @@ interface World {
   /** A's webhook endpoint (created disabled: nothing is sent) and a delivery queued for it. */
   webhookA: string;
   webhookDeliveryA: string;
+  /** A's site's webhook endpoint (created disabled) and a delivery queued for it. */
+  siteWebhookA: string;
+  siteWebhookDeliveryA: string;
   sentA: string;
   shareA: string;
   /** The one-click unsubscribe token of A's notifications for A's site. */
@@ -133,6 +136,18 @@ describe('authorization matrix, mass assignment and secrets', () => {
     keep(created.secret);
     const id: string = created.webhook.id;
     spareWebhooks.push(id);
+    return id;
+  }
+
+  /** Site A's webhook endpoints made for cells that create or delete one (a site holds at most 10). */
+  const spareSiteWebhooks: string[] = [];
+  async function freshSiteWebhook(): Promise<string> {
+    for (const spare of spareSiteWebhooks.splice(0)) await feedback.http.delete(`/api/v1/sites/${w.siteA.id}/webhooks/${spare}`).set(bearer(w.tokens.wkA));
+    const body = { url: 'https://1.1.1.1/matrix-site-hook', description: `${MARKER} site webhook`, enabled: false };
+    const created = (await feedback.http.post(`/api/v1/sites/${w.siteA.id}/webhooks`).set(bearer(w.tokens.wkA)).send(body).expect(201)).body.data;
+    keep(created.secret);
+    const id: string = created.webhook.id;
+    spareSiteWebhooks.push(id);
     return id;
   }
 
@@ -232,7 +247,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
       todoA: 0,
       siteA: { id: siteA.id, siteKey: siteA.siteKey },
       feedbackA: fed.body.data.id,
-      draftA: '', sentA: '', shareA: '', webhookA: '', webhookDeliveryA: '',
+      draftA: '', sentA: '', shareA: '', webhookA: '', webhookDeliveryA: '', siteWebhookA: '', siteWebhookDeliveryA: '',
       unsubscribeA: new UnsubscribeTokenCodec(TEST_JWT_SECRET).seal({ siteId: siteA.id, recipientDigest: canonicalEmailDigest(A.email) }),
       tokens: { skA, wkA: siteA.wk, okA, skB: siteB.sk, wkB: siteB.wk, okB, skRotated },
       keys: { keyA: keyA.key, keyB: keyB.key, keyRevoked: revoked.key, keyRotated: rotated.key, keyExpired: expired.key, keyLapsed: lapsedKey.key },
@@ -242,6 +257,9 @@ describe('authorization matrix, mass assignment and secrets', () => {
     w.webhookA = await freshWebhook();
     w.webhookDeliveryA = (await todo.http.post(`/api/v1/webhooks/${w.webhookA}/test`).set(bearer(keyA.key)).send({ eventType: 'todo.created' }).expect(202)).body.data.delivery.id;
     spareWebhooks.length = 0;
+    w.siteWebhookA = await freshSiteWebhook();
+    w.siteWebhookDeliveryA = (await feedback.http.post(`/api/v1/sites/${siteA.id}/webhooks/${w.siteWebhookA}/test`).set(bearer(siteA.wk)).send({ eventType: 'feedback.created' }).expect(202)).body.data.delivery.id;
+    spareSiteWebhooks.length = 0;
     await todo.http.post('/api/v1/todos').set(bearer(keyB.key)).send({ text: 'B todo', priority: 3, category: 'b' }).expect(201);
     w.draftA = (await createBatch(siteA.wk, false)).id;
     const sent = await createBatch(siteA.wk, true);
@@ -308,6 +326,11 @@ describe('authorization matrix, mass assignment and secrets', () => {
         return ['skA', 'wkA'].includes(credential) ? ok : ['skB', 'wkB'].includes(credential) ? foreign : { status: 401, code: 'INVALID_TOKEN' };
       case 'site-write':
         return credential === 'wkA' ? ok : credential === 'wkB' ? foreign : { status: 401, code: 'INVALID_TOKEN' };
+      case 'site-write-or-jwt':
+        // A read or portfolio token is INVALID_TOKEN, anything else that is no valid access token AUTH_REQUIRED.
+        if (['wkA', 'jwtA'].includes(credential)) return ok;
+        if (['wkB', 'jwtB'].includes(credential)) return foreign;
+        return { status: 401, code: ['skA', 'skB', 'okA', 'okB', 'skRotated'].includes(credential) ? 'INVALID_TOKEN' : 'AUTH_REQUIRED' };
       case 'portfolio':
         return credential === 'okA' ? ok : credential === 'okB' ? foreign : { status: 401, code: 'INVALID_TOKEN' };
       case 'feedback-token':
@@ -533,6 +556,37 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/feedback/new-counts', path: () => '/api/v1/feedback/new-counts', ok: 200 },
     { service: 'feedback', scheme: 'jwt', method: 'GET', route: '/api/v1/portfolio-token', path: () => '/api/v1/portfolio-token', ok: 200 },
     { service: 'feedback', scheme: 'jwt', method: 'POST', route: '/api/v1/sites/:siteId/identity-secret', path: async () => `/api/v1/sites/${await freshSite()}/identity-secret`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    // A site's webhooks: A's write token or A's owner JWT; B's token or JWT on A's site is 404 like a missing site.
+    {
+      service: 'feedback', scheme: 'site-write-or-jwt', method: 'POST', route: '/api/v1/sites/:siteId/webhooks',
+      path: async (x) => { for (const spare of spareSiteWebhooks.splice(0)) await feedback.http.delete(`/api/v1/sites/${x.siteA.id}/webhooks/${spare}`).set(bearer(x.tokens.wkA)); return `/api/v1/sites/${x.siteA.id}/webhooks`; },
+      body: () => ({ url: 'https://1.1.1.1/matrix-site-created', enabled: false }), ok: 201, foreign: 404, foreignCode: 'NOT_FOUND',
+      after: (_x, c, res) => { if (res.status === 201 && (c === 'jwtA' || c === 'wkA')) { spareSiteWebhooks.push((res.json as any).data.webhook.id); keep((res.json as any).data.secret); } },
+    },
+    { service: 'feedback', scheme: 'site-write-or-jwt', method: 'GET', route: '/api/v1/sites/:siteId/webhooks', path: (x) => `/api/v1/sites/${x.siteA.id}/webhooks`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    { service: 'feedback', scheme: 'site-write-or-jwt', method: 'GET', route: '/api/v1/sites/:siteId/webhooks/:webhookId', path: (x) => `/api/v1/sites/${x.siteA.id}/webhooks/${x.siteWebhookA}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    {
+      service: 'feedback', scheme: 'site-write-or-jwt', method: 'PATCH', route: '/api/v1/sites/:siteId/webhooks/:webhookId', path: (x) => `/api/v1/sites/${x.siteA.id}/webhooks/${x.siteWebhookA}`,
+      body: () => ({ description: `${MARKER} site webhook` }), ok: 200, foreign: 404, foreignCode: 'NOT_FOUND',
+    },
+    { service: 'feedback', scheme: 'site-write-or-jwt', method: 'DELETE', route: '/api/v1/sites/:siteId/webhooks/:webhookId', path: async (x) => `/api/v1/sites/${x.siteA.id}/webhooks/${await freshSiteWebhook()}`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    {
+      service: 'feedback', scheme: 'site-write-or-jwt', method: 'POST', route: '/api/v1/sites/:siteId/webhooks/:webhookId/rotate-secret', path: (x) => `/api/v1/sites/${x.siteA.id}/webhooks/${x.siteWebhookA}/rotate-secret`,
+      ok: 200, foreign: 404, foreignCode: 'NOT_FOUND', after: (_x, _c, res) => keep((res.json as any)?.data?.secret),
+    },
+    {
+      service: 'feedback', scheme: 'site-write-or-jwt', method: 'POST', route: '/api/v1/sites/:siteId/webhooks/:webhookId/test', path: (x) => `/api/v1/sites/${x.siteA.id}/webhooks/${x.siteWebhookA}/test`,
+      body: () => ({ eventType: 'batch.sent' }), ok: 202, foreign: 404, foreignCode: 'NOT_FOUND',
+    },
+    { service: 'feedback', scheme: 'site-write-or-jwt', method: 'GET', route: '/api/v1/sites/:siteId/webhooks/:webhookId/deliveries', path: (x) => `/api/v1/sites/${x.siteA.id}/webhooks/${x.siteWebhookA}/deliveries`, ok: 200, foreign: 404, foreignCode: 'NOT_FOUND' },
+    {
+      service: 'feedback', scheme: 'site-write-or-jwt', method: 'POST', route: '/api/v1/sites/:siteId/webhooks/:webhookId/replay', path: (x) => `/api/v1/sites/${x.siteA.id}/webhooks/${x.siteWebhookA}/replay`,
+      body: () => ({ since: new Date(Date.now() - 3600_000).toISOString() }), ok: 202, foreign: 404, foreignCode: 'NOT_FOUND',
+    },
+    {
+      service: 'feedback', scheme: 'site-write-or-jwt', method: 'POST', route: '/api/v1/sites/:siteId/webhooks/deliveries/:deliveryId/replay',
+      path: (x) => `/api/v1/sites/${x.siteA.id}/webhooks/deliveries/${x.siteWebhookDeliveryA}/replay`, ok: 202, foreign: 404, foreignCode: 'NOT_FOUND',
+    },
   ];
 
   /** A fingerprint of every row A owns, in every table with a user_id or owner_id column (and A's users row). */

@@ -1,5 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
@@ -10,47 +8,7 @@ import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiCaller } from '../support/api-keys.js';
 import { scrape } from '../support/metrics-scrape.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
-
-interface Hit {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** What the receiver answers to the n-th request (0-based) on a path: a status, or 'hang' (never answers). */
-type Behaviour = (n: number) => number | 'hang';
-
-/** A real HTTP receiver on 127.0.0.1: records every request and answers as told per path (200 by default). */
-async function startReceiver() {
-  const hits: Hit[] = [];
-  const behaviours = new Map<string, Behaviour>();
-  const hanging: ServerResponse[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const path = request.url ?? '/';
-      const n = hits.filter((hit) => hit.path === path).length;
-      hits.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const answer = (behaviours.get(path) ?? (() => 200))(n);
-      if (answer === 'hang') hanging.push(response);
-      else response.writeHead(answer, { 'content-type': 'text/plain' }).end('thanks');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    base,
-    hits,
-    behaviours,
-    on: (path: string) => hits.filter((hit) => hit.path === path),
-    close: async () => {
-      for (const response of hanging) response.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
+import { startReceiver } from '../support/webhook-receiver.js';
 
 const METRICS_TOKEN = 'webhook-metrics-token-0123456789';
 

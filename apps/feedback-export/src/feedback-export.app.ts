@@ -28,6 +28,7 @@ export function createFeedbackExportApp(options: FeedbackExportOptions): Promise
         { name: 'Question share page', description: 'The recipient’s page and its calls; the share token in the path is the credential' },
         { name: 'Dashboard', description: 'The owner dashboard page and the owner-side feedback routes it uses' },
         { name: 'MCP', description: 'Feedback and question batches for AI agents, with the same tokens and scopes' },
+        { name: 'Webhooks', description: 'A site’s endpoints that receive its feedback and question-batch events, signed (Standard Webhooks): the write token or the owner’s JWT' },
       ],
       security: TOKEN_AUTH_SECURITY,
     },

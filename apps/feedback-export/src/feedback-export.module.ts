@@ -5,6 +5,7 @@ import { AuthSchemeGuards, CoreModule, PagesModule } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 import { PortfolioTokenGuard } from './token-auth/portfolio-token.guard.js';
 import { AnyFeedbackTokenGuard, SiteReadTokenGuard, SiteWriteTokenGuard } from './token-auth/site-token.guard.js';
+import { SiteWriteTokenOrJwtGuard } from './token-auth/site-write-or-jwt.guard.js';
 import { TokenAuthModule } from './token-auth/token-auth.module.js';
 import { SitesModule } from './sites/sites.module.js';
 import { QuotaConfigModule } from './sites/quota-config.module.js';
@@ -18,6 +19,7 @@ import { DashboardModule } from './dashboard/dashboard.module.js';
 import { FeedbackMcpModule } from './mcp/mcp.module.js';
 import { FeedbackMcpAuthGuard } from './mcp/feedback-mcp-auth.guard.js';
 import { McpAuthModule } from './mcp/mcp-auth.module.js';
+import { SiteWebhooksModule } from './webhooks/site-webhooks.module.js';
 
 export interface FeedbackExportOptions {
   config: AppConfig;
@@ -35,6 +37,7 @@ const FEEDBACK_AUTH_SCHEMES: AuthSchemeGuards = {
   portfolio: PortfolioTokenGuard,
   'feedback-token': AnyFeedbackTokenGuard,
   'feedback-mcp': FeedbackMcpAuthGuard,
+  'site-write-or-jwt': SiteWriteTokenOrJwtGuard,
 };
 
 @Module({})
@@ -56,6 +59,7 @@ export class FeedbackExportModule {
         DashboardModule,
         FeedbackMcpModule,
         McpAuthModule,
+        SiteWebhooksModule,
       ],
     };
   }

@@ -86,7 +86,7 @@ export interface AppConfig {
  * the relying party id passkeys are bound to (default that origin's host name), which must be the origin's host or a
  * parent domain of it. Browsers refuse IP addresses as relying party ids: open the service at a host name.
  */
-export interface WebAuthnConfig {
+interface WebAuthnConfig {
   rpId: string;
   origin: string;
 }

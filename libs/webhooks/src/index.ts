@@ -4,5 +4,6 @@ export * from './webhook-endpoints.service.js';
 export * from './webhook-engine.module.js';
 export * from './webhook-engine.options.js';
 export * from './webhook-event-id.js';
+export * from './webhook-mcp.schemas.js';
 export * from './webhook-retry-schedule.js';
 export * from './webhook-signing.js';

@@ -62,6 +62,15 @@ export class WebhookEndpointsRepository {
     return rows[0];
   }
 
+  /** Every endpoint of each of the owners (one kind) given, by owner then age: an export listing another kind's endpoints. */
+  async listOfOwners(ownerKind: string, ownerIds: string[]): Promise<WebhookEndpointRow[]> {
+    if (ownerIds.length === 0) return [];
+    return this.sql.query<WebhookEndpointRow>(
+      `SELECT ${WEBHOOK_ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE owner_kind = $1 AND owner_id = ANY($2::uuid[]) ORDER BY owner_id, created_at, id`,
+      [ownerKind, ownerIds],
+    );
+  }
+
   /** Applies the given changes; enabling again clears the reason it was disabled and its failure streak. */
   async update(ownerKind: string, ownerId: string, id: string, changes: Partial<WebhookEndpointInput>): Promise<WebhookEndpointRow | undefined> {
     const params: unknown[] = [ownerKind, ownerId, id];

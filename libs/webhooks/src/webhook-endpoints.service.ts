@@ -47,7 +47,7 @@ export class WebhookEndpointsService {
     const secret = newWebhookSecret();
     const max = this.options.maxEndpointsPerOwner;
     const row = await this.endpoints.insertWithinQuota(this.options.ownerKind, ownerId, { url: input.url, eventTypes, description: input.description ?? '', enabled: input.enabled ?? true }, this.sealer.seal(secret), max);
-    if (!row) throw new AppException(ErrorCode.QUOTA_EXCEEDED, `At most ${max} webhook endpoints per account`, { quota: 'webhook-endpoints', limit: max });
+    if (!row) throw new AppException(ErrorCode.QUOTA_EXCEEDED, `At most ${max} webhook endpoints per ${this.options.ownerNoun ?? 'account'}`, { quota: 'webhook-endpoints', limit: max });
     return { webhook: toWebhookEndpointDto(row), secret };
   }
 
@@ -60,6 +60,15 @@ export class WebhookEndpointsService {
   /** Every endpoint of the owner, for an account export (never the secrets). */
   async allOf(ownerId: string): Promise<WebhookEndpointDto[]> {
     return (await this.list(ownerId)).webhooks;
+  }
+
+  /**
+   * Every endpoint of owners of another kind (e.g. the sites of an account being exported, whose endpoints another
+   * app's engine manages), each with its owner id; never the secrets.
+   */
+  async allOfOwners(ownerKind: string, ownerIds: string[]): Promise<Array<{ ownerId: string; webhook: WebhookEndpointDto }>> {
+    const now = new Date();
+    return (await this.endpoints.listOfOwners(ownerKind, ownerIds)).map((row) => ({ ownerId: row.ownerId, webhook: toWebhookEndpointDto(row, now) }));
   }
 
   async get(ownerId: string, id: string): Promise<WebhookEndpointDataDto> {

@@ -14,6 +14,8 @@ export interface WebhookEngineOptions {
   httpsOnly: boolean;
   /** Most endpoints one owner may have. */
   maxEndpointsPerOwner: number;
+  /** How the quota refusal names an owner (`At most 10 webhook endpoints per site`); `account` when absent. */
+  ownerNoun?: string;
   /**
    * An endpoint whose attempts have all failed since the first failure of its streak at least this long ago is
    * disabled at its next failed attempt (WEBHOOK_DISABLE_AFTER_MS, 5 days by default).

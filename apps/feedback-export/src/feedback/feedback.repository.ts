@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, PreparedQueries, type Transaction } from '#libs/database';
+import { feedbackCreatedDataSql, insertEventsSql } from '../webhooks/feedback-event-log.js';
 import type { FeedbackStatus, FeedbackType } from './feedback-kinds.js';
 
 /** A feedback row to insert; its owner is passed beside the rows (all rows of one call share it). */
@@ -68,18 +69,43 @@ const OWNER_CLOCK = `clock AS (
     RETURNING last_at
   )`;
 
-const INSERT_ONE = `WITH ${OWNER_CLOCK}
-  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, reporter, created_at)
-  SELECT $2::uuid, $1, $3::text, $4::text, $5::smallint, $6::text, $7::jsonb, $8::jsonb, clock.last_at FROM clock
-  RETURNING id`;
+/** The feedback.created event of every inserted row, in the insert's own statement (the outbox: feedback_events). */
+const CREATED_EVENTS = `created AS (${insertEventsSql('feedback.created', 'f.site_id', feedbackCreatedDataSql('f'), 'inserted f')})`;
 
-const INSERT_MANY = `WITH ${OWNER_CLOCK}
-  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, reporter, created_at)
-  SELECT r.site_id, $1, r.type, r.message, r.rating, r.page_url, r.reporter_context, r.reporter, clock.last_at
-  FROM clock, unnest($2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::jsonb[], $8::jsonb[]) WITH ORDINALITY
-       AS r(site_id, type, message, rating, page_url, reporter_context, reporter, n)
-  ORDER BY r.n
-  RETURNING id`;
+const INSERT_ONE = `WITH ${OWNER_CLOCK},
+  inserted AS (
+    INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, reporter, created_at)
+    SELECT $2::uuid, $1, $3::text, $4::text, $5::smallint, $6::text, $7::jsonb, $8::jsonb, clock.last_at FROM clock
+    RETURNING *
+  ),
+  ${CREATED_EVENTS}
+  SELECT id FROM inserted`;
+
+const INSERT_MANY = `WITH ${OWNER_CLOCK},
+  inserted AS (
+    INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, reporter_context, reporter, created_at)
+    SELECT r.site_id, $1, r.type, r.message, r.rating, r.page_url, r.reporter_context, r.reporter, clock.last_at
+    FROM clock, unnest($2::uuid[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::jsonb[], $8::jsonb[]) WITH ORDINALITY
+         AS r(site_id, type, message, rating, page_url, reporter_context, reporter, n)
+    ORDER BY r.n
+    RETURNING *
+  ),
+  ${CREATED_EVENTS}
+  SELECT id FROM inserted`;
+
+/**
+ * A status change ($1 owner, $2 site, $4 the new status) with its feedback.status_changed events in one statement:
+ * `locked` reads (and locks, in id order) each item's status before the change, `updated` changes them, and an event
+ * is written for each item whose status was another one (setting the same status again records nothing).
+ */
+const lockedStatuses = (match: string) => `locked AS (SELECT f.id, f.status FROM feedback f WHERE f.owner_id = $1 AND f.site_id = $2 AND ${match} ORDER BY f.id FOR UPDATE)`;
+const STATUS_UPDATE = `updated AS (UPDATE feedback f SET status = $4, updated_at = now() FROM locked WHERE f.id = locked.id RETURNING f.*, locked.status AS previous_status)`;
+const STATUS_CHANGED_EVENTS = `changed AS (${insertEventsSql(
+  'feedback.status_changed',
+  'u.site_id',
+  `jsonb_build_object('id', u.id, 'siteId', u.site_id, 'status', u.status, 'previousStatus', u.previous_status)`,
+  'updated u WHERE u.previous_status <> u.status',
+)})`;
 
 const contextJson = (row: NewFeedback): string | null => (row.reporterContext ? JSON.stringify(row.reporterContext) : null);
 const reporterJson = (row: NewFeedback): string | null => (row.reporter ? JSON.stringify(row.reporter) : null);
@@ -191,7 +217,8 @@ export class FeedbackRepository {
   /** Sets the status of a feedback item of the site; undefined when the site has no such item. */
   async updateStatus(ownerId: string, siteId: string, id: string, status: FeedbackStatus): Promise<FeedbackRow | undefined> {
     const rows = await this.sql.query<FeedbackRow>(
-      `UPDATE feedback f SET status = $4, updated_at = now() WHERE f.owner_id = $1 AND f.site_id = $2 AND f.id = $3 RETURNING ${ITEM_COLUMNS}`,
+      `WITH ${lockedStatuses('f.id = $3')}, ${STATUS_UPDATE}, ${STATUS_CHANGED_EVENTS}
+       SELECT ${ITEM_COLUMNS} FROM updated f`,
       [ownerId, siteId, id, status],
     );
     return rows[0];
@@ -226,7 +253,8 @@ export class FeedbackRepository {
   /** Sets the status of several items of the site at once; answers the ids that were changed. */
   async updateStatusMany(ownerId: string, siteId: string, ids: string[], status: FeedbackStatus): Promise<string[]> {
     const rows = await this.sql.query<{ id: string }>(
-      `UPDATE feedback f SET status = $4, updated_at = now() WHERE f.owner_id = $1 AND f.site_id = $2 AND f.id = ANY($3::uuid[]) RETURNING f.id`,
+      `WITH ${lockedStatuses('f.id = ANY($3::uuid[])')}, ${STATUS_UPDATE}, ${STATUS_CHANGED_EVENTS}
+       SELECT f.id FROM updated f`,
       [ownerId, siteId, ids, status],
     );
     return rows.map((row) => row.id);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type Transaction } from '#libs/database';
+import { answerSavedDataSql, batchEventDataSql, insertEventsSql } from '../webhooks/feedback-event-log.js';
 import type { BatchStatus } from './batch-status.js';
 
 export interface BatchRow {
@@ -126,6 +127,8 @@ export class QuestionsRepository {
        SELECT $1, q.n, q.title, q.html FROM unnest($2::int[], $3::text[], $4::text[]) AS q(n, title, html)`,
       [created.id, batch.questions.map((q) => q.n), batch.questions.map((q) => q.title), batch.questions.map((q) => q.html)],
     );
+    // Sent at once: its batch.sent event, in the create's transaction (after the questions, which it counts).
+    if (created.status === 'sent') await tx.query(insertEventsSql('batch.sent', 'b.site_id', batchEventDataSql('b'), 'question_batches b WHERE b.id = $1'), [created.id]);
     return created;
   }
 
@@ -221,7 +224,9 @@ export class QuestionsRepository {
   /** draft -> sent; false when the batch was not a draft of this owner's site. */
   async markSent(ownerId: string, siteId: string, batchId: string): Promise<boolean> {
     const rows = await this.sql.query(
-      `UPDATE question_batches SET status = 'sent', sent_at = now() WHERE owner_id = $1 AND site_id = $2 AND id = $3 AND status = 'draft' RETURNING id`,
+      `WITH changed AS (UPDATE question_batches SET status = 'sent', sent_at = now() WHERE owner_id = $1 AND site_id = $2 AND id = $3 AND status = 'draft' RETURNING *),
+         event AS (${insertEventsSql('batch.sent', 'b.site_id', batchEventDataSql('b'), 'changed b')})
+       SELECT id FROM changed`,
       [ownerId, siteId, batchId],
     );
     return rows.length > 0;
@@ -229,7 +234,11 @@ export class QuestionsRepository {
 
   /** sent -> opened on the first view of the share page; a no-op in any other state. */
   async markOpened(batchId: string): Promise<void> {
-    await this.sql.query(`UPDATE question_batches SET status = 'opened', opened_at = now() WHERE id = $1 AND status = 'sent'`, [batchId]);
+    await this.sql.query(
+      `WITH changed AS (UPDATE question_batches SET status = 'opened', opened_at = now() WHERE id = $1 AND status = 'sent' RETURNING *)
+       ${insertEventsSql('batch.opened', 'b.site_id', batchEventDataSql('b'), 'changed b')}`,
+      [batchId],
+    );
   }
 
   /**
@@ -239,14 +248,18 @@ export class QuestionsRepository {
    */
   async saveAnswer(tokenHash: string, n: number, text: string): Promise<AnswerRow | undefined> {
     const rows: AnswerRow[] = await this.sql.query(
-      `INSERT INTO batch_answers AS a (batch_id, n, text, created_at, updated_at)
-       SELECT q.batch_id, q.n, $3, clock_timestamp(), clock_timestamp()
-       FROM question_batches b JOIN batch_questions q ON q.batch_id = b.id
-       WHERE b.share_token_hash = $1 AND b.status <> 'draft' AND q.n = $2
-       ON CONFLICT (batch_id, n) DO UPDATE SET
-         text = EXCLUDED.text,
-         updated_at = GREATEST(clock_timestamp(), a.updated_at + interval '1 millisecond')
-       RETURNING a.n, a.text, a.updated_at AS "updatedAt"`,
+      `WITH saved AS (
+         INSERT INTO batch_answers AS a (batch_id, n, text, created_at, updated_at)
+         SELECT q.batch_id, q.n, $3, clock_timestamp(), clock_timestamp()
+         FROM question_batches b JOIN batch_questions q ON q.batch_id = b.id
+         WHERE b.share_token_hash = $1 AND b.status <> 'draft' AND q.n = $2
+         ON CONFLICT (batch_id, n) DO UPDATE SET
+           text = EXCLUDED.text,
+           updated_at = GREATEST(clock_timestamp(), a.updated_at + interval '1 millisecond')
+         RETURNING a.*
+       ),
+       event AS (${insertEventsSql('batch.answer_saved', 'b.site_id', answerSavedDataSql('a', 'b.site_id'), 'saved a JOIN question_batches b ON b.id = a.batch_id')})
+       SELECT a.n, a.text, a.updated_at AS "updatedAt" FROM saved a`,
       [tokenHash, n, text],
     );
     return rows[0];
@@ -260,8 +273,14 @@ export class QuestionsRepository {
    * time is cut to milliseconds so releaseNotification can match it as a JavaScript Date.
    */
   async submit(tx: Transaction, batchId: string): Promise<{ claimedAt: Date | null }> {
+    // batch.answered when this submit moved it to answered (a submit again, after more edits, records nothing new).
     await tx.query(
-      `UPDATE question_batches SET status = 'answered', opened_at = COALESCE(opened_at, now()), answered_at = COALESCE(answered_at, now()) WHERE id = $1`,
+      `WITH locked AS (SELECT id, status FROM question_batches WHERE id = $1 FOR UPDATE),
+         changed AS (
+           UPDATE question_batches b SET status = 'answered', opened_at = COALESCE(b.opened_at, now()), answered_at = COALESCE(b.answered_at, now())
+           FROM locked WHERE b.id = locked.id RETURNING b.*, locked.status AS previous_status
+         )
+       ${insertEventsSql('batch.answered', 'b.site_id', batchEventDataSql('b'), "changed b WHERE b.previous_status <> 'answered'")}`,
       [batchId],
     );
     const claimed: Array<{ claimedAt: Date }> = await tx.query(

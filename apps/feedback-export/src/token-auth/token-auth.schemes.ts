@@ -10,6 +10,8 @@ declare module '#libs/common' {
     'feedback-token': true;
     /** The feedback MCP endpoint: a feedback export token, or an OAuth access token issued for that resource. */
     'feedback-mcp': true;
+    /** A site's webhook routes: the site write token (wk_) or the owner's access token. */
+    'site-write-or-jwt': true;
   }
 }
 
@@ -35,5 +37,6 @@ export const TOKEN_AUTH_SECURITY: AppSecurity = {
     portfolio: [{ portfolioToken: [] }],
     'feedback-token': [{ siteToken: [] }, { portfolioToken: [] }],
     'feedback-mcp': [{ siteToken: [] }, { portfolioToken: [] }, { mcpOAuth: [] }],
+    'site-write-or-jwt': [{ siteWriteToken: [] }, { jwt: [] }],
   },
 };

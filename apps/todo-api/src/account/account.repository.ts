@@ -25,6 +25,12 @@ export class AccountRepository {
     return this.sql.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
   }
 
+  /** The ids of the account's feedback sites (their webhook endpoints are listed in the export). */
+  async siteIdsOf(userId: string): Promise<string[]> {
+    const rows = await this.sql.query<{ id: string }>(`SELECT id FROM sites WHERE owner_id = $1`, [userId]);
+    return rows.map((row) => row.id);
+  }
+
   async findSubscription(userId: string): Promise<SubscriptionRow | null> {
     const rows: SubscriptionRow[] = await this.sql.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1`, [userId]);
     return rows[0] ?? null;

@@ -15,6 +15,9 @@ import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
 import { PasskeysService, SecondFactorService, type ClientInfo } from '#libs/identity';
 import { WebhookEndpointsService } from '#libs/webhooks';
 
+/** The owner kind feedback-export's engine gives a site's webhook endpoints (owner id: the site id). */
+const SITE_WEBHOOK_OWNER_KIND = 'site';
+
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()
 export class AccountService {
@@ -37,7 +40,7 @@ export class AccountService {
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.repository.findUser(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks, passkeys] = await Promise.all([
+    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks, passkeys, siteIds] = await Promise.all([
       this.todos.allOf(userId),
       this.repository.findApiKeys(userId),
       this.repository.findSessions(userId),
@@ -47,7 +50,9 @@ export class AccountService {
       this.secondFactor.status(userId),
       this.webhooks.allOf(userId),
       this.passkeys.allOf(userId),
+      this.repository.siteIdsOf(userId),
     ]);
+    const siteWebhooks = (await this.webhooks.allOfOwners(SITE_WEBHOOK_OWNER_KIND, siteIds)).map(({ ownerId, webhook }) => ({ ...webhook, siteId: ownerId }));
     const now = new Date();
     return {
       exportedAt: now.toISOString(),
@@ -62,6 +67,7 @@ export class AccountService {
       secondFactor,
       webhooks,
       passkeys,
+      siteWebhooks,
     };
   }
 

@@ -32,6 +32,12 @@ export class AccountDeletedDto {
   deleted: true;
 }
 
+/** A webhook endpoint of one of the account's feedback sites (feedback-export manages them). */
+export class SiteWebhookEndpointDto extends WebhookEndpointDto {
+  @ApiProperty({ format: 'uuid' })
+  siteId: string;
+}
+
 export class AccountExportDto {
   @ApiProperty({ format: 'date-time' })
   exportedAt: string;
@@ -67,4 +73,7 @@ export class AccountExportDto {
 
   @ApiPropertyOptional({ type: [PasskeyDto], description: 'Passkeys (GET /api/v1/account/passkeys): names and dates, never a key' })
   passkeys?: PasskeyDto[];
+
+  @ApiPropertyOptional({ type: [SiteWebhookEndpointDto], description: "The webhook endpoints of the account's feedback sites, each with its site id (never their secrets)" })
+  siteWebhooks?: SiteWebhookEndpointDto[];
 }

@@ -12,7 +12,7 @@ const base64url = (field: string) => ({ message: `${field} must be base64url` })
 /** The longest credential id WebAuthn allows (1023 bytes), in base64url. */
 const CREDENTIAL_ID_MAX = 1366;
 /** Longest passkey name. */
-export const PASSKEY_NAME_MAX = 64;
+const PASSKEY_NAME_MAX = 64;
 
 /** authenticatorAttachment, when the browser says. */
 const ATTACHMENTS = ['platform', 'cross-platform'];
