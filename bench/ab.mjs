@@ -119,6 +119,9 @@ try {
   const [a, b] = services;
   const wins = a.cpu.filter((value, i) => b.cpu[i] < value).length;
   console.log(`median service µs/req: A ${median(a.cpu)}  B ${median(b.cpu)}  (B/A ${(median(b.cpu) / median(a.cpu)).toFixed(3)}; B cheaper in ${wins} of ${ROUNDS} rounds)`);
+  // Each round's B/A, A and B loaded back to back: the paired figure, steadier than the two medians apart on a busy machine.
+  const paired = a.cpu.map((value, i) => b.cpu[i] / value);
+  console.log(`median of the rounds' B/A: ${median(paired).toFixed(3)} (lowest ${Math.min(...paired).toFixed(3)}, highest ${Math.max(...paired).toFixed(3)})`);
   console.log(`median req/s:          A ${median(a.rps)}  B ${median(b.rps)}`);
 } finally {
   for (const child of children) await child.stop();
