@@ -1,4 +1,5 @@
-import { LogCapture } from './log-capture';
+import { describe, expect, it } from '@jest/globals';
+import { LogCapture } from './log-capture.js';
 
 function captured(...lines: object[]): LogCapture {
   const logs = new LogCapture();
