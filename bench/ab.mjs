@@ -8,6 +8,8 @@
 //
 // A build directory gets a package.json mapping `#libs/*` into itself, so two builds can run side by side.
 //
+// BENCH_AB_PROFILE=1 also writes a CPU profile of each side to bench/results/profiles/ (side-a-<pid>.cpuprofile, side-b-…).
+//
 // BENCH_AB_OTLP=B (or A, or AB) runs that side with OpenTelemetry traces on, exported to a sink on 127.0.0.1
 // (a node:http server in this process answering every POST /v1/traces): the cost of tracing on, e.g.
 // BENCH_AB=/tmp/after,/tmp/after BENCH_AB_OTLP=B compares one build with tracing off and on.
@@ -84,7 +86,9 @@ try {
   for (const [index, dir] of builds.entries()) {
     const port = await freePort();
     const tracing = TRACED.includes('AB'[index]) ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint } : {};
-    const child = startProcess(dir, ['--max-semi-space-size=4', join(dir, 'apps/todo-api/src/main.js')], { ...env, ...tracing, TODO_API_PORT: String(port), HOST: '127.0.0.1' });
+    // BENCH_AB_PROFILE=1: a CPU profile of each side, written when it stops (side-a-….cpuprofile, side-b-…).
+    const profile = process.env.BENCH_AB_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${resolve('bench/results/profiles')}`, `--cpu-prof-name=side-${'ab'[index]}-${process.pid}.cpuprofile`] : [];
+    const child = startProcess(dir, [...profile, '--max-semi-space-size=4', join(dir, 'apps/todo-api/src/main.js')], { ...env, ...tracing, TODO_API_PORT: String(port), HOST: '127.0.0.1' });
     children.push(child);
     const url = `http://127.0.0.1:${port}`;
     await waitForOk(`${url}/api/v1/status`);
@@ -119,6 +123,9 @@ try {
   const [a, b] = services;
   const wins = a.cpu.filter((value, i) => b.cpu[i] < value).length;
   console.log(`median service µs/req: A ${median(a.cpu)}  B ${median(b.cpu)}  (B/A ${(median(b.cpu) / median(a.cpu)).toFixed(3)}; B cheaper in ${wins} of ${ROUNDS} rounds)`);
+  // Each round's B/A, A and B loaded back to back: the paired figure, steadier than the two medians apart on a busy machine.
+  const paired = a.cpu.map((value, i) => b.cpu[i] / value);
+  console.log(`median of the rounds' B/A: ${median(paired).toFixed(3)} (lowest ${Math.min(...paired).toFixed(3)}, highest ${Math.max(...paired).toFixed(3)})`);
   console.log(`median req/s:          A ${median(a.rps)}  B ${median(b.rps)}`);
 } finally {
   for (const child of children) await child.stop();

@@ -1,0 +1,91 @@
+/**
+ * Tracing off costs nothing but one check per chokepoint: without OTEL_EXPORTER_OTLP_ENDPOINT the
+ * built todo-api (a real child process, as production runs it) serves requests without loading the
+ * SDK, the exporter, the propagator or the AsyncLocalStorage context manager: no context manager is
+ * registered (the API's stays the no-op one), no request runs in a span, no statement in a child span.
+ * `@opentelemetry/api` alone loads, and would without any tracing of ours: prom-client requires it
+ * for exemplars. A module hook in the child (node:module registerHooks, through NODE_OPTIONS=--import)
+ * names every OpenTelemetry package as it loads; the same build with the endpoint set shows the hook
+ * sees them. What tracing off costs is measured in bench/README.md ("Tracing off and on").
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '#libs/database';
+import { createTestDatabase, type TestDatabase } from '#libs/testing';
+import { insertApiCaller } from '../support/api-keys.js';
+import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
+import { TEST_JWT_SECRET } from '../support/test-apps.js';
+
+const MARK = 'opentelemetry-module-loaded ';
+
+/** Loaded first in the child: writes one line per OpenTelemetry module the process loads (import or require). */
+const MODULE_HOOK = `
+import { registerHooks } from 'node:module';
+registerHooks({
+  load(url, context, nextLoad) {
+    const match = /\\/node_modules\\/(@opentelemetry\\/[^/]+)\\//.exec(url);
+    if (match) process.stderr.write(${JSON.stringify(MARK)} + match[1] + '\\n');
+    return nextLoad(url, context);
+  },
+});
+`;
+
+function loadedOpenTelemetry(app: BuiltTodoApi): string[] {
+  const packages = app.output
+    .split('\n')
+    .filter((line) => line.startsWith(MARK))
+    .map((line) => line.slice(MARK.length));
+  return [...new Set(packages)].sort();
+}
+
+describe('Tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset): the tracing SDK is never loaded', () => {
+  let built: BuiltServices;
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let receiver: Server;
+  let untraced: BuiltTodoApi;
+  let traced: BuiltTodoApi;
+
+  beforeAll(async () => {
+    built = buildServices();
+    const hook = join(built.root, 'opentelemetry-module-hook.mjs');
+    writeFileSync(hook, MODULE_HOOK);
+    database = await createTestDatabase();
+    // A collector that takes whatever the traced child exports.
+    receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}')));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const env = { DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, DB_POOL_SIZE: '2', NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` };
+    untraced = await startBuiltTodoApi(built, env, '/readyz');
+    traced = await startBuiltTodoApi(built, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}` }, '/readyz');
+    dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 1, applicationName: 'tracing-off-test' }));
+    await dataSource.initialize();
+  }, 120_000);
+
+  afterAll(async () => {
+    untraced?.stop();
+    traced?.stop();
+    await dataSource?.destroy();
+    await database?.drop();
+    await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
+    if (built) rmSync(built.root, { recursive: true, force: true });
+  });
+
+  it('serves a traced-looking request (incoming traceparent, statements, a transaction) with @opentelemetry/api alone loaded (by prom-client); with the endpoint set the same build loads the SDK', async () => {
+    const { key } = await insertApiCaller(dataSource);
+    for (const app of [untraced, traced]) {
+      const headers = { 'x-api-key': key, 'content-type': 'application/json', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+      const created = await fetch(`${app.base}/api/v1/todos`, { method: 'POST', headers, body: JSON.stringify({ text: 'traced or not', priority: 3, category: 'work' }) });
+      expect(created.status).toBe(201);
+      const listed = await fetch(`${app.base}/api/v1/todos`, { headers });
+      expect(listed.status).toBe(200);
+    }
+
+    expect(loadedOpenTelemetry(untraced)).toEqual(['@opentelemetry/api']);
+    expect(loadedOpenTelemetry(traced)).toEqual(expect.arrayContaining(['@opentelemetry/api', '@opentelemetry/context-async-hooks', '@opentelemetry/sdk-trace-base']));
+  });
+});
