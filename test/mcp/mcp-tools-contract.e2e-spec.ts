@@ -195,6 +195,12 @@ describe('MCP tools of the feedback service', () => {
     await callAndValidate(writer, tools.send_question_batch, { id: draftId });
     const doomedId = (await callAndValidate(writer, tools.create_question_batch, { title: 'Contract doomed', questions: sampleQuestions(1) })).structuredContent!.id as string;
     await callAndValidate(writer, tools.delete_question_batch, { id: doomedId });
+    await callAndValidate(writer, tools.list_sites, {});
+    const hook = await callAndValidate(writer, tools.create_webhook, { url: 'https://93.184.215.14/hooks/feedback', eventTypes: ['feedback.created'], description: 'Contract' });
+    const hookId = (hook.structuredContent!.webhook as { id: string }).id;
+    await callAndValidate(writer, tools.list_webhooks, { siteId: site.id });
+    await callAndValidate(writer, tools.list_webhook_deliveries, { id: hookId });
+    await callAndValidate(writer, tools.delete_webhook, { id: hookId });
     const portfolio = await connect(url, bearer(owner.portfolioToken), clients);
     const [portfolioTool] = (await portfolio.listTools()).tools;
     await callAndValidate(portfolio, portfolioTool, {});

@@ -16,13 +16,17 @@ type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{
 const MCP_ACCEPT = 'application/json, text/event-stream';
 const ALL_FEEDBACK_TOOLS = [
   'create_question_batch',
+  'create_webhook',
   'delete_question_batch',
+  'delete_webhook',
   'get_question_batch',
   'get_share_link',
   'list_feedback',
   'list_portfolio_feedback',
   'list_question_batches',
   'list_sites',
+  'list_webhook_deliveries',
+  'list_webhooks',
   'send_question_batch',
   'update_feedback_status',
   'update_question_batch',
