@@ -41,7 +41,8 @@ describe('account pages over HTTP', () => {
     expect(csp.get('img-src')).toEqual(path === '/account' ? ["'self'", 'data:'] : ["'self'"]);
 
     const scripts = [...res.text.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag);
-    expect(scripts).toEqual(['<script src="/assets/account.js" defer>']);
+    // The shared page kit first (account.js reads window.PageKit), both from this origin.
+    expect(scripts).toEqual(['<script src="/assets/page-kit.js" defer>', '<script src="/assets/account.js" defer>']);
     expect(res.text).not.toMatch(/<script\b[^>]*>[^<]/);
     expect(res.text).not.toMatch(/\son[a-z]+\s*=/i);
     expect(res.text).not.toMatch(/<style\b|\sstyle\s*=/i);
@@ -52,6 +53,9 @@ describe('account pages over HTTP', () => {
     const script = await t.http.get('/assets/account.js').expect(200);
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.text).toContain("'use strict'");
+    const kit = await t.http.get('/assets/page-kit.js').expect(200);
+    expect(kit.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(kit.text).toContain('window.PageKit = {');
     const css = await t.http.get('/assets/app.css').expect(200);
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     await t.http.get('/favicon.svg').expect(200).expect('Content-Type', /^image\/svg\+xml/);

@@ -1,5 +1,5 @@
 import { escape } from 'html-escaper';
-import { PAGE_CSP, PAGE_HEADERS, renderPage, trimTrailingSlashes } from '#libs/common';
+import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage, trimTrailingSlashes } from '#libs/common';
 
 /**
  * The owner dashboard: a static page whose script (public/dashboard.js) signs in against the
@@ -120,5 +120,5 @@ export function renderDashboardPage(authBaseUrl: string): string {
   </section>
 </section>
 </main>`;
-  return renderPage('Feedback dashboard', body, '/assets/dashboard.js', { 'data-auth-base': trimTrailingSlashes(authBaseUrl) });
+  return renderPage('Feedback dashboard', body, [PAGE_KIT_SCRIPT, '/assets/dashboard.js'], { 'data-auth-base': trimTrailingSlashes(authBaseUrl) });
 }

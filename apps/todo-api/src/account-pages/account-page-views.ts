@@ -1,4 +1,4 @@
-import { PAGE_CSP, PAGE_HEADERS, renderPage } from '#libs/common';
+import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage } from '#libs/common';
 import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
 
 /**
@@ -41,7 +41,7 @@ function signedOutPage(page: AccountPageName, title: string, inner: string): str
 ${inner}
 </section>
 </main>`;
-  return renderPage(title, body, '/assets/account.js', { 'data-page': page });
+  return renderPage(title, body, [PAGE_KIT_SCRIPT, '/assets/account.js'], { 'data-page': page });
 }
 
 const SIGN_IN = signedOutPage(
@@ -229,7 +229,7 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </main>`;
 
 const PAGES: Record<AccountPageName, string> = {
-  centre: renderPage('Your account', CENTRE_BODY, '/assets/account.js', { 'data-page': 'centre' }),
+  centre: renderPage('Your account', CENTRE_BODY, [PAGE_KIT_SCRIPT, '/assets/account.js'], { 'data-page': 'centre' }),
   signIn: SIGN_IN,
   signUp: SIGN_UP,
   verifyEmail: VERIFY_EMAIL,

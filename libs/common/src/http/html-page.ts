@@ -18,8 +18,8 @@ export interface HtmlPage {
   body: string;
   stylesheet: string;
   icon?: string;
-  /** Loaded deferred; pages never carry inline script (their CSP forbids it). */
-  script?: string;
+  /** Loaded deferred, in this order; pages never carry inline script (their CSP forbids it). */
+  scripts?: readonly string[];
   /** Attribute name → value, escaped here (a page's script reads its settings from them). */
   bodyAttributes?: Record<string, string>;
 }
@@ -36,7 +36,7 @@ export function renderHtmlPage(page: HtmlPage): string {
     `<title>${escape(page.title)}</title>`,
     page.icon ? `<link rel="icon" href="${escape(page.icon)}" type="image/svg+xml">` : '',
     `<link rel="stylesheet" href="${escape(page.stylesheet)}">`,
-    page.script ? `<script src="${escape(page.script)}" defer></script>` : '',
+    ...(page.scripts ?? []).map((script) => `<script src="${escape(script)}" defer></script>`),
   ].filter(Boolean);
   return `<!doctype html>
 <html lang="en">

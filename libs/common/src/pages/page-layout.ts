@@ -20,6 +20,9 @@ export const PAGE_CSP = [
 /** Headers of every HTML page here, with this app's CSP. */
 export const PAGE_HEADERS: Record<string, string> = { ...HTML_PAGE_HEADERS, 'Content-Security-Policy': PAGE_CSP };
 
-export function renderPage(title: string, body: string, script?: string, bodyAttributes?: Record<string, string>): string {
-  return renderHtmlPage({ title, body, stylesheet: '/assets/app.css', icon: '/favicon.svg', script, bodyAttributes });
+/** The script the signed-in pages share (window.PageKit: DOM helpers, the API envelope, the refreshing session); list it before the page's own. */
+export const PAGE_KIT_SCRIPT = '/assets/page-kit.js';
+
+export function renderPage(title: string, body: string, scripts: readonly string[] = [], bodyAttributes?: Record<string, string>): string {
+  return renderHtmlPage({ title, body, stylesheet: '/assets/app.css', icon: '/favicon.svg', scripts, bodyAttributes });
 }

@@ -8,8 +8,9 @@ import { APP_CSS } from './page-style.js';
 
 const FAVICON_SVG = readFileSync(new URL('./public/favicon.svg', import.meta.url), 'utf8');
 const FAVICON_ICO = readFileSync(new URL('./public/favicon.ico', import.meta.url));
+const PAGE_KIT = readFileSync(new URL('./public/page-kit.js', import.meta.url), 'utf8');
 
-/** The stylesheet every page links (share page, dashboard, account pages). */
+/** The stylesheet every page links (share page, dashboard, account pages), and the script the signed-in pages share. */
 @Public()
 @Controller('assets')
 export class PageAssetsController {
@@ -20,6 +21,16 @@ export class PageAssetsController {
   @ApiExcludeEndpoint()
   css(): string {
     return APP_CSS;
+  }
+
+  /** PageKit: what the dashboard's and the account pages' scripts share (PAGE_KIT_SCRIPT, loaded before them). */
+  @Get('page-kit.js')
+  @RawResponse()
+  @Header('Content-Type', 'text/javascript; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiExcludeEndpoint()
+  pageKit(): string {
+    return PAGE_KIT;
   }
 }
 

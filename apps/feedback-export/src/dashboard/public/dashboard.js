@@ -8,7 +8,6 @@
   'use strict';
   const AUTH_BASE = document.body.getAttribute('data-auth-base');
   const STORE = 'feedback-dashboard-session';
-  let session = null;
   let currentSite = null;
   let feedbackOffset = 0;
   let feedbackItems = [];
@@ -19,92 +18,10 @@
   const TYPE_LABELS = { feedback: 'Feedback', feature_request: 'Idea', bug: 'Bug' };
   const FILTERS = ['q', 'type', 'status', 'from', 'to', 'order'];
 
-  const $ = (id) => document.getElementById(id);
-  function el(tag, attrs, children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (key === 'text') node.textContent = value;
-      else if (key === 'className') node.className = value;
-      else if (key.slice(0, 2) === 'on') node.addEventListener(key.slice(2), value);
-      else if (value !== false && value != null) node.setAttribute(key, value === true ? '' : value);
-    }
-    for (const child of children || []) if (child != null) node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
-    return node;
-  }
-  const clear = (node) => { while (node.firstChild) node.removeChild(node.firstChild); return node; };
-  const when = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
-  function notice(text, isError) { const n = $('notice'); n.textContent = text || ''; n.className = 'status-line' + (isError ? ' error' : ''); }
-
-  /** The server's words for an error, with each invalid field (details.fields). */
-  function describe(error) {
-    const fields = (error.details && error.details.fields) || [];
-    const extra = fields.flatMap((f) => f.messages).filter((m) => m !== error.message);
-    return [error.message].concat(extra).join(' · ');
-  }
-
-  async function request(url, method, body, token) {
-    const headers = { Accept: 'application/json' };
-    if (token) headers.Authorization = 'Bearer ' + token;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(url, { method: method || 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = await res.json().catch(() => null);
-    if (!res.ok || !json || !json.success) {
-      const error = new Error(json && json.error ? json.error.message : 'The server answered ' + res.status);
-      error.status = res.status;
-      error.code = json && json.error ? json.error.code : undefined;
-      error.details = json && json.error ? json.error.details : undefined;
-      throw error;
-    }
-    return json.data;
-  }
-
-  function saveSession(data) {
-    session = data;
-    if (data) sessionStorage.setItem(STORE, JSON.stringify(data)); else sessionStorage.removeItem(STORE);
-  }
-
-  /**
-   * One refresh at a time: calls that fail together (the page loads several at once) share it. Two refreshes with the
-   * same refresh token would read as its theft and end the session.
-   */
-  let refreshing = null;
-  function refresh() {
-    if (!session || !session.refreshToken) return Promise.reject(new Error('Signed out'));
-    if (!refreshing) {
-      const current = session;
-      refreshing = request(AUTH_BASE + '/api/v1/auth/refresh', 'POST', { refreshToken: current.refreshToken })
-        .then((data) => saveSession({ token: data.token, refreshToken: data.refreshToken, email: current.email }))
-        .finally(() => { refreshing = null; });
-    }
-    return refreshing;
-  }
-
-  /** An owner call; an expired access token is refreshed once, then the owner signs in again. */
-  async function api(method, path, body) {
-    if (!session) throw new Error('Signed out');
-    try {
-      return await request(path, method, body, session.token);
-    } catch (error) {
-      if (error.status !== 401) throw error;
-      try { await refresh(); } catch (_) { signOut('Your session ended; please sign in again.'); throw error; }
-      return request(path, method, body, session.token);
-    }
-  }
-
-  /** A button that copies `value`; says so for a moment (and for screen readers). */
-  function copyButton(value, what) {
-    const button = el('button', { type: 'button', className: 'secondary small', 'data-copy': what, text: 'Copy' });
-    button.addEventListener('click', async () => {
-      try {
-        await navigator.clipboard.writeText(value);
-        button.textContent = 'Copied';
-      } catch (_) {
-        button.textContent = 'Select and copy';
-      }
-      setTimeout(() => { button.textContent = 'Copy'; }, 2000);
-    });
-    return button;
-  }
+  const { $, el, clear, when, notice, describe, request, confirmButton, copyButton } = window.PageKit;
+  // The owner's session; an expired access token is refreshed at the account service once, then the owner signs in again.
+  const auth = window.PageKit.signedInSession(STORE, AUTH_BASE + '/api/v1/auth/refresh', (message) => signOut(message));
+  const api = auth.api;
 
   /** A secret shown once, with its copy button. */
   function secretBox(label, value, kind) {
@@ -114,39 +31,22 @@
     ]);
   }
 
-  /** A button that asks once more before it acts (no window.confirm: it blocks and cannot be styled). */
-  function confirmButton(label, confirmLabel, attrs, action) {
-    let armed = false;
-    const button = el('button', Object.assign({ type: 'button', className: 'secondary', text: label }, attrs));
-    const reset = () => { armed = false; button.className = 'secondary'; button.textContent = label; };
-    button.addEventListener('click', async () => {
-      if (!armed) {
-        armed = true;
-        button.className = 'danger';
-        button.textContent = confirmLabel;
-        return;
-      }
-      button.disabled = true;
-      try { await action(); } finally { button.disabled = false; reset(); }
-    });
-    button.addEventListener('blur', () => { if (armed && !button.disabled) setTimeout(reset, 200); });
-    return button;
-  }
 
   // ---- sign-in ----
   function showSignedIn() {
     $('sign-in').hidden = true;
     $('app').hidden = false;
     $('account').hidden = false;
-    $('who').textContent = 'Signed in as ' + (session.email || 'owner');
+    $('who').textContent = 'Signed in as ' + (auth.get().email || 'owner');
     renderPortfolio();
     loadSites();
   }
 
   function signOut(message) {
     // A signed-out page keeps a shared link's ?site=…&filters for after the sign-in; signing out forgets them.
-    if (session) { request(AUTH_BASE + '/api/v1/auth/logout', 'POST', {}, session.token).catch(() => {}); window.history.replaceState(null, '', location.pathname); }
-    saveSession(null);
+    const ending = auth.get();
+    if (ending) { request(AUTH_BASE + '/api/v1/auth/logout', 'POST', {}, ending.token).catch(() => {}); window.history.replaceState(null, '', location.pathname); }
+    auth.save(null);
     currentSite = null;
     $('app').hidden = true;
     $('account').hidden = true;
@@ -169,7 +69,7 @@
   }
 
   function signedInWith(data, email) {
-    saveSession({ token: data.token, refreshToken: data.refreshToken, email: (data.user && data.user.email) || email });
+    auth.save({ token: data.token, refreshToken: data.refreshToken, email: (data.user && data.user.email) || email });
     notice('');
     showSignedIn();
   }
@@ -581,8 +481,8 @@
     button.disabled = true;
     try {
       const path = '/api/v1/sites/' + currentSite.id + '/feedback/export.csv?' + filterParams();
-      let res = await fetch(path, { headers: { Authorization: 'Bearer ' + session.token } });
-      if (res.status === 401) { await refresh(); res = await fetch(path, { headers: { Authorization: 'Bearer ' + session.token } }); }
+      let res = await fetch(path, { headers: { Authorization: 'Bearer ' + auth.get().token } });
+      if (res.status === 401) { await auth.refresh(); res = await fetch(path, { headers: { Authorization: 'Bearer ' + auth.get().token } }); }
       if (!res.ok) { const json = await res.json().catch(() => null); throw Object.assign(new Error(json && json.error ? json.error.message : 'The server answered ' + res.status), { details: json && json.error && json.error.details }); }
       const url = URL.createObjectURL(await res.blob());
       const link = el('a', { href: url, download: currentSite.slug + '-feedback.csv' });
@@ -774,7 +674,7 @@
     } catch (error) { notice('Could not load the batch: ' + describe(error), true); }
   }
 
-  try { session = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (_) { session = null; }
-  if (session && session.token) showSignedIn(); else signOut('');
+  const stored = auth.get();
+  if (stored && stored.token) showSignedIn(); else signOut('');
   document.body.setAttribute('data-ready', 'true');
 })();

@@ -38,7 +38,7 @@ ${questions}
 <div class="row"><button type="submit" id="submit">${submitted ? 'Submit again' : 'Submit answers'}</button></div>
 </form>
 </main>`;
-  return renderPage(batch.title, body, '/assets/share.js', { 'data-status': batch.status });
+  return renderPage(batch.title, body, ['/assets/share.js'], { 'data-status': batch.status });
 }
 
 export function renderNotFoundPage(): string {

@@ -8,89 +8,22 @@
   'use strict';
   const STORE = 'account-session';
   const PAGE = document.body.getAttribute('data-page');
-  let session = null;
 
-  const $ = (id) => document.getElementById(id);
-  function el(tag, attrs, children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (key === 'text') node.textContent = value;
-      else if (key === 'className') node.className = value;
-      else if (key.slice(0, 2) === 'on') node.addEventListener(key.slice(2), value);
-      else if (value !== false && value != null) node.setAttribute(key, value === true ? '' : value);
-    }
-    for (const child of children || []) if (child != null) node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
-    return node;
-  }
-  const clear = (node) => { while (node.firstChild) node.removeChild(node.firstChild); return node; };
-  const when = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
-  function notice(text, isError) { const n = $('notice'); n.textContent = text || ''; n.className = 'status-line' + (isError ? ' error' : ''); }
-
-  /** The server's words for an error, with each invalid field (details.fields). */
-  function describe(error) {
-    const fields = (error.details && error.details.fields) || [];
-    const extra = fields.flatMap((f) => f.messages).filter((m) => m !== error.message);
-    return [error.message].concat(extra).join(' · ');
-  }
-
-  async function request(url, method, body, token) {
-    const headers = { Accept: 'application/json' };
-    if (token) headers.Authorization = 'Bearer ' + token;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(url, { method: method || 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = await res.json().catch(() => null);
-    if (!res.ok || !json || !json.success) {
-      const error = new Error(json && json.error ? json.error.message : 'The server answered ' + res.status);
-      error.status = res.status;
-      error.code = json && json.error ? json.error.code : undefined;
-      error.details = json && json.error ? json.error.details : undefined;
-      throw error;
-    }
-    return json.data;
-  }
-
-  function saveSession(data) {
-    session = data;
-    if (data) sessionStorage.setItem(STORE, JSON.stringify(data)); else sessionStorage.removeItem(STORE);
-  }
-  try { session = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (_) { session = null; }
+  const { $, el, clear, when, notice, describe, request, confirmButton: confirmAction, copyButton } = window.PageKit;
+  // The signed-in session; an expired access token is refreshed once, then the user signs in again.
+  const auth = window.PageKit.signedInSession(STORE, '/api/v1/auth/refresh', (message) => goToSignIn(message));
+  const api = auth.api;
+  /** The confirming button of a list row (small). */
+  const confirmButton = (label, confirmLabel, attrs, action) => confirmAction(label, confirmLabel, attrs, action, true);
 
   /** The session id the access token carries (its `sid` claim), to tell this session in the list. */
   function currentSessionId() {
-    try { return JSON.parse(window.atob(session.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sid || null; } catch (_) { return null; }
-  }
-
-  /**
-   * One refresh at a time: calls that fail together (the centre loads several at once) share it. Two refreshes with the
-   * same refresh token would read as its theft and end the session.
-   */
-  let refreshing = null;
-  function refresh() {
-    if (!session || !session.refreshToken) return Promise.reject(new Error('Signed out'));
-    if (!refreshing) {
-      const current = session;
-      refreshing = request('/api/v1/auth/refresh', 'POST', { refreshToken: current.refreshToken })
-        .then((data) => saveSession({ token: data.token, refreshToken: data.refreshToken, email: current.email }))
-        .finally(() => { refreshing = null; });
-    }
-    return refreshing;
-  }
-
-  /** A call as the signed-in user; an expired access token is refreshed once, then the user signs in again. */
-  async function api(method, path, body) {
-    if (!session) throw new Error('Signed out');
-    try {
-      return await request(path, method, body, session.token);
-    } catch (error) {
-      if (error.status !== 401 || error.code !== 'AUTH_REQUIRED') throw error;
-      try { await refresh(); } catch (_) { goToSignIn('Your session ended; please sign in again.'); throw error; }
-      return request(path, method, body, session.token);
-    }
+    try { return JSON.parse(window.atob(auth.get().token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sid || null; } catch (_) { return null; }
   }
 
   /** Leaves for the sign-in page, with a message it shows (kept for that one page view). */
   function goToSignIn(message) {
-    saveSession(null);
+    auth.save(null);
     if (message) sessionStorage.setItem(STORE + '-notice', message);
     location.assign('/account/sign-in');
   }
@@ -111,24 +44,6 @@
     });
   }
 
-  /** A button that asks once more before it acts (no window.confirm: it blocks and cannot be styled). */
-  function confirmButton(label, confirmLabel, attrs, action) {
-    let armed = false;
-    const button = el('button', Object.assign({ type: 'button', className: 'secondary small', text: label }, attrs));
-    const reset = () => { armed = false; button.className = 'secondary small'; button.textContent = label; };
-    button.addEventListener('click', async () => {
-      if (!armed) {
-        armed = true;
-        button.className = 'danger small';
-        button.textContent = confirmLabel;
-        return;
-      }
-      button.disabled = true;
-      try { await action(); } catch (error) { notice(describe(error), true); } finally { button.disabled = false; reset(); }
-    });
-    button.addEventListener('blur', () => { if (armed && !button.disabled) setTimeout(reset, 200); });
-    return button;
-  }
 
   /** The authenticator's six digits, or else a recovery code. */
   function factorBody(typed, extra) {
@@ -138,7 +53,7 @@
 
   // ---- signed-out pages ----
   function signedInWith(data, email) {
-    saveSession({ token: data.token, refreshToken: data.refreshToken, email: (data.user && data.user.email) || email });
+    auth.save({ token: data.token, refreshToken: data.refreshToken, email: (data.user && data.user.email) || email });
     location.assign('/account');
   }
 
@@ -313,16 +228,6 @@
     }
   }
 
-  /** A button that copies `value`; says so for a moment (and for screen readers). */
-  function copyButton(value, what) {
-    const button = el('button', { type: 'button', className: 'secondary small', 'data-copy': what, text: 'Copy' });
-    button.addEventListener('click', async () => {
-      try { await navigator.clipboard.writeText(value); button.textContent = 'Copied'; } catch (_) { button.textContent = 'Select and copy'; }
-      setTimeout(() => { button.textContent = 'Copy'; }, 2000);
-    });
-    return button;
-  }
-
   /** A key's full secret, shown this once. */
   function showKeySecret(label, apiKey) {
     const box = clear($('key-secret'));
@@ -439,9 +344,9 @@
   }
 
   function centrePage() {
-    if (!session) return goToSignIn('');
+    if (!auth.get()) return goToSignIn('');
     $('sign-out').addEventListener('click', async () => {
-      await request('/api/v1/auth/logout', 'POST', {}, session.token).catch(() => {});
+      await request('/api/v1/auth/logout', 'POST', {}, auth.get().token).catch(() => {});
       goToSignIn('Signed out.');
     });
     $('resend-verification').addEventListener('click', async () => {
@@ -506,7 +411,7 @@
     if (checkout) window.history.replaceState(null, '', location.pathname + location.hash);
     notice(takeNotice() || (checkout === 'success' ? 'Thank you: API access starts as soon as the payment is confirmed.' : checkout === 'cancel' ? 'Checkout cancelled: nothing was charged.' : ''));
     const loads = [loadProfile(), loadMfa(), loadSessions(), loadApps(), loadKeys(), loadSubscription(), loadActivity(false)];
-    return Promise.all(loads.map((load) => load.catch((error) => { if (session) notice(describe(error), true); })));
+    return Promise.all(loads.map((load) => load.catch((error) => { if (auth.get()) notice(describe(error), true); })));
   }
 
   const PAGES = { signIn: signInPage, signUp: signUpPage, verifyEmail: verifyEmailPage, forgotPassword: resetPages, resetPassword: resetPages, centre: centrePage };
