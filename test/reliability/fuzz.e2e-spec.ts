@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { createTestDatabase, insertSession, insertUser, SmtpTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
+import { fastestOf, timed } from '../support/timing.js';
 import { writeFigures } from './support/figures.js';
 import { inParallel, isEnvelope, isJsonRpcMessage, sendRaw, type RawResponse } from './support/http-client.js';
 import { encode, hostileAuthHeaders, operationsOf, requestArbitrary, type FuzzCase, type FuzzHints, type FuzzOperation } from './support/openapi-fuzz.js';
@@ -377,9 +378,11 @@ describe('fuzzing both services from their OpenAPI documents', () => {
           const valid = await validHeadersFor(kind, operation, cached, start + offset);
           const headers = { ...request.headers, ...hostileAuthHeaders(request.auth, valid) };
           try {
-            const started = performance.now();
-            const response = await sendRaw(app.baseUrl, { method: request.method, path: request.path, headers, body: request.body });
-            judge(kind, operation, schemas, request, response, performance.now() - started);
+            const send = () => sendRaw(app.baseUrl, { method: request.method, path: request.path, headers, body: request.body });
+            // A pathological string's time is judged on the fastest of three sends, so a garbage collection or a
+            // neighbouring suite on the shared cores is not taken for slow input (which is slow every time).
+            const { ms, result: response } = request.bodyKind.startsWith('pathological:') ? await fastestOf(send, PATHOLOGICAL_LIMIT_MS) : await timed(send);
+            judge(kind, operation, schemas, request, response, ms);
           } catch (error) {
             tallies[kind].requests++;
             tallies[kind].transportErrors++;
