@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DependencyOutages, unavailableDependencyOf } from '#libs/common';
 import { credentialExpiryOf, JwtOrApiKeyGuard } from '../api-access/jwt-or-api-key.guard.js';
 import { TodoStreamRegistry, type TodoStream } from './todo-streams.registry.js';
@@ -8,6 +8,13 @@ const DEFAULT_CREDENTIAL_RECHECK_MS = 30_000;
 /** A JWT's `exp` is in whole seconds and it is dead from that second on: re-check just after it. */
 const EXPIRY_RECHECK_MARGIN_MS = 50;
 
+/** A stream's checks: the next one, and whether one runs or must run again. */
+interface CheckState {
+  timer?: NodeJS.Timeout;
+  running: boolean;
+  again: boolean;
+}
+
 /**
  * A stream lives only as long as its credential: it is asked again, by the rules that let it
  * in, on a timer (at its JWT's expiry at the latest) and whenever a credential change of its
@@ -15,10 +22,11 @@ const EXPIRY_RECHECK_MARGIN_MS = 50;
  * reconnects with the same credential and gets its 401 or 402, which ends it for good.
  */
 @Injectable()
-export class TodoStreamCredentialChecks {
+export class TodoStreamCredentialChecks implements OnModuleInit {
   private readonly logger = new Logger(TodoStreamCredentialChecks.name);
   /** Longest time between two checks of a stream's credential; tests shorten it. */
   intervalMs = DEFAULT_CREDENTIAL_RECHECK_MS;
+  private readonly checks = new WeakMap<TodoStream, CheckState>();
 
   constructor(
     private readonly credentials: JwtOrApiKeyGuard,
@@ -26,8 +34,18 @@ export class TodoStreamCredentialChecks {
     private readonly streams: TodoStreamRegistry,
   ) {}
 
+  onModuleInit(): void {
+    // A stream that leaves (disconnected, ended, app stopping) is checked no more.
+    this.streams.onRemoved((stream) => {
+      clearTimeout(this.checks.get(stream)?.timer);
+      this.checks.delete(stream);
+    });
+  }
+
   /** Starts checking a newly opened stream. */
   watch(stream: TodoStream): void {
+    if (!stream.ready || !stream.session.isConnected) return; // already gone
+    this.checks.set(stream, { running: false, again: false });
     this.schedule(stream, credentialExpiryOf(stream.request));
   }
 
@@ -38,11 +56,13 @@ export class TodoStreamCredentialChecks {
 
   /** The next check: after the interval, or just after the credential expires if sooner. */
   private schedule(stream: TodoStream, expiresAt: Date | null): void {
-    clearTimeout(stream.credentialCheck.timer);
+    const state = this.checks.get(stream);
+    if (!state) return; // the stream has left
+    clearTimeout(state.timer);
     const untilExpiry = expiresAt ? expiresAt.getTime() - Date.now() + EXPIRY_RECHECK_MARGIN_MS : Infinity;
     const delay = Math.max(EXPIRY_RECHECK_MARGIN_MS, Math.min(this.intervalMs, untilExpiry));
-    stream.credentialCheck.timer = setTimeout(() => this.recheck(stream), delay);
-    stream.credentialCheck.timer.unref();
+    state.timer = setTimeout(() => this.recheck(stream), delay);
+    state.timer.unref();
   }
 
   /**
@@ -50,7 +70,8 @@ export class TodoStreamCredentialChecks {
    * no verdict: the stream stays and asks again later.
    */
   private recheck(stream: TodoStream): void {
-    const state = stream.credentialCheck;
+    const state = this.checks.get(stream);
+    if (!state) return; // the stream has left
     if (state.running) {
       state.again = true;
       return;

@@ -25,8 +25,6 @@ export interface TodoStream {
   /** The request it was authenticated with: re-checked by the same rules while the stream lasts. */
   request: Request;
   lease?: HeldLease;
-  /** The stream's credential checks (TodoStreamCredentialChecks): the next one, and whether one runs or must run again. */
-  credentialCheck: { timer?: NodeJS.Timeout; running: boolean; again: boolean };
 }
 
 /**
@@ -41,6 +39,8 @@ export class TodoStreamRegistry {
   private readonly logger = new Logger(TodoStreamRegistry.name);
   private readonly streams = new Map<string, Set<TodoStream>>();
   private readonly pulls = new Map<string, { again: boolean }>();
+  /** Told when a stream leaves the registry (disconnected, ended, or the app stops), so what watches it can let go. */
+  private readonly removalListeners: Array<(stream: TodoStream) => void> = [];
   /** Interval of the heartbeat comment; tests shorten it. */
   heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS;
 
@@ -71,7 +71,7 @@ export class TodoStreamRegistry {
       this.leases.release(lease);
       throw error;
     }
-    const stream: TodoStream = { userId, session, response, lastSentId: 0n, ready: false, request, lease, credentialCheck: { running: false, again: false } };
+    const stream: TodoStream = { userId, session, response, lastSentId: 0n, ready: false, request, lease };
     const set = this.streams.get(userId) ?? new Set<TodoStream>();
     set.add(stream);
     this.streams.set(userId, set);
@@ -88,6 +88,11 @@ export class TodoStreamRegistry {
     // Replays what follows the start position, including anything committed meanwhile.
     this.pull(userId);
     return stream;
+  }
+
+  /** Calls `listener` with each stream as it leaves the registry. */
+  onRemoved(listener: (stream: TodoStream) => void): void {
+    this.removalListeners.push(listener);
   }
 
   /** Open streams on this replica (all users). */
@@ -168,7 +173,7 @@ export class TodoStreamRegistry {
   closeAll(): void {
     for (const set of this.streams.values()) {
       for (const stream of set) {
-        clearTimeout(stream.credentialCheck.timer);
+        for (const listener of this.removalListeners) listener(stream);
         stream.response.end();
       }
     }
@@ -176,7 +181,7 @@ export class TodoStreamRegistry {
   }
 
   private remove(stream: TodoStream): void {
-    clearTimeout(stream.credentialCheck.timer);
+    for (const listener of this.removalListeners) listener(stream);
     if (stream.lease) {
       this.leases.release(stream.lease);
       stream.lease = undefined;
