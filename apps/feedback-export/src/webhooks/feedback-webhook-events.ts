@@ -2,12 +2,13 @@
  * feedback-export's webhook vocabulary: its owner kind, its quota and its event catalogue (each type with the sample
  * `data` a test event carries). The events themselves are written by the changes' repositories (feedback-event-log.ts).
  */
+import { WEBHOOK_OWNER_KINDS } from '#libs/webhooks';
 import type { FeedbackItemDto } from '../feedback/dto/feedback.dto.js';
 import type { BatchAnswerSavedDataDto, BatchWebhookDataDto, FeedbackStatusChangedDataDto } from './dto/feedback-webhook-event.dto.js';
 import type { FeedbackEventType } from './feedback-event-log.js';
 
 /** The owner kind of feedback-export's webhook endpoints (owner id: the site id); the feedback_events trigger names it too. */
-export const FEEDBACK_WEBHOOK_OWNER_KIND = 'site';
+export const FEEDBACK_WEBHOOK_OWNER_KIND = WEBHOOK_OWNER_KINDS.site;
 
 /** Most webhook endpoints one site may have. */
 export const MAX_WEBHOOKS_PER_SITE = 10;

@@ -1,22 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PasswordHasher } from '#libs/identity';
 import { AppException, ErrorCode, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
+import { ConnectedAppsService, PasskeysService, PasswordHasher, SecondFactorService, SecurityActivityService, toSessionDto, toUserDto, type ClientInfo } from '#libs/identity';
+import { WEBHOOK_OWNER_KINDS, WebhookEndpointsService } from '#libs/webhooks';
 import { apiKeyTracker } from '../api-access/api-access.schemes.js';
 import { toApiKeyDto } from '../api-keys/dto/api-key.dto.js';
-import { toUserDto } from '#libs/identity';
 import { BillingCleanupService } from '../billing/billing-cleanup.service.js';
 import { toSubscriptionDto } from '../billing/dto/subscription.dto.js';
-import { toSessionDto } from '#libs/identity';
 import { TodoEventsService } from '../todos/todo-events.service.js';
 import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
 import { ACCOUNT_EXPORT_VERSION, type AccountDeletedDto, type AccountExportDto, type DeleteAccountDto } from './dto/account.dto.js';
-import { ConnectedAppsService, SecurityActivityService } from '#libs/identity';
-import { PasskeysService, SecondFactorService, type ClientInfo } from '#libs/identity';
-import { WebhookEndpointsService } from '#libs/webhooks';
-
-/** The owner kind feedback-export's engine gives a site's webhook endpoints (owner id: the site id). */
-const SITE_WEBHOOK_OWNER_KIND = 'site';
 
 /** Account export (everything the account owns, no secrets) and deletion. */
 @Injectable()
@@ -52,7 +45,7 @@ export class AccountService {
       this.passkeys.allOf(userId),
       this.repository.siteIdsOf(userId),
     ]);
-    const siteWebhooks = (await this.webhooks.allOfOwners(SITE_WEBHOOK_OWNER_KIND, siteIds)).map(({ ownerId, webhook }) => ({ ...webhook, siteId: ownerId }));
+    const siteWebhooks = (await this.webhooks.allOfOwners(WEBHOOK_OWNER_KINDS.site, siteIds)).map(({ ownerId, webhook }) => ({ ...webhook, siteId: ownerId }));
     const now = new Date();
     return {
       exportedAt: now.toISOString(),

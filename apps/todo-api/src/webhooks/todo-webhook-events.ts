@@ -1,8 +1,9 @@
+import { WEBHOOK_OWNER_KINDS } from '#libs/webhooks';
 import type { TodoDto } from '../todos/dto/todo.dto.js';
 import type { TodoEventData } from '../todos/dto/todo-event.dto.js';
 
 /** The owner kind of todo-api's webhook endpoints (owner id: the user id); the todo_events trigger names it too. */
-export const TODO_WEBHOOK_OWNER_KIND = 'account';
+export const TODO_WEBHOOK_OWNER_KIND = WEBHOOK_OWNER_KINDS.account;
 
 /** Most webhook endpoints one account may have. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
