@@ -33,7 +33,7 @@ export class SitesMcpTools implements OnModuleInit {
       }),
       scopes: ['read'],
       hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (principal) => ({ sites: await this.sites.listAccessible(sitesOf(principal)) }),
+      run: async (principal) => ({ sites: await this.sites.listAccessible(principal.ownerId, sitesOf(principal)) }),
     });
   }
 }

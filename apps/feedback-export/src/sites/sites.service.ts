@@ -43,11 +43,11 @@ export class SitesService {
   }
 
   /** The sites a credential may act on (a site token's own, an OAuth grant's chosen ones), each with the scope it holds there; sites since deleted drop out. */
-  async listAccessible(accesses: readonly SiteAccess[]): Promise<AccessibleSite[]> {
+  async listAccessible(ownerId: string, accesses: readonly SiteAccess[]): Promise<AccessibleSite[]> {
     if (accesses.length === 0) return [];
-    const owned = await this.sites.listByOwner(accesses[0].ownerId);
+    const owned = await this.sites.listByOwner(ownerId);
     return owned.flatMap((row) => {
-      const access = accesses.find((each) => each.siteId === row.id && each.ownerId === row.ownerId);
+      const access = accesses.find((each) => each.siteId === row.id);
       return access ? [{ id: row.id, slug: row.slug, name: row.name, scope: access.scope }] : [];
     });
   }

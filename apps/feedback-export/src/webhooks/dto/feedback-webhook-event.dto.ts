@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { FEEDBACK_STATUSES, type FeedbackStatus } from '../../feedback/feedback-kinds.js';
 import { FeedbackItemDto } from '../../feedback/dto/feedback.dto.js';
-import { BATCH_STATUSES, type BatchStatus } from '../../questions/batch-status.js';
+import { BatchSummaryDto } from '../../questions/dto/question-batch.dto.js';
 
 /** `data` of feedback.status_changed: one item whose status changed (single or bulk triage: one event per item). */
 export class FeedbackStatusChangedDataDto {
@@ -18,37 +18,13 @@ export class FeedbackStatusChangedDataDto {
   previousStatus: FeedbackStatus;
 }
 
-/** `data` of batch.sent, batch.opened and batch.answered: the batch summary as the batch routes list it, with its site. */
-export class BatchWebhookDataDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
+/**
+ * `data` of batch.sent, batch.opened and batch.answered: the batch summary as the batch routes list it (its status the
+ * event that just happened: sent, opened or answered), with its site.
+ */
+export class BatchWebhookDataDto extends BatchSummaryDto {
   @ApiProperty({ format: 'uuid' })
   siteId: string;
-
-  @ApiProperty({ example: 'Homepage review' })
-  title: string;
-
-  @ApiProperty({ enum: BATCH_STATUSES, description: 'sent, opened or answered (the event that just happened)' })
-  status: BatchStatus;
-
-  @ApiProperty({ example: 3, type: 'integer' })
-  questionCount: number;
-
-  @ApiProperty({ example: 1, type: 'integer', description: 'Questions with a saved answer' })
-  answerCount: number;
-
-  @ApiProperty({ format: 'date-time' })
-  createdAt: string;
-
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
-  sentAt: string | null;
-
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'First view of the share page' })
-  openedAt: string | null;
-
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'First submit' })
-  answeredAt: string | null;
 }
 
 /** `data` of batch.answer_saved: one save of one answer (each save, also after submit, is one event). */
