@@ -26,6 +26,11 @@ describe('the data layer has one seam', () => {
     expect(direct).toEqual([]);
   });
 
+  it('keeps the driver out of the apps: a connection of its own (a LISTEN) is Database.dedicatedConnection, run like every executor', () => {
+    const drivers = files.filter((file) => file.path.startsWith('apps/') && /from 'pg'|require\('pg'\)/.test(file.text)).map((file) => file.path);
+    expect(drivers).toEqual([]);
+  });
+
   it('keeps typeorm out of the apps, and out of every service, controller, guard and repository', () => {
     const leaking = files
       .filter((file) => file.path.startsWith('apps/') || /\.(service|controller|guard|repository)\.ts$/.test(file.path))

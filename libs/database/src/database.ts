@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { executorOf, type SqlExecutor } from './sql-executor.js';
+import { DedicatedConnection } from './dedicated-connection.js';
 import { inTransaction, type Transaction } from './transaction.js';
 
 /**
@@ -23,8 +24,10 @@ export class Database implements SqlExecutor {
     return inTransaction(this.dataSource, work);
   }
 
-  /** The connection string, for a connection of its own outside the pool (a LISTEN). */
-  get url(): string | undefined {
-    return (this.dataSource.options as { url?: string }).url;
+  /** A connection of its own outside the pool (a LISTEN, work tied to one session); the caller connects and ends it. */
+  dedicatedConnection(applicationName: string): DedicatedConnection {
+    const url = (this.dataSource.options as { url?: string }).url;
+    if (!url) throw new Error('A dedicated connection needs the database URL');
+    return new DedicatedConnection(url, applicationName);
   }
 }

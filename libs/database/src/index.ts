@@ -1,5 +1,6 @@
 export * from './data-source-options.js';
 export * from './database.js';
+export * from './dedicated-connection.js';
 export * from './database-flavour.js';
 export * from './database-probe.js';
 export * from './database.module.js';

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type pg from 'pg';
-import { DATABASE_DEPENDENCY, DependencyOutages, destroyPgClientSocket, GracefulShutdown } from '#libs/common';
+import { DATABASE_DEPENDENCY, DependencyOutages, GracefulShutdown } from '#libs/common';
+import type { DedicatedConnection } from '#libs/database';
 import { TodoStreamLeasesService } from './todo-stream-leases.service.js';
-import { TODO_EVENTS_CHANNEL, TodosRepository } from './todos.repository.js';
+import { TodosRepository } from './todos.repository.js';
 
 /** What travels on the todo events channel. Payloads name the user and the event id, never the todo itself. */
 export interface TodoEventNotice {
@@ -37,7 +37,7 @@ const LONGEST_RECONNECT_DELAY_MS = 15_000;
 @Injectable()
 export class TodoEventsListener {
   private readonly logger = new Logger(TodoEventsListener.name);
-  private client?: pg.Client;
+  private connection?: DedicatedConnection;
   private handlers?: TodoEventsListenerHandlers;
   private reconnectTimer?: NodeJS.Timeout;
   private reconnectDelayMs = FIRST_RECONNECT_DELAY_MS;
@@ -64,21 +64,21 @@ export class TodoEventsListener {
   }
 
   isListening(): boolean {
-    return this.client !== undefined;
+    return this.connection !== undefined;
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    const client = this.client;
-    this.client = undefined;
+    const connection = this.connection;
+    this.connection = undefined;
     // `end()` waits for the server to close the socket, which a frozen database never does: bounded, then destroyed.
-    if (client) await this.shutdown.closeStep('close the LISTEN connection for todo events', () => client.end(), () => destroyPgClientSocket(client));
+    if (connection) await this.shutdown.closeStep('close the LISTEN connection for todo events', () => connection.end(), () => connection.destroy());
   }
 
   /** The database is back (its breaker's probe passed): reconnect now, not at the end of the back-off. */
   private reconnectNow(): void {
-    if (this.stopping || this.client) return;
+    if (this.stopping || this.connection) return;
     this.reconnectDelayMs = FIRST_RECONNECT_DELAY_MS;
     if (this.connecting) {
       this.connectAgain = true;
@@ -90,39 +90,36 @@ export class TodoEventsListener {
   }
 
   private async connect(): Promise<void> {
-    const { client, listen } = this.repository.eventsListener();
+    const connection = this.repository.eventsConnection();
     const lost = (error?: Error) => {
-      if (this.client !== client) return;
-      this.client = undefined;
+      if (this.connection !== connection) return;
+      this.connection = undefined;
       this.lost = true;
       this.leases.sessionLost();
-      client.end().catch(() => undefined);
+      connection.end().catch(() => undefined);
       // During an outage this is one more connection lost: the outage is logged once, by DependencyOutages.
       if (!this.stopping) this.outages.suspect(DATABASE_DEPENDENCY, error);
       this.logger.log('Lost the LISTEN connection for todo events; reconnecting');
       this.scheduleReconnect();
     };
-    client.on('error', lost);
-    client.on('end', lost);
-    client.on('notification', (message) => {
-      if (message.channel !== TODO_EVENTS_CHANNEL || !message.payload) return;
-      try {
-        const notice = JSON.parse(message.payload) as TodoEventNotice;
-        if (typeof notice.u === 'string') this.handlers?.notice(notice);
-      } catch {
-        // not ours
-      }
-    });
+    connection.onLost(lost);
     this.connecting = true;
     this.connectAgain = false;
     try {
-      await client.connect();
-      await listen();
+      await connection.connect();
+      await this.repository.listenForEvents(connection, (payload) => {
+        try {
+          const notice = JSON.parse(payload) as TodoEventNotice;
+          if (typeof notice.u === 'string') this.handlers?.notice(notice);
+        } catch {
+          // not ours
+        }
+      });
       this.connecting = false;
-      this.client = client;
+      this.connection = connection;
       this.reconnectDelayMs = FIRST_RECONNECT_DELAY_MS;
       // The leases of this replica's streams belong to this session from now on.
-      void this.leases.holdBy(client);
+      void this.leases.holdBy(connection);
       if (this.lost) {
         this.lost = false;
         this.logger.log('LISTEN connection for todo events restored; catching the open streams up');
@@ -130,9 +127,7 @@ export class TodoEventsListener {
       }
     } catch (error) {
       this.connecting = false;
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      destroyPgClientSocket(client);
+      connection.destroy();
       this.logger.debug({ err: (error as Error).message }, 'Could not LISTEN for todo events; retrying');
       if (this.connectAgain && !this.stopping) {
         this.connectAgain = false;

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type pg from 'pg';
-import { PreparedQueries } from '#libs/database';
+import { PreparedQueries, type DedicatedConnection } from '#libs/database';
 
 export interface HeldLease {
   userId: string;
@@ -33,10 +32,9 @@ const SESSION_QUERY = `SELECT pid, backend_start::text AS started FROM pg_stat_a
 export class TodoStreamLeasesRepository {
   constructor(private readonly prepared: PreparedQueries) {}
 
-  /** The session of `client` (a replica's LISTEN connection), or of the pool's connections on the embedded database (one session). */
-  async sessionOf(client?: pg.Client): Promise<LeaseHolder | undefined> {
-    const rows = client ? (await client.query<{ pid: number; started: string }>(SESSION_QUERY)).rows : await this.prepared.query(SESSION_QUERY);
-    const [row] = rows as { pid: number; started: string | null }[];
+  /** The session of `connection` (a replica's LISTEN connection), or of the pool's connections on the embedded database (one session). */
+  async sessionOf(connection?: DedicatedConnection): Promise<LeaseHolder | undefined> {
+    const [row] = await (connection ?? this.prepared).query<{ pid: number; started: string | null }>(SESSION_QUERY);
     return row?.started ? { pid: Number(row.pid), started: row.started } : undefined;
   }
 

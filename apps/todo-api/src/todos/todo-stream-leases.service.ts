@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import type pg from 'pg';
+import type { DedicatedConnection } from '#libs/database';
 import { PeriodicTask, rateLimitHeaders, RateLimitRejections } from '#libs/common';
 import { TodoStreamLeasesRepository, type HeldLease, type LeaseHolder } from './todo-stream-leases.repository.js';
 
@@ -83,13 +83,13 @@ export class TodoStreamLeasesService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Ties this replica's leases to the session of `client` (its LISTEN connection, just connected),
+   * Ties this replica's leases to the session of `connection` (its LISTEN connection, just connected),
    * or with none to the pool's session (the embedded database has only one), and moves the
    * leases it holds there at once. Failing, the leases keep their old holder until the next try.
    */
-  async holdBy(client?: pg.Client): Promise<void> {
+  async holdBy(connection?: DedicatedConnection): Promise<void> {
     try {
-      this.holder = await this.repository.sessionOf(client);
+      this.holder = await this.repository.sessionOf(connection);
       await this.renew();
     } catch (error) {
       this.logger.debug({ err: (error as Error).message }, 'Could not tie stream leases to the database session; they count until they expire');

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import pg from 'pg';
-import { Database, IdempotencyKeys, PreparedQueries, type Transaction } from '#libs/database';
+import { Database, IdempotencyKeys, PreparedQueries, type DedicatedConnection, type Transaction } from '#libs/database';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { SortOrder, TodoSort } from './todo-limits.js';
 
@@ -35,7 +34,7 @@ export interface TodoEventRow {
 }
 
 /** The NOTIFY channel on which replicas tell each other about todo events. */
-export const TODO_EVENTS_CHANNEL = 'todo_events';
+const TODO_EVENTS_CHANNEL = 'todo_events';
 
 const TODO_COLUMNS = `id, text, priority, category, estimated_duration_minutes AS "estimatedDurationMinutes",
   floor(extract(epoch FROM created_at))::bigint AS "createdAt", created_at::text AS "createdAtKey"`;
@@ -156,10 +155,14 @@ export class TodosRepository {
     await (tx ?? this.prepared).query(`SELECT pg_notify($1, $2)`, [TODO_EVENTS_CHANNEL, notice]);
   }
 
-  /** A connection of its own (not from the pool) that LISTENs on the events channel; the caller connects and ends it. */
-  eventsListener(): { client: pg.Client; listen: () => Promise<unknown> } {
-    const client = new pg.Client({ connectionString: this.sql.url, application_name: 'todo-api-events', keepAlive: true, connectionTimeoutMillis: 3000 });
-    return { client, listen: () => client.query(`LISTEN ${TODO_EVENTS_CHANNEL}`) };
+  /** A connection of its own (not from the pool) for the events channel; the caller connects it, listens (`listenForEvents`) and ends it. */
+  eventsConnection(): DedicatedConnection {
+    return this.sql.dedicatedConnection('todo-api-events');
+  }
+
+  /** Every notice on the events channel, from now on, to `onNotice`. */
+  listenForEvents(connection: DedicatedConnection, onNotice: (payload: string) => void): Promise<void> {
+    return connection.listen(TODO_EVENTS_CHANNEL, onNotice);
   }
 
   async eventsAfter(userId: string, afterId: string, limit: number): Promise<TodoEventRow[]> {

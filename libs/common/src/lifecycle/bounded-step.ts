@@ -35,6 +35,3 @@ export async function runBoundedStep(run: () => unknown, options: BoundedStepOpt
   }
   return outcome;
 }
-
-/** Re-exported where shutdown steps are written: a close step abandoned at its deadline destroys its client's socket. */
-export { destroyPgClientSocket } from '#libs/database';
