@@ -28,6 +28,7 @@ const SHARED_MEANING: Array<{ file: string; word: string; why: string }> = [
   { file: 'libs/identity/src/accounts/account.rows.ts', word: 'admin', why: 'a value of the shared users table’s privilege column, not the administrator key’s principal' },
   { file: 'libs/identity/src/sign-in/dto/auth-responses.dto.ts', word: 'admin', why: 'the same privilege column, as the sign-in answer documents it' },
   { file: 'libs/common/src/errors/error-code.enum.ts', word: 'tdk_', why: 'the one ErrorCode catalogue both services answer from, with its documented examples' },
+  { file: 'libs/webhooks/src/webhook-owner-kinds.ts', word: 'site', why: 'a value of the shared webhook_endpoints table’s owner_kind column (the feedback_events trigger writes it, todo-api’s account export reads it), not the site token’s principal kind' },
   { file: 'libs/common/src/errors/error-code.enum.ts', word: 'x-api-key', why: 'the one ErrorCode catalogue both services answer from, with its documented examples' },
 ];
 
