@@ -6,7 +6,7 @@ import { ErrorEnvelopeDto } from '#libs/common';
 const REQUEST_ID = { oneOf: [{ type: 'string' }, { type: 'integer' }] };
 const ANSWER_ID = { oneOf: [{ type: 'string', nullable: true }, { type: 'integer' }] };
 
-export class JsonRpcErrorDataDto {
+class JsonRpcErrorDataDto {
   @ApiProperty({ example: 'INVALID_API_KEY', description: 'The REST error code (failures before JSON-RPC handling)' })
   code: string;
 
@@ -14,7 +14,7 @@ export class JsonRpcErrorDataDto {
   details?: Record<string, unknown>;
 }
 
-export class JsonRpcErrorObjectDto {
+class JsonRpcErrorObjectDto {
   @ApiProperty({
     type: 'integer',
     example: -32001,
@@ -32,7 +32,7 @@ export class JsonRpcErrorObjectDto {
 }
 
 /** A JSON-RPC error answer (also the body of the endpoint's HTTP-level failures, instead of the REST envelope). */
-export class JsonRpcErrorResponseDto {
+class JsonRpcErrorResponseDto {
   @ApiProperty({ enum: ['2.0'] })
   jsonrpc: '2.0';
 
@@ -44,7 +44,7 @@ export class JsonRpcErrorResponseDto {
 }
 
 /** A JSON-RPC success answer; `result` depends on the method. */
-export class JsonRpcResultResponseDto {
+class JsonRpcResultResponseDto {
   @ApiProperty({ enum: ['2.0'] })
   jsonrpc: '2.0';
 
@@ -65,7 +65,7 @@ export class JsonRpcResultResponseDto {
 }
 
 /** One JSON-RPC 2.0 request or notification (no batches). */
-export class JsonRpcRequestDto {
+class JsonRpcRequestDto {
   @ApiProperty({ enum: ['2.0'] })
   jsonrpc: '2.0';
 

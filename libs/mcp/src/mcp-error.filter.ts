@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { DependencyOutages, ERROR_CATALOGUE, ErrorCode, publicCodeOf, resolveError, startErrorResponse } from '#libs/common';
 
 /** JSON-RPC error codes for HTTP-level failures of an MCP endpoint (-32000..-32099 is the server range). */
-export function jsonRpcCodeOf(code: ErrorCode, status: number): number {
+function jsonRpcCodeOf(code: ErrorCode, status: number): number {
   if (code === ErrorCode.VALIDATION_ERROR) return -32600;
   if (status === 401) return -32001;
   if (status === 402) return -32002;

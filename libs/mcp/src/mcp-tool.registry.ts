@@ -5,7 +5,7 @@ import { AppException, VALIDATION_MESSAGES, publicCodeOf, validateAsBody, valida
 import { runTool, toolError, type ToolOutcomeListener } from './tool-result.js';
 
 /** What an agent may assume about a tool (MCP tool annotations); every tool states all four. */
-export interface McpToolHints {
+interface McpToolHints {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;

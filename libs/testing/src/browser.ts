@@ -8,7 +8,7 @@ import type { Browser, LaunchOptions } from 'playwright-core';
 import { isExecutableFile } from './outside-program.js';
 
 /** Debian's chromium package. */
-export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
 /**
  * Headless Chromium as root in a container on a closed network: no sandbox, no GPU, nothing that
@@ -16,7 +16,7 @@ export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
  */
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
 
-export interface ChromiumChoice {
+interface ChromiumChoice {
   executablePath: string;
   /** `CHROMIUM_PATH`, Debian's /usr/bin/chromium, or the build shipped in the npm package @sparticuz/chromium. */
   source: 'CHROMIUM_PATH' | 'system' | 'npm';
@@ -29,7 +29,7 @@ export interface ChromiumChoice {
  * without a system browser), `TEST_BROWSER=system` requires the system's; by default `CHROMIUM_PATH`,
  * else /usr/bin/chromium when installed, else the npm build.
  */
-export function chooseChromium(env: NodeJS.ProcessEnv = process.env): ChromiumChoice {
+function chooseChromium(env: NodeJS.ProcessEnv = process.env): ChromiumChoice {
   const wanted = env.TEST_BROWSER ?? 'auto';
   if (!['auto', 'system', 'npm'].includes(wanted)) throw new Error(`TEST_BROWSER must be auto, system or npm, not "${wanted}"`);
   if (wanted !== 'npm') {

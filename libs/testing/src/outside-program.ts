@@ -15,7 +15,7 @@ export function isExecutableFile(path: string): boolean {
  * Where a suite skipped for a missing outside program leaves one file naming it; the summary
  * reporter (test/support/summary-reporter.cjs) empties it when a run starts and lists it at the end.
  */
-export const OUTSIDE_PROGRAM_SKIPS_DIR = join(process.cwd(), 'test-results', 'outside-program-skips');
+const OUTSIDE_PROGRAM_SKIPS_DIR = join(process.cwd(), 'test-results', 'outside-program-skips');
 
 /**
  * Whether a suite's outside program is installed, for programs no npm package provides (nginx,

@@ -17,7 +17,7 @@ export type FeedbackMcpScope = 'read' | 'write' | 'portfolio';
  * The scopes a caller holds: sk_ reads its site, wk_ also writes it, ok_ reads the portfolio;
  * an OAuth token the same on its chosen sites (feedback:read, feedback:write) and portfolio:read.
  */
-export function feedbackMcpScopesOf(principal: FeedbackMcpPrincipal): readonly FeedbackMcpScope[] {
+function feedbackMcpScopesOf(principal: FeedbackMcpPrincipal): readonly FeedbackMcpScope[] {
   if (principal.kind === 'portfolio') return ['portfolio'];
   if (principal.kind === 'site') return principal.scope === 'write' ? ['read', 'write'] : ['read'];
   const held: FeedbackMcpScope[] = [];

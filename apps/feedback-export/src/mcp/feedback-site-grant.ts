@@ -5,7 +5,7 @@ import { isDetailFor, type ProtectedResource } from '#libs/identity';
  * the user ticked on the consent page, added to the grant, which oidc-provider's rich
  * authorization requests copy into the access token's `authorization_details` claim.
  */
-export const FEEDBACK_SITE_DETAIL_TYPE = 'feedback_site';
+const FEEDBACK_SITE_DETAIL_TYPE = 'feedback_site';
 
 export type FeedbackSiteAction = 'read' | 'write';
 

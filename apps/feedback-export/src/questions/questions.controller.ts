@@ -28,7 +28,7 @@ const HTML_LIMITS =
  * The preview sanitises on request (everything else serves HTML sanitised when stored): per owner,
  * enforced even while the counter store is down, as it only costs CPU and the editor works without it.
  */
-export const QUESTION_PREVIEW_RATE_LIMIT: RateLimitOptions = { bucket: 'question-preview', limit: 20, windowSeconds: 60, storeOutage: 'fail-closed' };
+const QUESTION_PREVIEW_RATE_LIMIT: RateLimitOptions = { bucket: 'question-preview', limit: 20, windowSeconds: 60, storeOutage: 'fail-closed' };
 
 const BATCH_QUOTAS =
   'A site holds at most FEEDBACK_MAX_BATCHES_PER_SITE batches (default 500) and FEEDBACK_MAX_BATCH_BYTES_PER_SITE bytes of batch titles and HTML as stored (default 10 MiB): beyond, 403 QUOTA_EXCEEDED.';
@@ -132,7 +132,7 @@ export class QuestionsController {
  * The owner's batch writes (create, send): 60 per hour per account, together; refused while the
  * counters' store is down. A write token's batches count against the export budget instead.
  */
-export const OWNER_BATCH_WRITE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-batch-write', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
+const OWNER_BATCH_WRITE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-batch-write', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
 
 /** The owner's side of question batches (JWT): what the dashboard shows, and sending a draft. */
 @ApiTags('Question batches')

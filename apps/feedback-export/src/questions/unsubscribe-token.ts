@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
 /** site id (16 bytes) + recipient digest (16 bytes) + MAC (16 bytes), base64url: 64 characters. */
-export const UNSUBSCRIBE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{64}$/;
+const UNSUBSCRIBE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{64}$/;
 
 export interface UnsubscribeTarget {
   siteId: string;

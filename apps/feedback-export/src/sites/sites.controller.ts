@@ -8,7 +8,7 @@ import { SitesService } from './sites.service.js';
  * The account's site administration (create, rename, delete, token rotation): 60 per hour per
  * account, together. Refused while the counters' store is down (nothing here is urgent).
  */
-export const SITE_ADMIN_RATE_LIMIT: RateLimitOptions = { bucket: 'site-admin', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
+const SITE_ADMIN_RATE_LIMIT: RateLimitOptions = { bucket: 'site-admin', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
 
 @ApiTags('Sites')
 @UseAuth('jwt')

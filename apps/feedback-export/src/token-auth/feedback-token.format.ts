@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 /** The kinds of export token and the prefix each secret starts with. */
 export type FeedbackTokenKind = 'read' | 'write' | 'portfolio';
 
-export const TOKEN_PREFIX: Record<FeedbackTokenKind, string> = { read: 'sk_', write: 'wk_', portfolio: 'ok_' };
+const TOKEN_PREFIX: Record<FeedbackTokenKind, string> = { read: 'sk_', write: 'wk_', portfolio: 'ok_' };
 
 /** 32 random bytes as base64url: 43 characters after the prefix. */
 const TOKEN_PATTERN = /^(sk|wk|ok)_[A-Za-z0-9_-]{43}$/;

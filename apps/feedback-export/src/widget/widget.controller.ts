@@ -10,11 +10,11 @@ import { WidgetService } from './widget.service.js';
  * The embeddable widget, a real browser script beside this file (copied verbatim into dist by the
  * build). The same bytes for every site: no server value is interpolated.
  */
-export const WIDGET_SCRIPT = readFileSync(new URL('./public/widget.js', import.meta.url), 'utf8');
+const WIDGET_SCRIPT = readFileSync(new URL('./public/widget.js', import.meta.url), 'utf8');
 
 /** Per client IP: generous for people, tight for scripts. */
 /** Per client IP; fails open: losing customers' feedback during a Redis outage costs more than the spam it lets in. */
-export const WIDGET_RATE_LIMIT: RateLimitOptions = { bucket: 'widget-feedback', limit: 20, windowSeconds: 60, storeOutage: 'fail-open' };
+const WIDGET_RATE_LIMIT: RateLimitOptions = { bucket: 'widget-feedback', limit: 20, windowSeconds: 60, storeOutage: 'fail-open' };
 
 /** The widget's routes, called from any site: createHttpApp opens them to every origin (openCorsPaths). */
 export const WIDGET_OPEN_CORS_PATHS = ['/widget.js', '/api/v1/widget/feedback'];

@@ -6,7 +6,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const SECRET_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 /** Characters of the key shown as `prefix` to identify it. */
-export const API_KEY_DISPLAY_PREFIX_LENGTH = 12;
+const API_KEY_DISPLAY_PREFIX_LENGTH = 12;
 const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`);
 
 function base62(value: number, width: number): string {

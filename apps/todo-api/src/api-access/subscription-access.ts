@@ -1,7 +1,7 @@
 import type { SubscriptionStatus } from './api-access.rows.js';
 
 /** Paid statuses that switch API access on. */
-export const ACCESS_GRANTING_STATUSES: readonly SubscriptionStatus[] = ['active', 'trialing'];
+const ACCESS_GRANTING_STATUSES: readonly SubscriptionStatus[] = ['active', 'trialing'];
 
 /**
  * The one rule for API access: a paid active/trialing subscription, or lifetime beta. Its SQL

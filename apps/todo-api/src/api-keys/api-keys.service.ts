@@ -15,7 +15,7 @@ export const MAX_ACTIVE_API_KEYS = 20;
  * The expiry a request asks for: a Date, null (never expires), or undefined (not given).
  * expiresAt and expiresInDays (and clearExpiry) exclude each other; expiresAt must be in the future.
  */
-export function requestedExpiry(input: { expiresAt?: string | null; expiresInDays?: number | null; clearExpiry?: boolean }, now = new Date()): Date | null | undefined {
+function requestedExpiry(input: { expiresAt?: string | null; expiresInDays?: number | null; clearExpiry?: boolean }, now = new Date()): Date | null | undefined {
   const given = [
     input.expiresAt !== undefined && 'expiresAt',
     input.expiresInDays !== undefined && input.expiresInDays !== null && 'expiresInDays',

@@ -8,7 +8,7 @@ import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 /** Failed admin-key attempts allowed per client IP and window; then 429 without checking the key. */
 export const ADMIN_KEY_FAILURES_PER_IP = 10;
 export const ADMIN_KEY_WINDOW_SECONDS = 15 * 60;
-export const ADMIN_KEY_FAILURE_BUCKET = 'admin-key-fail';
+const ADMIN_KEY_FAILURE_BUCKET = 'admin-key-fail';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();

@@ -11,7 +11,7 @@ import { isResourceMissing, isStripeError, STRIPE_CLIENT } from './stripe.client
  * every `intervalMs` on every replica, `batchSize` customers a run, each taken for `leaseSeconds`;
  * a failed attempt is retried after 1 min, doubling, at most every 6 h.
  */
-export const BILLING_CLEANUP = { requestWaitMs: 2000, intervalMs: 5 * 60_000, batchSize: 20, leaseSeconds: 5 * 60, firstRetrySeconds: 60, maxRetrySeconds: 6 * 3600 } as const;
+const BILLING_CLEANUP = { requestWaitMs: 2000, intervalMs: 5 * 60_000, batchSize: 20, leaseSeconds: 5 * 60, firstRetrySeconds: 60, maxRetrySeconds: 6 * 3600 } as const;
 
 /**
  * Billing integrity across account deletion. Deleting an account writes, in its transaction, what

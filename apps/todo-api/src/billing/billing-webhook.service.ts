@@ -11,7 +11,7 @@ import { isResourceMissing, paymentProviderException } from './stripe.client.js'
 import { LIVE_STATUSES, stateOfStripeSubscription, stripeIdOf, type ProviderSubscriptionState } from './subscription-state.js';
 
 /** Event types that change a subscription; every other type is acknowledged and ignored. */
-export const HANDLED_EVENT_TYPES = new Set([
+const HANDLED_EVENT_TYPES = new Set([
   'checkout.session.completed',
   'customer.subscription.created',
   'customer.subscription.updated',

@@ -9,7 +9,7 @@ type HttpClient = ReturnType<typeof Stripe.createNodeHttpClient>;
 const STRIPE_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
 
 /** `/v1/customers/cus_Nff…?expand=x` -> `/v1/customers/:id`: object ids (digits or capitals) never become labels. */
-export function stripePathTemplate(path: string): string {
+function stripePathTemplate(path: string): string {
   return path
     .split('?')[0]
     .split('/')

@@ -7,7 +7,7 @@ import { AllExceptionsFilter, DEFAULT_RETRY_AFTER_SECONDS, DependencyOutages, is
 const OUTAGE_RETRY_SPREAD_MS = 2000;
 
 /** The `retry:` hint (ms) for a stream refused during an outage: the 503's `Retry-After`, spread. */
-export function outageRetryMs(retryAfter: string | undefined, random = Math.random()): number {
+function outageRetryMs(retryAfter: string | undefined, random = Math.random()): number {
   const seconds = Number(retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS);
   return (Number.isFinite(seconds) && seconds > 0 ? seconds : Number(DEFAULT_RETRY_AFTER_SECONDS)) * 1000 + Math.floor(random * OUTAGE_RETRY_SPREAD_MS);
 }

@@ -6,7 +6,7 @@ import { TodoStreamLeasesRepository, type HeldLease, type LeaseHolder } from './
 /** Concurrent realtime streams one account may hold, over every replica (README limits). */
 export const TODO_STREAMS_PER_ACCOUNT = 10;
 /** The limit's name in `rate_limit_rejections_total` (it is a cap, not a budget, so no @RateLimit bucket). */
-export const TODO_STREAMS_LIMIT_NAME = 'todo-event-streams';
+const TODO_STREAMS_LIMIT_NAME = 'todo-event-streams';
 /**
  * The backstop: a lease whose holder session still shows in pg_stat_activity (a host that vanished
  * without closing its connection), or that has no holder, outlives its replica by at most this

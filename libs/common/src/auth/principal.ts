@@ -48,7 +48,7 @@ export function getPrincipal(request: unknown): Principal | undefined {
 export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext) => getPrincipal(ctx.switchToHttp().getRequest()));
 
 /** The id of the user acting with the user's own rights: a session's, or an app's kind that ActsAsAccountUser; else undefined. */
-export function actingUserIdOf(principal: Principal | undefined): string | undefined {
+function actingUserIdOf(principal: Principal | undefined): string | undefined {
   if (principal?.kind === 'user') return principal.userId;
   const acting = principal as Partial<ActsAsAccountUser> | undefined;
   return acting?.actsAsAccountUser === true ? acting.userId : undefined;

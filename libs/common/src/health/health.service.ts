@@ -9,7 +9,7 @@ import { DependencyOutages } from './dependency-outages.service.js';
 import { HealthStatusDto, LivenessDto, ReadinessDto } from './health.dto.js';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
-export const SERVICE_VERSION = '1.0.0';
+const SERVICE_VERSION = '1.0.0';
 
 @Injectable()
 export class HealthService {

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { AppException } from '../errors/app.exception.js';
 import { ErrorCode } from '../errors/error-code.enum.js';
 
-export const BODY_MEDIA_TYPES = 'body-media-types';
+const BODY_MEDIA_TYPES = 'body-media-types';
 
 /** What a route takes unless it says otherwise (@AcceptsBody): JSON. */
 export const JSON_MEDIA_TYPES: readonly string[] = ['application/json', 'application/*+json'];

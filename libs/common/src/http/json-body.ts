@@ -5,7 +5,7 @@ import { ErrorCode } from '../errors/error-code.enum.js';
 import { validationException, type FieldError } from './validation.js';
 
 /** Largest body accepted, on the wire and after inflating `Content-Encoding: gzip|deflate|br` (decisions.md: 413 beyond 1 MiB). */
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 
 /** Deepest nesting of objects and arrays a JSON body may have; real requests stay under 10. */
 export const MAX_JSON_DEPTH = 32;

@@ -67,7 +67,7 @@ export class ServiceIndex {
 
 @ApiTags('Status')
 @Controller()
-export class ServiceIndexController {
+class ServiceIndexController {
   constructor(private readonly index: ServiceIndex) {}
 
   @Get()

@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 
-export const WITHOUT_DATABASE = 'without-database';
+const WITHOUT_DATABASE = 'without-database';
 
 /**
  * Marks a route (method or controller) that never answers the database's outage with 503

@@ -12,7 +12,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const REQUEST_LOGGING = Symbol('REQUEST_LOGGING');
 
 /** A request id from the gateway when it is well-formed, else a fresh one. */
-export function requestIdFor(request: IncomingMessage, response: ServerResponse): string {
+function requestIdFor(request: IncomingMessage, response: ServerResponse): string {
   const incoming = request.headers['x-request-id'];
   const id = typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
   response.setHeader('X-Request-Id', id);

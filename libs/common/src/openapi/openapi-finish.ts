@@ -155,11 +155,11 @@ export function finishOpenApiDocument(document: OpenAPIObject, routes: RouteEntr
 }
 
 /** 405 cannot be put on an operation (it answers the methods a path does not list): said once for the document. */
-export const METHOD_NOT_ALLOWED_NOTE =
+const METHOD_NOT_ALLOWED_NOTE =
   'A method a path does not list answers 405 `METHOD_NOT_ALLOWED` (the error envelope) with an `Allow` header naming the methods it does list.';
 
 /** A route that can answer 503 SERVICE_UNAVAILABLE: it needs the database, or its rate limit refuses while its counter store is down. */
-export function answersServiceUnavailable(route: RouteEntry): boolean {
+function answersServiceUnavailable(route: RouteEntry): boolean {
   return route.database !== false || (route.rateLimit !== undefined && (route.rateLimit.storeOutage ?? 'fail-closed') === 'fail-closed');
 }
 
@@ -203,7 +203,7 @@ function errorMedia(response: ResponseObject | undefined): { media: MediaTypeObj
 }
 
 /** The public codes an error answer documents: those of its examples (one per code, from @ApiErrors) or of its one example. */
-export function errorCodesOf(response: ResponseObject): string[] {
+function errorCodesOf(response: ResponseObject): string[] {
   const found = errorMedia(response);
   if (!found) return [];
   const values = found.media.examples ? Object.values(found.media.examples as ErrorExamples).map((example) => example.value) : [found.media.example];
@@ -303,7 +303,7 @@ const FORMAT_EXAMPLES: Record<string, string> = {
 };
 
 /** An example value for a schema: its own `example`, else one built from its parts. */
-export function exampleOf(schema: SchemaObject | ReferenceObject, document: OpenAPIObject, depth = 0): unknown {
+function exampleOf(schema: SchemaObject | ReferenceObject, document: OpenAPIObject, depth = 0): unknown {
   if (depth > 12) return undefined;
   if ('$ref' in schema) {
     const name = schema.$ref.replace('#/components/schemas/', '');

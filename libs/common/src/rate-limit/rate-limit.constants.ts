@@ -8,7 +8,7 @@ export const RATE_LIMIT_OPTIONS = 'rate-limit-options';
  * (login, password reset, signup, account deletion). `fail-open` serves the request without
  * a limit (one warning per outage in the log): for ordinary reads and writes.
  */
-export type RateLimitStoreOutage = 'fail-closed' | 'fail-open';
+type RateLimitStoreOutage = 'fail-closed' | 'fail-open';
 
 /** A named budget: `@RateLimit(options)` maps it onto @nestjs/throttler's `@Throttle`. */
 export interface RateLimitOptions {

@@ -23,7 +23,7 @@ export function rateLimitOptionsFor(reflector: Reflector, context: ExecutionCont
 }
 
 /** Who a request counts against: the credential (or its session) when there is one, else the client IP. */
-export function rateLimitTracker(request: Request, options?: RateLimitOptions): string {
+function rateLimitTracker(request: Request, options?: RateLimitOptions): string {
   return principalRateLimitTracker(getPrincipal(request), request.ip, options);
 }
 

@@ -5,7 +5,7 @@
  * `*_COLUMNS` list. todo-api's own tables (api_keys, subscriptions) are in its api-access.rows.ts.
  */
 
-export type Privilege = 'user' | 'admin';
+type Privilege = 'user' | 'admin';
 
 /** An account; shared by both services (the feedback service's site owners are these users). */
 export interface UserRow {

@@ -59,7 +59,7 @@ export function protectedResourceMetadata(resource: ProtectedResource): Record<s
  * The `WWW-Authenticate` challenge of a 401 (RFC 6750, RFC 9728 §5.1): where the resource's
  * metadata is and which scopes to ask for, so an agent can discover how to sign in.
  */
-export function bearerChallenge(resource: ProtectedResource): string {
+function bearerChallenge(resource: ProtectedResource): string {
   return `Bearer resource_metadata="${resource.metadataUrl}", scope="${resource.scopes.join(' ')}"`;
 }
 

@@ -3,9 +3,9 @@ import { guardedFetch } from '#libs/common';
 import type { AppConfig } from '#libs/config';
 
 /** How long a fetched client ID metadata document is reused, in seconds: its Cache-Control max-age, within these bounds. */
-export const CLIENT_METADATA_CACHE_SECONDS = { min: 60, max: 60 * 60 } as const;
+const CLIENT_METADATA_CACHE_SECONDS = { min: 60, max: 60 * 60 } as const;
 /** The largest client ID metadata document accepted, in bytes (the draft's recommendation). */
-export const CLIENT_METADATA_MAX_BYTES = 5 * 1024;
+const CLIENT_METADATA_MAX_BYTES = 5 * 1024;
 /** How long a refused document (private address, failed fetch, invalid metadata) is refused without fetching it again, and how many refusals a process keeps. */
 export const CLIENT_METADATA_REFUSAL = { seconds: 10 * 60, maxEntries: 10_000 } as const;
 

@@ -4,7 +4,7 @@ import { errors } from 'oidc-provider';
  * What a client may register (dynamic registration) or declare (client ID metadata document);
  * kept in oauth_records for as long as the client is used, so bounded.
  */
-export const OAUTH_CLIENT_LIMITS = {
+const OAUTH_CLIENT_LIMITS = {
   clientNameChars: 100,
   redirectUris: 10,
   uriChars: 2000,
@@ -24,7 +24,7 @@ const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]{0,62}(\.[a-z0-9+-]{1,63}){1,8}:$/;
  * declares, as MCP clients rarely declare one); a native client may also use a reverse-domain
  * private-use scheme. Never plain http to another host, never javascript:, data: or the like.
  */
-export function redirectUriProblem(uri: unknown, applicationType: unknown): string | undefined {
+function redirectUriProblem(uri: unknown, applicationType: unknown): string | undefined {
   if (typeof uri !== 'string') return 'redirect_uris must only contain strings';
   if (uri.length > OAUTH_CLIENT_LIMITS.uriChars) return `a redirect URI must be at most ${OAUTH_CLIENT_LIMITS.uriChars} characters`;
   const url = URL.parse(uri);

@@ -15,7 +15,7 @@ import { oauthStorageAdapter } from './oauth-storage.adapter.js';
 import { UNUSED_ENDPOINTS_OFF } from './oauth-unused-endpoints.js';
 
 /** Where the authorization server's endpoints live (the issuer is the service's public base URL). */
-export const OAUTH_ROUTES = {
+const OAUTH_ROUTES = {
   authorization: '/oauth/authorize',
   token: '/oauth/token',
   registration: '/oauth/register',
@@ -27,7 +27,7 @@ export const OAUTH_ROUTES = {
 } as const;
 
 /** The sign-in and consent page of an authorization request. */
-export const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
+const interactionPath = (uid: string) => `/oauth/interaction/${uid}`;
 
 /** Lifetimes, in seconds. */
 export const OAUTH_TTL = {
@@ -43,10 +43,10 @@ export const OAUTH_TTL = {
  * What one unauthenticated authorization request may make the server store (its interaction row
  * keeps every parameter): the whole query, each parameter, and `state`.
  */
-export const OAUTH_AUTHORIZE_LIMITS = { requestBytes: 4096, parameterChars: 2048, stateChars: 512 } as const;
+const OAUTH_AUTHORIZE_LIMITS = { requestBytes: 4096, parameterChars: 2048, stateChars: 512 } as const;
 
 /** Why an authorization request is too large to be stored, or undefined. */
-export function authorizeRequestProblem(request: IncomingMessage): string | undefined {
+function authorizeRequestProblem(request: IncomingMessage): string | undefined {
   const url = request.url ?? '';
   const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
   if (Buffer.byteLength(query) > OAUTH_AUTHORIZE_LIMITS.requestBytes) return `the authorization request's parameters must be at most ${OAUTH_AUTHORIZE_LIMITS.requestBytes} bytes`;

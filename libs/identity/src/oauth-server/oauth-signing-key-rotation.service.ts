@@ -15,7 +15,7 @@ import { OAUTH_TTL, OAuthProvider } from './oauth-provider.service.js';
  * still stored (with its grant, one query), and every replica's authorization server compares its
  * keys with the stored ones before each request (OAuthProvider.followStoredSigningKeys).
  */
-export const OAUTH_SIGNING_KEY_ROTATION = {
+const OAUTH_SIGNING_KEY_ROTATION = {
   maxAgeSeconds: 30 * 24 * 60 * 60,
   checkIntervalMs: 10 * 60_000,
   retireAfterSeconds: 2 * OAUTH_TTL.accessToken + 10 * 60,

@@ -31,7 +31,7 @@ function newUserKey(): string {
 }
 
 /** A username from the e-mail's local part: allowed characters only, 3..24 long. */
-export function usernameFromEmail(email: string): string {
+function usernameFromEmail(email: string): string {
   const local = email.split('@')[0].toLowerCase().replace(/[^a-z0-9_.-]/g, '');
   const base = local.slice(0, 24);
   return base.length >= 3 ? base : `user${base}`;

@@ -3,9 +3,9 @@ import { canonicalEmailDigest } from '../accounts/canonical-email.js';
 import { AttemptLimiter, type AttemptBudget, clientTrackerOf, rateLimitCounterKey, rateLimitIpAndEmailTracker, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
 
 /** decisions.md: 10 failed attempts per 15 minutes per (IP, e-mail), 100 per IP. */
-export const LOGIN_WINDOW_SECONDS = 15 * 60;
-export const LOGIN_FAILURES_PER_IP_AND_EMAIL = 10;
-export const LOGIN_FAILURES_PER_IP = 100;
+const LOGIN_WINDOW_SECONDS = 15 * 60;
+const LOGIN_FAILURES_PER_IP_AND_EMAIL = 10;
+const LOGIN_FAILURES_PER_IP = 100;
 /**
  * Per account, across every address: 50 failed attempts per hour for one canonical e-mail, then
  * the account is locked for sign-in until the hour's window ends. The owner's password reset
@@ -13,10 +13,10 @@ export const LOGIN_FAILURES_PER_IP = 100;
  * LOGIN_FAILURES_PER_ACCOUNT_WINDOW_SECONDS, so a distributed flood cannot lock the owner out
  * for good (the owner is still held to the per-(IP, e-mail) and per-IP budgets).
  */
-export const LOGIN_FAILURES_PER_ACCOUNT = 50;
-export const LOGIN_FAILURES_PER_ACCOUNT_WINDOW_SECONDS = 3600;
+const LOGIN_FAILURES_PER_ACCOUNT = 50;
+const LOGIN_FAILURES_PER_ACCOUNT_WINDOW_SECONDS = 3600;
 /** Counter buckets (keys `<bucket>:ip:<network>[:<e-mail digest>]`, `<bucket>:email:<digest>`). */
-export const LOGIN_FAILURE_BUCKETS = {
+const LOGIN_FAILURE_BUCKETS = {
   ipAndEmail: 'login-fail',
   ip: 'login-fail-ip',
   account: 'login-fail-account',

@@ -19,8 +19,8 @@ import { ResetCodeRateLimiter } from './reset-code-rate-limiter.service.js';
  * decisions.md: 6 digits, valid 15 minutes, at most 5 wrong tries (counted per caller, see
  * ResetCodeRateLimiter); the reset token is single-use, 15 minutes.
  */
-export const RESET_CODE_TTL_SECONDS = 15 * 60;
-export const RESET_TOKEN_TTL_SECONDS = 15 * 60;
+const RESET_CODE_TTL_SECONDS = 15 * 60;
+const RESET_TOKEN_TTL_SECONDS = 15 * 60;
 /** Stands in for the user id when no live code matches, so the same work is done either way. */
 const NO_ACCOUNT = '00000000-0000-0000-0000-000000000000';
 

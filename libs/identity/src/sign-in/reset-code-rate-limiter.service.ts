@@ -16,12 +16,12 @@ import { AttemptLimiter, clientTrackerOf, rateLimitCounterKey, rateLimitHeaders,
  *   many addresses the chance to hit a 6-digit code stays at 25 in a million per hour.
  * - Per client IP, 30 guesses per hour at any e-mails.
  */
-export const RESET_TRIES_PER_IP_AND_EMAIL = 5;
-export const RESET_TRIES_WINDOW_SECONDS = 15 * 60;
-export const RESET_GUESSES_PER_IP = 30;
-export const RESET_GUESSES_PER_EMAIL = 25;
-export const RESET_CODES_PER_EMAIL = 5;
-export const RESET_HOURLY_WINDOW_SECONDS = 3600;
+const RESET_TRIES_PER_IP_AND_EMAIL = 5;
+const RESET_TRIES_WINDOW_SECONDS = 15 * 60;
+const RESET_GUESSES_PER_IP = 30;
+const RESET_GUESSES_PER_EMAIL = 25;
+const RESET_CODES_PER_EMAIL = 5;
+const RESET_HOURLY_WINDOW_SECONDS = 3600;
 export const RESET_BUCKETS = {
   triesPerIpAndEmail: 'reset-code-tries',
   guessesPerIp: 'reset-code-guesses-ip',

@@ -217,7 +217,7 @@ export class AnswerDto {
   updatedAt: string;
 }
 
-export function toAnswerDto(question: QuestionRow): AnswerDto | null {
+function toAnswerDto(question: QuestionRow): AnswerDto | null {
   return question.answerText === null || question.answerUpdatedAt === null ? null : { text: question.answerText, updatedAt: isoTimestamp(question.answerUpdatedAt)! };
 }
 
@@ -238,7 +238,7 @@ export class BatchQuestionDto extends StoredQuestionDto {
   answer: AnswerDto | null;
 }
 
-export function toBatchQuestionDto(question: QuestionRow): BatchQuestionDto {
+function toBatchQuestionDto(question: QuestionRow): BatchQuestionDto {
   return { n: Number(question.n), title: question.title, html: question.html, answer: toAnswerDto(question) };
 }
 

@@ -37,7 +37,7 @@ export class SharedQuestionDto extends StoredQuestionDto {
   answer: SharedAnswerDto | null;
 }
 
-export function toSharedQuestionDto(question: QuestionRow): SharedQuestionDto {
+function toSharedQuestionDto(question: QuestionRow): SharedQuestionDto {
   const answer = question.answerText === null || question.answerUpdatedAt === null ? null : toSharedAnswerDto({ n: question.n, text: question.answerText, updatedAt: question.answerUpdatedAt });
   return { n: Number(question.n), title: question.title, html: question.html, answer };
 }

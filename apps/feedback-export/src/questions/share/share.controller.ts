@@ -9,7 +9,7 @@ import { renderNotFoundPage, renderSharePage } from './share-page.js';
 
 /** Per client IP over every share route: roomy for a person typing (autosave), tight for scripts guessing tokens. */
 /** Per client IP; fails open (the 256-bit token is the access control, the limit only caps load). */
-export const SHARE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-share', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
+const SHARE_RATE_LIMIT: RateLimitOptions = { bucket: 'question-share', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
 
 /** Paths whose next segment is a share or unsubscribe token: the access log redacts it. */
 export const SHARE_TOKEN_PATH_PREFIXES = ['/q/', '/api/v1/share/', '/unsubscribe/'];

@@ -10,7 +10,7 @@ import { CurrentFactorCode, MfaStatusDto, PasskeyDto } from '#libs/identity';
 import { WebhookEndpointDto } from '#libs/webhooks';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
-export const DELETE_CONFIRMATION = 'DELETE';
+const DELETE_CONFIRMATION = 'DELETE';
 
 export class DeleteAccountDto {
   @ApiProperty({ example: 'correct horse battery staple', description: 'The current password', minLength: 1, maxLength: 128 })

@@ -6,7 +6,7 @@ import type { ApiKeyRow } from '../../api-access/api-access.rows.js';
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 /** The longest DATE_TIME: nine fraction digits and an offset. */
 const DATE_TIME_MAX_LENGTH = '2027-01-31T12:00:00.123456789+01:00'.length;
-export const MAX_EXPIRES_IN_DAYS = 3650;
+const MAX_EXPIRES_IN_DAYS = 3650;
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 80, example: 'CI pipeline' })

@@ -3,7 +3,7 @@ import type { SubscriptionRow } from '../../api-access/api-access.rows.js';
 import { hasApiAccess } from '../../api-access/subscription-access.js';
 import { publishedStatusOf } from '../subscription-state.js';
 
-export const SUBSCRIPTION_STATUSES = ['none', 'incomplete', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;
+const SUBSCRIPTION_STATUSES = ['none', 'incomplete', 'trialing', 'active', 'past_due', 'canceled', 'unpaid'] as const;
 
 export class SubscriptionDto {
   @ApiProperty({ type: String, nullable: true, example: 'stripe', description: 'Payment provider of the paid subscription; null without one' })

@@ -1,7 +1,7 @@
 import { MaxLength, ValidateBy, type ValidationOptions } from 'class-validator';
 
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 128;
+const PASSWORD_MIN_LENGTH = 8;
+const PASSWORD_MAX_LENGTH = 128;
 
 /**
  * A password of 8..128 characters, counted as Unicode code points (an emoji is one).
