@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Type } from '@nestjs/common';
 import { AppException, VALIDATION_MESSAGES, publicCodeOf, validateAsBody, validationException, type ErrorCode, type FieldError } from '#libs/common';
+import { rulesDisagreement } from './mcp-rules-agreement.js';
 import { runTool, toolError, type ToolOutcomeListener } from './tool-result.js';
 
 /** What an agent may assume about a tool (MCP tool annotations); every tool states all four. */
@@ -126,11 +127,15 @@ export class McpToolRegistry<Principal, Scope extends string> {
     if (tool.scopes.length === 0) throw new Error(`MCP tool ${tool.name} names no scope`);
     // Arguments a tool does not know are refused, as REST refuses unknown properties.
     const input = tool.input.strict();
+    const inputSchema = jsonSchemaOf(input, 'input');
+    // The arguments agents read must say what the REST rules that validate them say: checked at boot, like the auth table.
+    const disagreements = tool.rules ? rulesDisagreement(tool.rules, inputSchema) : [];
+    if (disagreements.length > 0) throw new Error(`MCP tool ${tool.name}: its arguments disagree with its REST rules (${tool.rules!.name}): ${disagreements.join('; ')}`);
     const listed: Tool = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: jsonSchemaOf(input, 'input'),
+      inputSchema,
       outputSchema: jsonSchemaOf(tool.output, 'output'),
       annotations: { title: tool.title, ...tool.hints },
     };
