@@ -16,7 +16,7 @@ import { createDatabase, freePort, heapAfterGcMb, load, loadWithCpu, machineLoad
 import { feedbackInsertScenario } from './feedback-insert.mjs';
 import { feedbackScenarios } from './feedback-scenarios.mjs';
 import { overloadScenario } from './overload.mjs';
-import { createWebhookEndpoints, drainBacklog, startWebhookReceiver, statusLoad } from './webhooks.mjs';
+import { createWebhookEndpoints, drainBacklog, seedWidgetSites, startWebhookReceiver, statusLoad, waitForDeliveries } from './webhooks.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const adminUrl = process.env.DATABASE_URL;
@@ -130,7 +130,7 @@ function rotatingKeys(keys) {
 
 async function startService(name, script, env) {
   const port = await freePort();
-  const portVar = name === 'feedback-export' ? 'FEEDBACK_API_PORT' : name.startsWith('todo-api') ? 'TODO_API_PORT' : 'PORT';
+  const portVar = name.startsWith('feedback-export') ? 'FEEDBACK_API_PORT' : name.startsWith('todo-api') ? 'TODO_API_PORT' : 'PORT';
   // BENCH_PROFILE=1 writes a CPU profile of each of our services to bench/results/profiles/ (open in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE && script.startsWith('dist/') ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : [];
   // Our services run with the same V8 flags as `npm start` and the Dockerfiles.
@@ -313,6 +313,7 @@ async function main() {
       const whDatabase = await createDatabase(adminUrl, `bench_${process.pid}_webhooks`);
       const receiver = await startWebhookReceiver();
       let service;
+      let feedbackService;
       try {
         service = await startService('todo-api-webhooks', 'dist/apps/todo-api/src/main.js', { ...appEnv, DATABASE_URL: whDatabase.url, NODE_ENV: 'test', WEBHOOKS_LOOPBACK: 'true' });
         await waitForOk(`${service.url}/api/v1/status`);
@@ -330,6 +331,33 @@ async function main() {
         });
         await webhookWriteCost({ label: 'todo-api: POST /api/v1/todos', service, on: post(onKeys), off: post(offKeys) });
         console.log(`${''.padEnd(44)} receiver got ${receiver.stats().received} deliveries from the write rounds`);
+
+        // Widget feedback on a feedback-export of its own (same database; its dispatcher claims only site endpoints):
+        // sites with an endpoint subscribed to every site event over sites without one. The bench is the gateway
+        // (TRUST_PROXY), each submission from an address of its own, so the 20/min widget budget per IP never refuses.
+        feedbackService = await startService('feedback-export-webhooks', 'dist/apps/feedback-export/src/main.js', { ...appEnv, DATABASE_URL: whDatabase.url, NODE_ENV: 'test', WEBHOOKS_LOOPBACK: 'true', TRUST_PROXY: '127.0.0.1' });
+        await waitForOk(`${feedbackService.url}/api/v1/status`);
+        const sites = await seedWidgetSites(whDatabase.url, feedbackService.url, receiver.url, USERS / 2);
+        let submission = 0;
+        const widget = (siteKeys) => ({
+          method: 'POST',
+          path: '/api/v1/widget/feedback',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => {
+            const n = submission++;
+            return {
+              ...req,
+              headers: { ...req.headers, 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
+              body: JSON.stringify({ siteKey: siteKeys[n % siteKeys.length], type: 'bug', message: 'bench feedback', pageUrl: 'https://bench.example/' }),
+            };
+          },
+        });
+        const receivedBefore = receiver.stats().received;
+        await webhookWriteCost({ label: 'feedback-export: POST /api/v1/widget/feedback', service: feedbackService, on: widget(sites.on), off: widget(sites.off) });
+        await waitForDeliveries(whDatabase.url, 'site');
+        console.log(`${''.padEnd(44)} receiver got ${receiver.stats().received - receivedBefore} deliveries from the widget rounds`);
+        await feedbackService.child.stop();
+        feedbackService = undefined;
 
         // Delivery throughput: a backlog released at once, drained with nothing else running.
         const drainEndpoints = endpointIds.slice(0, WEBHOOK_DRAIN_ENDPOINTS);
@@ -353,6 +381,7 @@ async function main() {
         record({ scenario: 'webhooks: /status p99 during the drain / idle', ...busyDrain.during, ratio: measured, target: '<= 3', pass: measured <= 3 && busyDrain.notDelivered === 0 });
         console.log(`${''.padEnd(44)} that drain: ${busyDrain.perSecond} deliveries/s, ${busyDrain.seconds} s (status load ${seconds} s), ${busyDrain.notDelivered} not delivered`);
       } finally {
+        await feedbackService?.child.stop();
         await service?.child.stop();
         await receiver.close();
         await whDatabase.drop().catch(() => undefined);

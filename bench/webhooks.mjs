@@ -2,6 +2,7 @@
 // deliveries built in SQL, and its drain measured from the database (deliveries/s) with or without a /status load.
 import { createServer } from 'node:http';
 import pg from 'pg';
+import { generateFeedbackToken, generateSiteKey } from '../dist/apps/feedback-export/src/token-auth/feedback-token.format.js';
 import { cpuMeter, load, sleep } from './lib.mjs';
 
 /** A node:http receiver on 127.0.0.1 answering 204 to every POST; counts what it received (duplicates too). */
@@ -41,6 +42,55 @@ export async function createWebhookEndpoints(serviceUrl, keys, receiverUrl) {
     ids.push((await response.json()).data.webhook.id);
   }
   return ids;
+}
+
+/**
+ * One site for each of the first `count` accounts (feedback-export's widget row): the first half with an endpoint at
+ * `receiverUrl/site-<n>` subscribed to every site event (created with the site's write token through the REST route),
+ * the second half with none. Answers the site keys of each half.
+ */
+export async function seedWidgetSites(databaseUrl, serviceUrl, receiverUrl, count) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const on = [];
+  const off = [];
+  try {
+    const { rows: owners } = await client.query(`SELECT id FROM users ORDER BY id LIMIT $1`, [count]);
+    for (const [n, owner] of owners.entries()) {
+      const siteKey = generateSiteKey();
+      const { rows } = await client.query(`INSERT INTO sites (owner_id, name, slug, site_key) VALUES ($1, $2, $2, $3) RETURNING id`, [owner.id, `bench-widget-${n}`, siteKey]);
+      if (n >= owners.length / 2) {
+        off.push(siteKey);
+        continue;
+      }
+      const write = generateFeedbackToken('write');
+      await client.query(`INSERT INTO feedback_tokens (owner_id, site_id, kind, token_hash) VALUES ($1, $2, 'write', $3)`, [owner.id, rows[0].id, write.hash]);
+      const response = await fetch(`${serviceUrl}/api/v1/sites/${rows[0].id}/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${write.token}` },
+        body: JSON.stringify({ url: `${receiverUrl}/site-${n}`, description: 'bench receiver' }),
+      });
+      if (response.status !== 201) throw new Error(`creating a site webhook endpoint answered ${response.status}: ${await response.text()}`);
+      on.push(siteKey);
+    }
+  } finally {
+    await client.end();
+  }
+  return { on, off };
+}
+
+/** Waits (up to `timeoutMs`) until no delivery of `ownerKind`'s endpoints is pending: a service's rounds sent before it stops. */
+export async function waitForDeliveries(databaseUrl, ownerKind, timeoutMs = 60_000) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (let waited = 0; waited < timeoutMs; waited += 200) {
+      if ((await client.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE owner_kind = $1 AND status = 'pending'`, [ownerKind])).rows[0].n === 0) return;
+      await sleep(200);
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /**

@@ -8,10 +8,13 @@ import { FEEDBACK_WEBHOOK_EVENTS } from '../../apps/feedback-export/src/webhooks
 import { bearer, createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
 import { sampleQuestions, tokenOfUrl } from '../questions/questions-fixtures.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
+import { scrape } from '../support/metrics-scrape.js';
 import { startReceiver, type Hit, type Receiver } from '../support/webhook-receiver.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
 type Signed = { type: string; timestamp: string; data: any };
+
+const METRICS_TOKEN = 'feedback-webhook-metrics-token-0123';
 
 describe("a site's webhooks: feedback and question-batch events (Standard Webhooks, durable delivery)", () => {
   let t: TestApp & { database: { url: string } };
@@ -24,7 +27,7 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    t = await startWithDatabase('feedback-export', { WEBHOOKS_LOOPBACK: 'true' });
+    t = await startWithDatabase('feedback-export', { WEBHOOKS_LOOPBACK: 'true', METRICS_TOKEN });
     receiver = await startReceiver();
     delivery = t.app.get(WebhookDeliveryService);
     // The test drives the queue itself (dispatchDue), never the 1 s timer.
@@ -129,6 +132,48 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
     expect(listed).toHaveLength(12);
     expect(listed.every((row: { status: string; attempts: number; lastResponseCode: number }) => row.status === 'delivered' && row.attempts === 1 && row.lastResponseCode === 200)).toBe(true);
     await t.http.delete(`${hooks(site.id)}/${endpoint.id}`).set(bearer(site.writeToken)).expect(200);
+  });
+
+  it('counts the events written, by type, in /metrics: each one the event log holds, none for a change that wrote none', async () => {
+    const eventRows = async (): Promise<Record<string, number>> =>
+      Object.fromEntries((await t.dataSource.query(`SELECT type, count(*)::int AS n FROM feedback_events GROUP BY type`)).map((row: { type: string; n: number }) => [row.type, row.n]));
+    const types = Object.keys(FEEDBACK_WEBHOOK_EVENTS);
+    const before = await scrape(t.baseUrl, METRICS_TOKEN);
+    const rowsBefore = await eventRows();
+    // Every type has its series from the start.
+    for (const type of types) expect(before.has('feedback_events_written_total', { type })).toBe(true);
+
+    const widget = (message: string, key?: string) => {
+      const request = t.http.post('/api/v1/widget/feedback');
+      if (key) request.set('Idempotency-Key', key);
+      return request.send({ siteKey: site.siteKey, type: 'bug', message, pageUrl: 'https://shop.example.org/' }).expect(201);
+    };
+    const first = (await widget('Counted once')).body.data.id;
+    const keyed = (await widget('Keyed', 'metrics-key-1')).body.data.id;
+    await widget('Keyed', 'metrics-key-1'); // the key's replay writes nothing
+    await t.http.put(`/api/v1/export/feedback/${first}`).set(bearer(site.writeToken)).send({ status: 'triaged' }).expect(200);
+    await t.http.put(`/api/v1/export/feedback/${first}`).set(bearer(site.writeToken)).send({ status: 'triaged' }).expect(200); // same status: none
+    await t.http.put(`/api/v1/sites/${site.id}/feedback/${keyed}`).set(bearer(owner.jwt)).send({ status: 'resolved' }).expect(200);
+    await t.http.post(`/api/v1/sites/${site.id}/feedback/status`).set(bearer(owner.jwt)).send({ ids: [first, keyed], status: 'resolved' }).expect(200); // one of two changes
+    const sent = await t.http.post('/api/v1/export/questions').set(bearer(site.writeToken)).send({ title: 'Counted', questions: sampleQuestions(2), sendNow: true }).expect(201);
+    const share = tokenOfUrl(sent.body.data.shareUrl);
+    await t.http.get(`/api/v1/share/${share}`).expect(200);
+    await t.http.get(`/api/v1/share/${share}`).expect(200); // opened once
+    await t.http.put(`/api/v1/share/${share}/answers/1`).send({ text: 'One' }).expect(200);
+    await t.http.put(`/api/v1/share/${share}/answers/2`).send({ text: 'Two' }).expect(200);
+    await t.http.post(`/api/v1/share/${share}/submit`).expect(200);
+    await t.http.post(`/api/v1/share/${share}/submit`).expect(200); // answered once
+    const draft = (await t.http.post('/api/v1/export/questions').set(bearer(site.writeToken)).send({ title: 'Draft', questions: sampleQuestions(1) }).expect(201)).body.data.id;
+    await t.http.post(`/api/v1/sites/${site.id}/questions/${draft}/send`).set(bearer(owner.jwt)).expect(200);
+    await t.http.post(`/api/v1/sites/${site.id}/questions/${draft}/send`).set(bearer(owner.jwt)).expect(200); // sent once
+
+    const after = await scrape(t.baseUrl, METRICS_TOKEN);
+    const rowsAfter = await eventRows();
+    const counted = Object.fromEntries(types.map((type) => [type, after.value('feedback_events_written_total', { type }) - before.value('feedback_events_written_total', { type })]));
+    expect(counted).toEqual({ 'feedback.created': 2, 'feedback.status_changed': 3, 'batch.sent': 2, 'batch.opened': 1, 'batch.answer_saved': 2, 'batch.answered': 1 });
+    // The counter agrees with the event log itself.
+    expect(counted).toEqual(Object.fromEntries(types.map((type) => [type, (rowsAfter[type] ?? 0) - (rowsBefore[type] ?? 0)])));
+    await delivery.dispatchDue();
   });
 
   it("keeps each site's endpoints to its own write token and owner: another site's token is answered as a missing site", async () => {

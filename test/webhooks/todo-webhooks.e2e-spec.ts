@@ -281,6 +281,7 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     await delivery.refreshStats();
     const after = await scrape(t.baseUrl, METRICS_TOKEN);
     expect(after.value('todo_events_written_total') - before.value('todo_events_written_total')).toBe(1);
+    expect(after.value('todo_events_written_total', { type: 'todo.created' }) - before.value('todo_events_written_total', { type: 'todo.created' })).toBe(1);
     expect(after.value('webhook_deliveries_total', { outcome: 'retry' }) - before.value('webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
     expect(after.value('webhook_queue_depth')).toBeGreaterThanOrEqual(1);
     expect(after.value('webhook_endpoints_failing')).toBeGreaterThanOrEqual(1);

@@ -1,4 +1,5 @@
 export * from './dto/webhook.dto.js';
+export * from './events-written.js';
 export * from './webhook-delivery.service.js';
 export * from './webhook-endpoints.service.js';
 export * from './webhook-engine.module.js';

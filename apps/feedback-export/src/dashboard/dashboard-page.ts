@@ -1,5 +1,6 @@
 import { escape } from 'html-escaper';
 import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage, trimTrailingSlashes } from '#libs/common';
+import { FEEDBACK_WEBHOOK_EVENTS } from '../webhooks/feedback-webhook-events.js';
 
 /**
  * The owner dashboard: a static page whose script (public/dashboard.js) signs in against the
@@ -62,6 +63,7 @@ export function renderDashboardPage(authBaseUrl: string): string {
     <div class="tabs" role="tablist">
       <button type="button" role="tab" id="tab-feedback" aria-selected="true" aria-controls="panel-feedback">Feedback</button>
       <button type="button" role="tab" id="tab-batches" aria-selected="false" aria-controls="panel-batches">Question batches</button>
+      <button type="button" role="tab" id="tab-webhooks" aria-selected="false" aria-controls="panel-webhooks">Webhooks</button>
     </div>
     <div id="panel-feedback" role="tabpanel" aria-labelledby="tab-feedback">
       <form id="feedback-filters" class="filters" role="search">
@@ -110,6 +112,22 @@ export function renderDashboardPage(authBaseUrl: string): string {
       </form>
       <div id="batch-list"></div>
     </div>
+    <div id="panel-webhooks" role="tabpanel" aria-labelledby="tab-webhooks" hidden>
+      <p class="muted small-text">Each new feedback, status change and question-batch step is POSTed, signed (Standard Webhooks), to the endpoints below.</p>
+      <div class="row"><button type="button" id="new-webhook">New endpoint</button></div>
+      <form id="webhook-editor" class="inset" aria-labelledby="webhook-editor-title" hidden>
+        <h3 id="webhook-editor-title">New webhook endpoint</h3>
+        <label for="webhook-url">URL</label>
+        <input id="webhook-url" type="url" maxlength="2000" required placeholder="https://example.com/hooks/feedback" autocomplete="off" spellcheck="false">
+        <label for="webhook-description">Description <span class="muted">(optional)</span></label>
+        <input id="webhook-description" type="text" maxlength="200" placeholder="Post new bugs to Slack">
+        <fieldset id="webhook-event-types"><legend>Events <span class="muted">(none ticked: all of them)</span></legend></fieldset>
+        <p id="webhook-error" class="error" role="alert"></p>
+        <div class="row"><button type="submit" id="create-webhook">Create endpoint</button><button type="button" id="cancel-webhook" class="secondary">Cancel</button></div>
+      </form>
+      <div id="webhook-secret"></div>
+      <div id="webhook-list"></div>
+    </div>
   </section>
   <section class="card" aria-labelledby="portfolio-title">
     <h2 id="portfolio-title">Portfolio token</h2>
@@ -120,5 +138,9 @@ export function renderDashboardPage(authBaseUrl: string): string {
   </section>
 </section>
 </main>`;
-  return renderPage('Feedback dashboard', body, [PAGE_KIT_SCRIPT, '/assets/dashboard.js'], { 'data-auth-base': trimTrailingSlashes(authBaseUrl) });
+  return renderPage('Feedback dashboard', body, [PAGE_KIT_SCRIPT, '/assets/dashboard.js'], {
+    'data-auth-base': trimTrailingSlashes(authBaseUrl),
+    // The webhook panel's event checkboxes and test-event choices: the site webhooks' catalogue, from its one home.
+    'data-webhook-events': Object.keys(FEEDBACK_WEBHOOK_EVENTS).join(' '),
+  });
 }

@@ -214,11 +214,14 @@ export class FeedbackRepository {
     );
   }
 
-  /** Sets the status of a feedback item of the site; undefined when the site has no such item. */
-  async updateStatus(ownerId: string, siteId: string, id: string, status: FeedbackStatus): Promise<FeedbackRow | undefined> {
-    const rows = await this.sql.query<FeedbackRow>(
+  /**
+   * Sets the status of a feedback item of the site; undefined when the site has no such item. `changed`: its status
+   * was another one (a feedback.status_changed event was written).
+   */
+  async updateStatus(ownerId: string, siteId: string, id: string, status: FeedbackStatus): Promise<(FeedbackRow & { changed: boolean }) | undefined> {
+    const rows = await this.sql.query<FeedbackRow & { changed: boolean }>(
       `WITH ${lockedStatuses('f.id = $3')}, ${STATUS_UPDATE}, ${STATUS_CHANGED_EVENTS}
-       SELECT ${ITEM_COLUMNS} FROM updated f`,
+       SELECT ${ITEM_COLUMNS}, f.previous_status <> f.status AS changed FROM updated f`,
       [ownerId, siteId, id, status],
     );
     return rows[0];
@@ -250,14 +253,17 @@ export class FeedbackRepository {
     return Number(total);
   }
 
-  /** Sets the status of several items of the site at once; answers the ids that were changed. */
-  async updateStatusMany(ownerId: string, siteId: string, ids: string[], status: FeedbackStatus): Promise<string[]> {
-    const rows = await this.sql.query<{ id: string }>(
+  /**
+   * Sets the status of several items of the site at once; answers the ids that were updated and how many of them had
+   * another status (each of those wrote a feedback.status_changed event).
+   */
+  async updateStatusMany(ownerId: string, siteId: string, ids: string[], status: FeedbackStatus): Promise<{ ids: string[]; changed: number }> {
+    const rows = await this.sql.query<{ id: string; changed: boolean }>(
       `WITH ${lockedStatuses('f.id = ANY($3::uuid[])')}, ${STATUS_UPDATE}, ${STATUS_CHANGED_EVENTS}
-       SELECT f.id FROM updated f`,
+       SELECT f.id, f.previous_status <> f.status AS changed FROM updated f`,
       [ownerId, siteId, ids, status],
     );
-    return rows.map((row) => row.id);
+    return { ids: rows.map((row) => row.id), changed: rows.filter((row) => row.changed).length };
   }
 
   /** How many items with status `new` each of the owner's sites has (sites without any are absent). */

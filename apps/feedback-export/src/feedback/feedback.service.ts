@@ -2,7 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
 import { AppException, AppMetrics, ErrorCode, idempotentWrite, type IdempotentRequest } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { eventsWrittenCounter, type EventsWritten } from '#libs/webhooks';
 import { SitesService } from '../sites/sites.service.js';
+import type { FeedbackEventType } from '../webhooks/feedback-event-log.js';
+import { FEEDBACK_EVENTS_WRITTEN } from '../webhooks/feedback-webhook-events.js';
 import type { PortfolioPrincipal } from '../token-auth/feedback-token.authenticator.js';
 import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
 import {
@@ -33,6 +36,7 @@ export interface ExportQuery {
 export class FeedbackService {
   private readonly cursors: ExportCursorCodec;
   private readonly exportedRows: Counter<'export'>;
+  private readonly eventsWritten: EventsWritten<FeedbackEventType>;
 
   constructor(
     private readonly feedback: FeedbackRepository,
@@ -46,6 +50,7 @@ export class FeedbackService {
       help: 'Feedback items handed out by the export (REST and MCP), by export: site (sk_/wk_) or portfolio (ok_)',
       labelNames: ['export'],
     });
+    this.eventsWritten = eventsWrittenCounter(metrics, FEEDBACK_EVENTS_WRITTEN);
   }
 
   async pageOfSite(access: SiteAccess, query: ExportQuery): Promise<FeedbackPageDto> {
@@ -92,6 +97,7 @@ export class FeedbackService {
     requireWriteScope(access, 'Changing feedback');
     const row = await this.feedback.updateStatus(access.ownerId, access.siteId, feedbackId, status);
     if (!row) throw new AppException(ErrorCode.NOT_FOUND, 'No such feedback on this site');
+    if (row.changed) this.eventsWritten.written('feedback.status_changed');
     return toFeedbackItemDto(row);
   }
 
@@ -103,14 +109,18 @@ export class FeedbackService {
   async submitFromWidget(ownerId: string, row: NewFeedback, keyed?: IdempotentRequest): Promise<{ data: { id: string }; replayed: boolean }> {
     if (!keyed) {
       const [id] = await this.feedback.insertMany(undefined, ownerId, [row]);
+      this.eventsWritten.written('feedback.created');
       return { data: { id }, replayed: false };
     }
-    return this.feedback.transaction((tx) =>
+    const outcome = await this.feedback.transaction((tx) =>
       idempotentWrite(tx, keyed, 201, async () => {
         const [id] = await this.feedback.insertMany(tx, ownerId, [row]);
         return { id };
       }),
     );
+    // A replay of the key wrote nothing.
+    if (!outcome.replayed) this.eventsWritten.written('feedback.created');
+    return outcome;
   }
 
   /** The owner's triage view of a site: a page of matching items and how many match. */
@@ -136,7 +146,9 @@ export class FeedbackService {
   /** Triage of several items of the site at once (owner access); answers the ids changed. */
   async updateStatusMany(access: SiteAccess, ids: string[], status: 'triaged' | 'resolved'): Promise<string[]> {
     requireWriteScope(access, 'Changing feedback');
-    return this.feedback.updateStatusMany(access.ownerId, access.siteId, [...new Set(ids.map((id) => id.toLowerCase()))], status);
+    const { ids: updated, changed } = await this.feedback.updateStatusMany(access.ownerId, access.siteId, [...new Set(ids.map((id) => id.toLowerCase()))], status);
+    this.eventsWritten.written('feedback.status_changed', changed);
+    return updated;
   }
 
   /** Items with status new per site of the owner (sites without any are absent). */

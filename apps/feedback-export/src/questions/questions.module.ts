@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '#libs/common';
 import { MailModule } from '#libs/mail';
 import { FeedbackMcpModule } from '../mcp/mcp.module.js';
 import { SitesModule } from '../sites/sites.module.js';
@@ -10,7 +11,7 @@ import { QuestionsService } from './questions.service.js';
 
 /** Question batches: site-token API and owner send; its service also serves MCP and the share page (share/). */
 @Module({
-  imports: [SitesModule, MailModule, FeedbackMcpModule],
+  imports: [ObservabilityModule, SitesModule, MailModule, FeedbackMcpModule],
   controllers: [QuestionsController, OwnerQuestionsController],
   providers: [QuestionsRepository, QuestionsService, QuestionsMcpTools, AnswerNotificationsService],
   exports: [QuestionsService, AnswerNotificationsService],

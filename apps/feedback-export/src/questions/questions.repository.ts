@@ -232,13 +232,14 @@ export class QuestionsRepository {
     return rows.length > 0;
   }
 
-  /** sent -> opened on the first view of the share page; a no-op in any other state. */
-  async markOpened(batchId: string): Promise<void> {
-    await this.sql.query(
+  /** sent -> opened on the first view of the share page; a no-op in any other state. True when it moved (its batch.opened event written). */
+  async markOpened(batchId: string): Promise<boolean> {
+    const rows = await this.sql.query(
       `WITH changed AS (UPDATE question_batches SET status = 'opened', opened_at = now() WHERE id = $1 AND status = 'sent' RETURNING *)
-       ${insertEventsSql('batch.opened', 'b.site_id', batchEventDataSql('b'), 'changed b')}`,
+       ${insertEventsSql('batch.opened', 'b.site_id', batchEventDataSql('b'), 'changed b')} RETURNING 1`,
       [batchId],
     );
+    return rows.length > 0;
   }
 
   /**
@@ -272,22 +273,22 @@ export class QuestionsRepository {
    * exactly one gets `claimedAt` (the others wait for its row lock and then find it set). The
    * time is cut to milliseconds so releaseNotification can match it as a JavaScript Date.
    */
-  async submit(tx: Transaction, batchId: string): Promise<{ claimedAt: Date | null }> {
+  async submit(tx: Transaction, batchId: string): Promise<{ claimedAt: Date | null; answered: boolean }> {
     // batch.answered when this submit moved it to answered (a submit again, after more edits, records nothing new).
-    await tx.query(
+    const answered = await tx.query(
       `WITH locked AS (SELECT id, status FROM question_batches WHERE id = $1 FOR UPDATE),
          changed AS (
            UPDATE question_batches b SET status = 'answered', opened_at = COALESCE(b.opened_at, now()), answered_at = COALESCE(b.answered_at, now())
            FROM locked WHERE b.id = locked.id RETURNING b.*, locked.status AS previous_status
          )
-       ${insertEventsSql('batch.answered', 'b.site_id', batchEventDataSql('b'), "changed b WHERE b.previous_status <> 'answered'")}`,
+       ${insertEventsSql('batch.answered', 'b.site_id', batchEventDataSql('b'), "changed b WHERE b.previous_status <> 'answered'")} RETURNING 1`,
       [batchId],
     );
     const claimed: Array<{ claimedAt: Date }> = await tx.query(
       `UPDATE question_batches SET notified_at = date_trunc('milliseconds', clock_timestamp()) WHERE id = $1 AND notified_at IS NULL RETURNING notified_at AS "claimedAt"`,
       [batchId],
     );
-    return { claimedAt: claimed[0]?.claimedAt ?? null };
+    return { claimedAt: claimed[0]?.claimedAt ?? null, answered: answered.length > 0 };
   }
 
   /** Gives a claimed notification back (it could not be sent), so a later submit tries again. */

@@ -1,11 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppException, ErrorCode, SecretSealer, trimTrailingSlashes, validationException } from '#libs/common';
+import { AppException, AppMetrics, ErrorCode, SecretSealer, trimTrailingSlashes, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
+import { eventsWrittenCounter, type EventsWritten } from '#libs/webhooks';
 import { QUOTA_CONFIG, type QuotaConfig } from '../sites/quota.config.js';
 import { AnswerNotificationsService } from './answer-notifications.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { requireWriteScope, type SiteAccess } from '../token-auth/site-access.js';
+import type { FeedbackEventType } from '../webhooks/feedback-event-log.js';
+import { FEEDBACK_EVENTS_WRITTEN } from '../webhooks/feedback-webhook-events.js';
 import {
   MAX_HTML_LENGTH,
   toBatchDetailDto,
@@ -31,6 +34,7 @@ import { generateShareToken, hashShareToken, SHARE_TOKEN_PATTERN, shareTokenSeal
 export class QuestionsService {
   private readonly logger = new Logger(QuestionsService.name);
   private readonly sealer: SecretSealer;
+  private readonly eventsWritten: EventsWritten<FeedbackEventType>;
 
   constructor(
     private readonly questions: QuestionsRepository,
@@ -38,8 +42,10 @@ export class QuestionsService {
     private readonly notifications: AnswerNotificationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(QUOTA_CONFIG) private readonly quotas: QuotaConfig,
+    metrics: AppMetrics,
   ) {
     this.sealer = shareTokenSealer(config.jwtSecret);
+    this.eventsWritten = eventsWrittenCounter(metrics, FEEDBACK_EVENTS_WRITTEN);
   }
 
   // ---- site token side (REST and MCP) ----
@@ -69,6 +75,7 @@ export class QuestionsService {
       await this.requireWithinBatchQuotas(tx, batch);
       return this.questions.insert(tx, batch);
     });
+    if (created.status === 'sent') this.eventsWritten.written('batch.sent');
     return created.status === 'sent' ? { id: created.id, status: created.status, shareUrl: this.shareUrl(token) } : { id: created.id, status: created.status };
   }
 
@@ -207,7 +214,8 @@ export class QuestionsService {
   async sendDraft(access: SiteAccess, batchId: string): Promise<SentBatchDto> {
     requireWriteScope(access, 'Sending a question batch');
     const { ownerId, siteId } = access;
-    if (!(await this.questions.markSent(ownerId, siteId, batchId))) this.requireDraft(await this.requireBatch(ownerId, siteId, batchId));
+    if (await this.questions.markSent(ownerId, siteId, batchId)) this.eventsWritten.written('batch.sent');
+    else this.requireDraft(await this.requireBatch(ownerId, siteId, batchId));
     return this.sentBatch(ownerId, siteId, batchId);
   }
 
@@ -220,7 +228,7 @@ export class QuestionsService {
 
   /** Owner send: draft -> sent. Sending a batch already sent changes nothing and answers the same. */
   async send(ownerId: string, siteId: string, batchId: string): Promise<SentBatchDto> {
-    await this.questions.markSent(ownerId, siteId, batchId);
+    if (await this.questions.markSent(ownerId, siteId, batchId)) this.eventsWritten.written('batch.sent');
     return this.sentBatch(ownerId, siteId, batchId);
   }
 
@@ -262,7 +270,7 @@ export class QuestionsService {
   async viewShared(token: string, markOpened: boolean): Promise<SharedBatchDto> {
     let row = await this.requireShared(token);
     if (markOpened && row.status === 'sent') {
-      await this.questions.markOpened(row.id);
+      if (await this.questions.markOpened(row.id)) this.eventsWritten.written('batch.opened');
       row = await this.requireShared(token);
     }
     return toSharedBatchDto(...(await this.withCurrentHtml(row, await this.questions.questionsWithAnswers(row.id))));
@@ -275,6 +283,7 @@ export class QuestionsService {
       await this.requireShared(token);
       throw new AppException(ErrorCode.NOT_FOUND, `This batch has no question ${n}`);
     }
+    this.eventsWritten.written('batch.answer_saved');
     return toSharedAnswerDto(row);
   }
 
@@ -284,7 +293,8 @@ export class QuestionsService {
    */
   async submit(token: string): Promise<SubmittedDto> {
     const batch = await this.requireShared(token);
-    const { claimedAt } = await this.questions.transaction((tx) => this.questions.submit(tx, batch.id));
+    const { claimedAt, answered } = await this.questions.transaction((tx) => this.questions.submit(tx, batch.id));
+    if (answered) this.eventsWritten.written('batch.answered');
     if (claimedAt) await this.notifications.answered(batch, claimedAt);
     return { status: 'answered' };
   }

@@ -2,7 +2,7 @@
  * feedback-export's webhook vocabulary: its owner kind, its quota and its event catalogue (each type with the sample
  * `data` a test event carries). The events themselves are written by the changes' repositories (feedback-event-log.ts).
  */
-import { WEBHOOK_OWNER_KINDS } from '#libs/webhooks';
+import { WEBHOOK_OWNER_KINDS, type EventLogVocabulary } from '#libs/webhooks';
 import type { FeedbackItemDto } from '../feedback/dto/feedback.dto.js';
 import type { BatchAnswerSavedDataDto, BatchWebhookDataDto, FeedbackStatusChangedDataDto } from './dto/feedback-webhook-event.dto.js';
 import type { FeedbackEventType } from './feedback-event-log.js';
@@ -46,3 +46,10 @@ export const FEEDBACK_WEBHOOK_EVENTS = {
   'batch.answer_saved': { batchId: SAMPLE_BATCH.id, siteId: SITE_ID, n: 1, text: 'The hero image loads slowly.', updatedAt: '2026-11-27T11:32:10.000Z' } satisfies BatchAnswerSavedDataDto,
   'batch.answered': { ...SAMPLE_BATCH, status: 'answered', answerCount: 3, openedAt: '2026-11-27T11:30:00.000Z', answeredAt: '2026-11-27T11:40:00.000Z' } satisfies BatchWebhookDataDto,
 } satisfies Record<FeedbackEventType, unknown>;
+
+/** feedback_events_written_total (libs/webhooks eventsWrittenCounter): events written to the event log, by type. */
+export const FEEDBACK_EVENTS_WRITTEN: EventLogVocabulary<FeedbackEventType> = {
+  name: 'feedback_events_written_total',
+  help: "Feedback and question-batch events written to the event log (the webhooks' outbox), by type",
+  eventTypes: Object.keys(FEEDBACK_WEBHOOK_EVENTS) as FeedbackEventType[],
+};

@@ -1,9 +1,10 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { Counter } from 'prom-client';
 import { CredentialRevocations } from '#libs/identity';
 import { AppMetrics, GracefulShutdown } from '#libs/common';
 import { DatabaseFlavour, type Transaction } from '#libs/database';
+import { eventsWrittenCounter, type EventsWritten } from '#libs/webhooks';
+import { TODO_EVENTS_WRITTEN } from '../webhooks/todo-webhook-events.js';
 import type { TodoEventData } from './dto/todo-event.dto.js';
 import { TodoEventsListener, type TodoEventNotice } from './todo-events.listener.js';
 import { TodoStreamCredentialChecks } from './todo-stream-credential-checks.service.js';
@@ -38,7 +39,7 @@ export type TodoEventType = keyof TodoEventData;
 @Injectable()
 export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
   mode: 'notify' | 'in-process' = 'notify';
-  private eventsWritten?: Counter;
+  private eventsWritten?: EventsWritten<TodoEventType>;
 
   constructor(
     private readonly repository: TodosRepository,
@@ -62,7 +63,7 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
       },
     });
     // The event log is also the webhooks' outbox: each event written is fanned out to the account's endpoints.
-    this.eventsWritten = this.metrics.counter({ name: 'todo_events_written_total', help: "Todo events written to the event log (the realtime stream and the webhooks' outbox)" });
+    this.eventsWritten = eventsWrittenCounter(this.metrics, TODO_EVENTS_WRITTEN);
     this.shutdown.onDrain(() => this.streams.drain(), 'end the realtime streams and give their leases back');
     this.revocations.listen((userId) => this.announceCredentialChange(userId));
     this.mode = (await this.databaseFlavour.isEmbedded()) ? 'in-process' : 'notify';
@@ -99,10 +100,10 @@ export class TodoEventsService implements OnModuleInit, OnModuleDestroy {
     if (this.mode === 'notify') await this.notify(tx, { u: userId });
   }
 
-  /** After commit: the in-process fallback delivers here (with NOTIFY the listener does). */
-  committed(userId: string, eventId?: string): void {
-    if (eventId !== undefined) this.eventsWritten?.inc();
-    if (this.mode === 'in-process') this.handleNotice({ u: userId, e: eventId });
+  /** After commit (the event written, when there is one): the in-process fallback delivers here (with NOTIFY the listener does). */
+  committed(userId: string, event?: { id: string; type: TodoEventType }): void {
+    if (event !== undefined) this.eventsWritten?.written(event.type);
+    if (this.mode === 'in-process') this.handleNotice({ u: userId, e: event?.id });
   }
 
   /**

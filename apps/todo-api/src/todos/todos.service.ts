@@ -24,6 +24,12 @@ export interface CreateTodoOutcome {
   replayed: boolean;
 }
 
+/** An event written in a change's transaction: announced to the streams and counted once the change commits. */
+interface RecordedEvent {
+  id: string;
+  type: TodoEventType;
+}
+
 interface CursorPayload {
   v: 1;
   s: TodoSort;
@@ -127,16 +133,16 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
   async create(actor: TodoActor, input: CreateTodoDto, idempotencyKey?: string): Promise<CreateTodoOutcome> {
     const keyed = this.idempotencyScope(actor, idempotencyKey, [input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null]);
 
-    let eventId: string | undefined;
+    let event: RecordedEvent | undefined;
     const outcome = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, actor.userId);
       return idempotentWrite(tx, keyed, 201, async (): Promise<TodoDataDto> => {
         const todo = toTodoDto(await this.repository.insert(tx, actor.userId, input));
-        eventId = await this.recordEvent(tx, actor.userId, 'todo.created', todo);
+        event = await this.recordEvent(tx, actor.userId, 'todo.created', todo);
         return { todo };
       });
     });
-    if (eventId) this.events.committed(actor.userId, eventId);
+    if (event) this.events.committed(actor.userId, event);
     return { data: outcome.data, replayed: outcome.replayed };
   }
 
@@ -153,14 +159,14 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
 
   async update(userId: string, id: number, changes: UpdateTodoDto): Promise<TodoDataDto> {
     requireSomeChange(changes, 'body');
-    const { todo, eventId } = await this.repository.transaction(async (tx) => {
+    const { todo, event } = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, userId);
       const row = await this.repository.update(tx, userId, id, changes);
       if (!row) throw this.notFound(id);
       const updated = toTodoDto(row);
-      return { todo: updated, eventId: await this.recordEvent(tx, userId, 'todo.updated', updated) };
+      return { todo: updated, event: await this.recordEvent(tx, userId, 'todo.updated', updated) };
     });
-    this.events.committed(userId, eventId);
+    this.events.committed(userId, event);
     return { todo };
   }
 
@@ -170,20 +176,20 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
    */
   async createMany(actor: TodoActor, inputs: CreateTodoDto[], idempotencyKey?: string): Promise<TodosDataDto> {
     const keyed = this.idempotencyScope(actor, idempotencyKey, ['bulk', ...inputs.flatMap((input) => [input.text, input.priority, input.category, input.estimatedDurationMinutes ?? null])]);
-    const eventIds: string[] = [];
+    const events: RecordedEvent[] = [];
     const outcome = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, actor.userId);
       return idempotentWrite(tx, keyed, 201, async (): Promise<TodosDataDto> => {
         const todos: TodoDto[] = [];
         for (const input of inputs) {
           const todo = toTodoDto(await this.repository.insert(tx, actor.userId, input));
-          eventIds.push(await this.recordEvent(tx, actor.userId, 'todo.created', todo));
+          events.push(await this.recordEvent(tx, actor.userId, 'todo.created', todo));
           todos.push(todo);
         }
         return { todos };
       });
     });
-    for (const eventId of eventIds) this.events.committed(actor.userId, eventId);
+    for (const event of events) this.events.committed(actor.userId, event);
     return outcome.data;
   }
 
@@ -198,7 +204,7 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
       if (seen.has(id)) throw validationException([{ field: `todos.${i}.id`, messages: [`todo ${id} appears more than once in this update`] }]);
       seen.add(id);
     });
-    const eventIds: string[] = [];
+    const events: RecordedEvent[] = [];
     const todos = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, userId);
       const updated: TodoDto[] = [];
@@ -206,12 +212,12 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
         const row = await this.repository.update(tx, userId, id, changes);
         if (!row) throw new AppException(ErrorCode.NOT_FOUND, `Todo ${id} not found (todos.${i}); nothing was changed`, { index: i, id });
         const todo = toTodoDto(row);
-        eventIds.push(await this.recordEvent(tx, userId, 'todo.updated', todo));
+        events.push(await this.recordEvent(tx, userId, 'todo.updated', todo));
         updated.push(todo);
       }
       return updated;
     });
-    for (const eventId of eventIds) this.events.committed(userId, eventId);
+    for (const event of events) this.events.committed(userId, event);
     return { todos };
   }
 
@@ -221,12 +227,12 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
   }
 
   async delete(userId: string, id: number): Promise<DeletedTodoDto> {
-    const eventId = await this.repository.transaction(async (tx) => {
+    const event = await this.repository.transaction(async (tx) => {
       await this.lockOwner(tx, userId);
       if (!(await this.repository.delete(tx, userId, id))) throw this.notFound(id);
       return this.recordEvent(tx, userId, 'todo.deleted', { id });
     });
-    this.events.committed(userId, eventId);
+    this.events.committed(userId, event);
     return { id, deleted: true };
   }
 
@@ -240,10 +246,10 @@ export class TodosService implements OnModuleInit, OnModuleDestroy {
     if (!(await this.repository.lockOwner(tx, userId))) throw new AppException(ErrorCode.INVALID_API_KEY, 'The API key is invalid, revoked or expired');
   }
 
-  private async recordEvent<Type extends TodoEventType>(tx: Transaction, userId: string, type: Type, payload: TodoEventData[Type]): Promise<string> {
+  private async recordEvent<Type extends TodoEventType>(tx: Transaction, userId: string, type: Type, payload: TodoEventData[Type]): Promise<RecordedEvent> {
     const eventId = await this.repository.appendEvent(tx, userId, type, payload);
     await this.events.announce(tx, userId, eventId);
-    return eventId;
+    return { id: eventId, type };
   }
 
   private notFound(id: number): AppException {

@@ -1,4 +1,4 @@
-import { WEBHOOK_OWNER_KINDS } from '#libs/webhooks';
+import { WEBHOOK_OWNER_KINDS, type EventLogVocabulary } from '#libs/webhooks';
 import type { TodoDto } from '../todos/dto/todo.dto.js';
 import type { TodoEventData } from '../todos/dto/todo-event.dto.js';
 
@@ -16,3 +16,10 @@ export const TODO_WEBHOOK_EVENTS = {
   'todo.updated': { ...SAMPLE_TODO, priority: 1 },
   'todo.deleted': { id: 42 },
 } satisfies { [Type in keyof TodoEventData]: TodoEventData[Type] };
+
+/** todo_events_written_total (libs/webhooks eventsWrittenCounter): events written to the event log, by type. */
+export const TODO_EVENTS_WRITTEN: EventLogVocabulary<keyof TodoEventData> = {
+  name: 'todo_events_written_total',
+  help: "Todo events written to the event log (the realtime stream and the webhooks' outbox), by type",
+  eventTypes: Object.keys(TODO_WEBHOOK_EVENTS) as Array<keyof TodoEventData>,
+};

@@ -116,6 +116,34 @@ details.menu summary::after { content: " ▾"; }
 details.menu .menu-body { display: flex; flex-direction: column; gap: .4rem; margin-top: .4rem; padding: .5rem; border: 1px solid var(--line); border-radius: .5rem; background: #fff; min-width: 14rem; }
 details.menu hr { border: 0; border-top: 1px solid var(--line); margin: .2rem 0; width: 100%; }
 .empty p { margin: 0 0 .5rem; }
+/* Dashboard webhooks: endpoint cards, the event checkboxes, the deliveries table (cards of rows on a phone). */
+input[type=url] { width: 100%; font: inherit; padding: .55rem .65rem; border: 1px solid #9aa5b4; border-radius: .4rem; background: #fff; color: var(--ink); }
+#webhook-event-types { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; }
+#webhook-event-types legend { width: 100%; margin-bottom: .25rem; }
+#webhook-event-types label.check { display: inline-flex; align-items: center; gap: .4rem; margin: 0; font-weight: 400; min-height: 2rem; }
+.hook { border: 1px solid var(--line); border-radius: .6rem; padding: .85rem 1rem; margin: .75rem 0; background: #fff; }
+.hook-url { font-weight: 600; overflow-wrap: anywhere; min-width: 0; }
+.hook .actions select.test-type { width: auto; min-width: 12rem; }
+.badge.hook-enabled, .badge.delivery-delivered { background: #e3f3ea; color: var(--ok); }
+.badge.hook-failing, .badge.delivery-pending { background: #fff4e0; color: var(--warn); }
+.badge.hook-disabled, .badge.delivery-failed { background: #fdecea; color: var(--err); }
+table.deliveries { margin-top: .5rem; font-size: .92rem; }
+table.deliveries .event-id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .78rem; overflow-wrap: anywhere; }
+table.deliveries td.replay { text-align: right; }
+@media (max-width: 40rem) {
+  .hook { padding: .75rem; }
+  .hook .actions select.test-type { flex: 1 1 100%; min-width: 0; width: 100%; }
+  .hook .actions > button { flex: 1 1 auto; }
+  table.deliveries thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.deliveries, table.deliveries tbody, table.deliveries tr, table.deliveries td { display: block; width: 100%; }
+  table.deliveries tr { border: 1px solid var(--line); border-radius: .6rem; padding: .4rem .75rem; margin: 0 0 .6rem; }
+  table.deliveries td { border: 0; padding: .15rem 0; display: flex; gap: .75rem; align-items: baseline; }
+  table.deliveries td::before { content: attr(data-label); flex: 0 0 5rem; color: var(--muted); font-size: .85rem; }
+  table.deliveries td > * { min-width: 0; }
+  table.deliveries td.replay { text-align: left; }
+  table.deliveries td.replay::before { display: none; }
+  table.deliveries td.replay button { width: 100%; }
+}
 @media (max-width: 40rem) {
   .filter-grid { grid-template-columns: 1fr 1fr; }
   .filter-grid .grow { grid-column: 1 / -1; }
