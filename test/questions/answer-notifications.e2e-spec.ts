@@ -190,6 +190,50 @@ describe('answer notifications: bounded, fixed wording, one-click unsubscribe', 
     expect(t.logs.text()).toContain('over the daily mail budget');
   });
 
+  /** An owner with a site, whose e-mail address is confirmed (or not), and that address. */
+  async function ownerWithAddress(confirmed: boolean): Promise<{ owner: TestOwner; site: TestSite; address: string }> {
+    const created = await createOwner(t);
+    await t.dataSource.query(`UPDATE users SET email_confirmed = $2 WHERE id = $1`, [created.id, confirmed ? 1 : 0]);
+    const [row] = await t.dataSource.query(`SELECT email FROM users WHERE id = $1`, [created.id]);
+    return { owner: created, site: await createSite(t, created, 'Owner site'), address: row.email };
+  }
+
+  it('gives an owner who confirmed their e-mail a larger account budget (200 a day, not 50)', async () => {
+    const { owner: confirmedOwner, site: confirmedSite } = await ownerWithAddress(true);
+    const first = recipient();
+    await submit(await sentBatch(confirmedSite, first));
+    await smtp.waitFor(first);
+    await t.rateLimits.set(answerMailAccountKey(confirmedOwner.id), ANSWER_MAIL_BUDGETS.perAccount.limit);
+    const within = recipient();
+    await submit(await sentBatch(confirmedSite, within));
+    await smtp.waitFor(within);
+
+    await t.rateLimits.set(answerMailAccountKey(confirmedOwner.id), ANSWER_MAIL_BUDGETS.confirmedOwner.perAccountLimit);
+    const over = recipient();
+    await submit(await sentBatch(confirmedSite, over));
+    expect(await settledCount(over)).toBe(0);
+  });
+
+  it('lets a confirmed owner receive more a day at their own address (100), and only at that one', async () => {
+    const { site: confirmedSite, address } = await ownerWithAddress(true);
+    await submit(await sentBatch(confirmedSite, address));
+    await smtp.waitFor(address);
+    await t.rateLimits.set(answerMailRecipientKey(address), ANSWER_MAIL_BUDGETS.perRecipient.limit);
+    await submit(await sentBatch(confirmedSite, address));
+    await smtp.waitFor(address, 1);
+    await t.rateLimits.set(answerMailRecipientKey(address), ANSWER_MAIL_BUDGETS.confirmedOwner.ownAddressLimit);
+    await submit(await sentBatch(confirmedSite, address));
+    expect(await settledCount(address)).toBe(2);
+
+    // Unconfirmed, the owner's own address has the ordinary recipient budget.
+    const { site: unconfirmedSite, address: unconfirmedAddress } = await ownerWithAddress(false);
+    await submit(await sentBatch(unconfirmedSite, unconfirmedAddress));
+    await smtp.waitFor(unconfirmedAddress);
+    await t.rateLimits.set(answerMailRecipientKey(unconfirmedAddress), ANSWER_MAIL_BUDGETS.perRecipient.limit);
+    await submit(await sentBatch(unconfirmedSite, unconfirmedAddress));
+    expect(await settledCount(unconfirmedAddress)).toBe(1);
+  });
+
   it('keeps a daily budget per account across recipients', async () => {
     const spender = await createOwner(t);
     const spenderSite = await createSite(t, spender, 'Spender site');

@@ -11,11 +11,14 @@ import { UnsubscribeTokenCodec } from './unsubscribe-token.js';
  * Daily budgets of "answered" notifications (fixed windows of a day on the shared rate-limit
  * counters, so they hold across replicas): per recipient address (canonical digest, whichever
  * account's batches write to it) and per account (the batches' owner). Over either, the mail
- * is skipped and logged; the recipient's browser is never told.
+ * is skipped and logged; the recipient's browser is never told. An owner who confirmed their
+ * e-mail address has larger ones (`confirmedOwner`): more a day for the account, and more still
+ * to that confirmed address itself, which nobody else can be made to receive.
  */
 export const ANSWER_MAIL_BUDGETS = {
   perRecipient: { bucket: 'question-mail-recipient', limit: 10, windowSeconds: 86_400 },
   perAccount: { bucket: 'question-mail-account', limit: 50, windowSeconds: 86_400 },
+  confirmedOwner: { perAccountLimit: 200, ownAddressLimit: 100 },
 } as const;
 
 export const answerMailRecipientKey = (address: string) => rateLimitCounterKey(ANSWER_MAIL_BUDGETS.perRecipient.bucket, rateLimitTrackerOf('email', canonicalEmailDigest(address)));
@@ -55,7 +58,7 @@ export class AnswerNotificationsService {
         this.logger.log({ ...log, outcome: 'unsubscribed' }, 'Answer notification skipped: the recipient unsubscribed from this site');
         return 'unsubscribed';
       }
-      const overBudget = await this.spendBudgets(batch);
+      const overBudget = await this.spendBudgets(batch, recipientDigest);
       if (overBudget) {
         this.logger.warn({ ...log, outcome: overBudget }, 'Answer notification skipped: over the daily mail budget');
         return overBudget;
@@ -70,11 +73,16 @@ export class AnswerNotificationsService {
   }
 
   /** Counts the mail against the recipient's, then the account's budget; the first one over is the answer (nothing counted past it). */
-  private async spendBudgets(batch: BatchRow): Promise<Outcome | undefined> {
-    const { perRecipient, perAccount } = ANSWER_MAIL_BUDGETS;
+  private async spendBudgets(batch: BatchRow, recipientDigest: string): Promise<Outcome | undefined> {
+    const { perRecipient, perAccount, confirmedOwner } = ANSWER_MAIL_BUDGETS;
+    const owner = await this.questions.ownerAddress(batch.ownerId);
+    const confirmed = owner?.confirmed === true;
+    const toOwnAddress = confirmed && canonicalEmailDigest(owner.email) === recipientDigest;
+    const recipientLimit = toOwnAddress ? confirmedOwner.ownAddressLimit : perRecipient.limit;
+    const accountLimit = confirmed ? confirmedOwner.perAccountLimit : perAccount.limit;
     const recipientKey = answerMailRecipientKey(batch.notifyEmail);
-    if ((await this.counters.hit(recipientKey, perRecipient.windowSeconds * 1000)).hits > perRecipient.limit) return 'over-recipient-budget';
-    if ((await this.counters.hit(answerMailAccountKey(batch.ownerId), perAccount.windowSeconds * 1000)).hits > perAccount.limit) {
+    if ((await this.counters.hit(recipientKey, perRecipient.windowSeconds * 1000)).hits > recipientLimit) return 'over-recipient-budget';
+    if ((await this.counters.hit(answerMailAccountKey(batch.ownerId), perAccount.windowSeconds * 1000)).hits > accountLimit) {
       // The recipient's budget is not spent on a mail the account's budget stopped.
       await this.counters.release(recipientKey);
       return 'over-account-budget';

@@ -314,6 +314,12 @@ export class QuestionsRepository {
     return rows[0]?.name;
   }
 
+  /** The owner's address and whether they confirmed it (the notification budgets are larger for a confirmed owner). */
+  async ownerAddress(ownerId: string): Promise<{ email: string; confirmed: boolean } | undefined> {
+    const rows: Array<{ email: string; confirmed: boolean }> = await this.sql.query(`SELECT email, email_confirmed = 1 AS confirmed FROM users WHERE id = $1`, [ownerId]);
+    return rows[0];
+  }
+
   /** The site's name (the notification names it; undefined once the site is gone). */
   async siteName(siteId: string): Promise<string | undefined> {
     const rows: Array<{ name: string }> = await this.sql.query(`SELECT name FROM sites WHERE id = $1`, [siteId]);
