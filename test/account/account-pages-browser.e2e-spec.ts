@@ -1,7 +1,10 @@
 /**
  * The account pages todo-api serves (issue 29), driven in Chromium: sign up, confirm the address through the mailed
  * link, connect an app, enrol an authenticator, sign out, sign in with its code, revoke another session, disconnect the
- * app; and a forgotten password reset with the mailed code. Screenshots at desktop and 390 px.
+ * app; and a forgotten password reset with the mailed code; passkeys (Chromium's virtual authenticator, CDP WebAuthn):
+ * added, renamed and removed in the account centre, then signing in with one, alone and as the second factor.
+ * Screenshots at desktop and 390 px. The pages are opened at http://localhost:<port>: browsers refuse an IP address as a
+ * WebAuthn relying party.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -15,7 +18,7 @@ import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
 import { bearer, logIn, signUp, strongPassword, uniqueEmail } from '../auth/helpers.js';
 import { consentInBrowser } from '../oauth/support/consent-page.js';
 import { MemoryOAuthClient } from '../oauth/support/memory-oauth-client.js';
-import { ACCOUNT_MAILS, mailedLink } from '../support/account-mails.js';
+import { ACCOUNT_MAILS, confirmEmail, mailedLink } from '../support/account-mails.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
@@ -57,7 +60,7 @@ describe('account pages, in Chromium', () => {
     await stripe.start();
     stripeEnv = stripe.appEnv('pages');
     const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
+    base = `http://localhost:${port}`;
     t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base, SMTP_URL: smtp.url, ...stripeEnv }, { port });
     browser = await launchBrowser();
   }, 60_000);
@@ -73,8 +76,22 @@ describe('account pages, in Chromium', () => {
     const page = await openPage('/account/sign-in', viewport);
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
+    await page.waitForSelector('body[data-ready=true]');
+    return page;
+  }
+
+  /** A page with a virtual authenticator of its own (a platform authenticator holding discoverable passkeys), then `path`. */
+  async function openWithAuthenticator(path: string, viewport = DESKTOP): Promise<Page> {
+    const page = await browser.newPage({ viewport });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await page.goto(`${base}${path}`);
     await page.waitForSelector('body[data-ready=true]');
     return page;
   }
@@ -135,7 +152,7 @@ describe('account pages, in Chromium', () => {
     const page = await openPage('/account/sign-in');
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
     await page.locator('#profile-confirmed').filter({ hasText: /^confirmed$/ }).waitFor();
     await page.locator('[data-app]').filter({ hasText: 'Pages Agent' }).waitFor();
@@ -159,7 +176,7 @@ describe('account pages, in Chromium', () => {
     await page.locator('#notice').filter({ hasText: 'Signed out.' }).waitFor();
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const factor = page.getByLabel('Authenticator code or recovery code');
     await factor.waitFor();
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-sign-in-second-factor.png`, fullPage: true });
@@ -243,7 +260,7 @@ describe('account pages, in Chromium', () => {
     await page.locator('#notice').filter({ hasText: 'Your password is set' }).waitFor();
     await page.getByLabel('E-mail').fill(user.email);
     await page.getByLabel('Password').fill(newPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
     await page.locator('#who').filter({ hasText: user.email }).waitFor();
     await page.close();
@@ -306,7 +323,7 @@ describe('account pages, in Chromium', () => {
     await page.goto(`${base}/account#api-keys`);
     await page.waitForSelector('body[data-ready=true]');
     await page.locator('[data-empty=keys]').filter({ hasText: 'No key yet.' }).waitFor();
-    await page.getByLabel('Name').fill('Pages key');
+    await page.getByLabel('Name', { exact: true }).fill('Pages key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = page.locator('[data-secret=api-key]');
     const created = (await secret.textContent())!;
@@ -353,4 +370,81 @@ describe('account pages, in Chromium', () => {
     await page.close();
     expect(pageErrors).toEqual([]);
   }, 120_000);
+
+  it('passkeys: added (named, renamed) in the account centre → sign out → sign in with the passkey alone → with the password and the passkey as second factor → removed', async () => {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const page = await openWithAuthenticator('/account/sign-in');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('[data-empty=passkeys]').filter({ hasText: 'No passkey yet.' }).waitFor();
+
+    // Add one: the password first, then the browser's ceremony; the account's first factor shows its recovery codes once.
+    await page.getByLabel('Passkey name').fill('Test laptop');
+    await page.locator('#passkey-password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('#passkey-error').filter({ hasText: /password/i }).waitFor();
+    await page.locator('#passkey-password').fill(user.password);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    const row = page.locator('[data-passkey]');
+    await row.filter({ hasText: 'Test laptop' }).waitFor();
+    await expect(row.textContent()).resolves.toContain('last used never');
+    const recoveryCodes = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
+    expect(recoveryCodes).toHaveLength(10);
+    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for a passkey' }).waitFor();
+    const token = () => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('account-session')).token as string);
+    const listed = async () => (await t.http.get('/api/v1/account/passkeys').set(bearer(await token())).expect(200)).body.data.passkeys as Array<{ name: string; lastUsedAt: string | null }>;
+    expect((await listed()).map((p) => p.name)).toEqual(['Test laptop']);
+
+    // Rename it in place.
+    await row.getByRole('button', { name: 'Rename' }).click();
+    await row.getByLabel('New name').fill('Desk laptop');
+    await row.getByRole('button', { name: 'Save name' }).click();
+    await row.filter({ hasText: 'Desk laptop' }).waitFor();
+    expect((await listed()).map((p) => p.name)).toEqual(['Desk laptop']);
+
+    const section = page.locator('#passkeys');
+    await section.screenshot({ path: `${SCREENSHOTS_DIR}/account-passkeys-1280.png` });
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await section.screenshot({ path: `${SCREENSHOTS_DIR}/account-passkeys-390.png` });
+    await page.setViewportSize(DESKTOP);
+
+    // Sign out, then sign in with the passkey alone: no e-mail, no password.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-sign-in-passkey.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#who').filter({ hasText: user.email }).waitFor();
+    await row.filter({ hasNotText: 'last used never' }).waitFor();
+    expect((await listed())[0].lastUsedAt).toEqual(expect.any(String));
+
+    // Sign out, then the password, and the passkey as the second factor.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#who').filter({ hasText: user.email }).waitFor();
+    const types = (await t.http.get('/api/v1/account/activity?limit=100').set(bearer(await token())).expect(200)).body.data.activity.map((e: { type: string }) => e.type);
+    expect(types.filter((type: string) => type === 'passkey_used')).toHaveLength(2);
+
+    // Remove it: the password and a recovery code.
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByLabel('Current password').fill(user.password);
+    await row.getByLabel('Authenticator code or recovery code').fill(recoveryCodes[0]);
+    await row.getByRole('button', { name: 'Remove passkey' }).click();
+    await page.locator('[data-empty=passkeys]').waitFor();
+    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for your password only.' }).waitFor();
+    expect(await listed()).toEqual([]);
+    await logIn(t, user.email, user.password).expect(200);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
 });
