@@ -32,6 +32,8 @@ async function codeAt(secret: string, steps = 0): Promise<string> {
 }
 
 const DESKTOP = { width: 1280, height: 900 };
+/** Another device's browser, as its User-Agent says. */
+const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
 const PHONE = { width: 390, height: 844 };
 
 describe('account pages, in Chromium', () => {
@@ -140,7 +142,7 @@ describe('account pages, in Chromium', () => {
     expect(verified.body.data.user.email_confirmed).toBe(1);
 
     // Another device's session, and an app connected through the consent page.
-    const other = await logIn(t, email, password, { 'User-Agent': 'Other device 1.0' }).expect(200);
+    const other = await logIn(t, email, password, { 'User-Agent': FIREFOX_ON_WINDOWS }).expect(200);
     const redirectUrl = 'http://127.0.0.1:9/agent/callback';
     const agent = new MemoryOAuthClient(redirectUrl, 'Pages Agent');
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/v1/mcp`), { authProvider: agent });
@@ -188,10 +190,14 @@ describe('account pages, in Chromium', () => {
     await page.waitForURL(`${base}/account`);
     await page.locator('#who').filter({ hasText: email }).waitFor();
 
-    // Revoke the other device's session (asked twice): its refresh token stops working.
-    const otherSession = page.locator('[data-session]').filter({ hasText: 'Other device 1.0' });
+    // Sessions and activity name the device ("Firefox 133 on Windows"), not the raw User-Agent.
+    const otherSession = page.locator('[data-session]').filter({ hasText: 'Firefox 133 on Windows' });
     await otherSession.waitFor();
-    await expect(page.locator('[data-session]').filter({ hasText: 'this session' }).count()).resolves.toBe(1);
+    await expect(page.locator('[data-session]').filter({ hasText: 'this session' }).textContent()).resolves.toMatch(/^Chrome \d+ on Linux/);
+    await page.locator('#activity-list tr[data-activity=sign_in]').filter({ hasText: 'Firefox 133 on Windows' }).first().waitFor();
+    expect(await page.locator('#session-list, #activity-list').filter({ hasText: 'Mozilla/5.0' }).count()).toBe(0);
+
+    // Revoke the other device's session (asked twice): its refresh token stops working.
     await otherSession.getByRole('button', { name: 'Revoke' }).click();
     await otherSession.getByRole('button', { name: 'Revoke this session?' }).click();
     await page.locator('#notice').filter({ hasText: 'Session revoked.' }).waitFor();

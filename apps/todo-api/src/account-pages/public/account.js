@@ -310,7 +310,8 @@
     for (const s of active) {
       const isThis = s.id === mine;
       box.appendChild(el('div', { className: 'site', 'data-session': s.id }, [
-        el('div', { className: 'site-head' }, [el('h3', { text: s.userAgent || 'Unknown device' }), isThis ? el('span', { className: 'badge new', text: 'this session' }) : null]),
+        // The device's name (the server reads the User-Agent); the raw header only when it names none.
+        el('div', { className: 'site-head' }, [el('h3', { text: s.device || s.userAgent || 'Unknown device', title: s.userAgent }), isThis ? el('span', { className: 'badge new', text: 'this session' }) : null]),
         el('p', { className: 'small-text muted', text: 'Signed in ' + when(s.createdAt) + ' from ' + (s.ipAddress || 'an unknown address') + ' · last used ' + when(s.lastUsedAt) }),
         el('div', { className: 'row' }, [confirmButton('Revoke', isThis ? 'Sign out here?' : 'Revoke this session?', { 'data-revoke-session': s.id }, async () => {
           await api('DELETE', '/api/v1/auth/sessions/' + encodeURIComponent(s.id));
@@ -447,7 +448,7 @@
       body.appendChild(el('tr', { 'data-activity': entry.type }, [
         el('td', { 'data-label': 'When', text: when(entry.createdAt) }),
         el('td', { 'data-label': 'What', text: (ACTIVITY_WORDS[entry.type] || entry.type.replace(/_/g, ' ')) + (typeof detail === 'string' ? ': ' + detail : '') }),
-        el('td', { 'data-label': 'From', className: 'message', text: [entry.ipAddress, entry.userAgent].filter(Boolean).join(' · ') || '—' }),
+        el('td', { 'data-label': 'From', className: 'message', title: entry.userAgent, text: [entry.ipAddress, entry.device || entry.userAgent].filter(Boolean).join(' · ') || '—' }),
       ]));
     }
     activityCursor = page.nextCursor;
