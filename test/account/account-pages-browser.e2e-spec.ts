@@ -453,4 +453,30 @@ describe('account pages, in Chromium', () => {
     await page.close();
     expect(pageErrors).toEqual([]);
   }, 90_000);
+
+  it('e-mail change: the link mailed to the new address confirms it in the browser, the code out of the address bar', async () => {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const newEmail = uniqueEmail('moved');
+    await t.http.post('/api/v1/account/email').set(bearer(user.token)).send({ email: newEmail, currentPassword: user.password }).expect(200);
+    const link = mailedLink(await smtp.waitFor(newEmail, 0, ACCOUNT_MAILS.confirmNewEmail), VERIFY_EMAIL_PAGE_PATH);
+    expect(link.origin).toBe(base);
+    expect(link.search).toBe('');
+    const page = await openPage(link.pathname + link.hash, PHONE);
+    await page.locator('#verify-state').filter({ hasText: 'Your new e-mail address is confirmed' }).waitFor();
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-email-change-confirmed-390.png`, fullPage: true });
+    await logIn(t, newEmail, user.password).expect(200);
+    await logIn(t, user.email, user.password).expect(401);
+    await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.emailChanged);
+
+    // The same link again: used up, and the page says so and offers the code field.
+    await page.close();
+    const again = await openPage(link.pathname + link.hash, PHONE);
+    await again.locator('#verify-error').filter({ hasText: 'Ask for the change again' }).waitFor();
+    await again.locator('#verify-code').waitFor();
+    await again.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -165,13 +165,16 @@
   }
 
   async function verifyEmailPage() {
-    const token = new URLSearchParams(location.hash.slice(1)).get('token');
+    // `#token=`: the signup's (or resent) confirmation; `#change=`: the confirmation of a new address, mailed to it.
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const isChange = fragment.has('change');
+    const token = isChange ? fragment.get('change') : fragment.get('token');
     // The code leaves the address bar (and the history) at once.
     if (location.hash) window.history.replaceState(null, '', location.pathname);
     const confirm = async (value) => {
-      await request('/api/v1/auth/verify-email', 'POST', { token: value });
+      await request(isChange ? '/api/v1/account/email/confirm' : '/api/v1/auth/verify-email', 'POST', { token: value });
       $('verify-form').hidden = true;
-      $('verify-state').textContent = 'Your e-mail address is confirmed.';
+      $('verify-state').textContent = isChange ? 'Your new e-mail address is confirmed: sign in with it from now on.' : 'Your e-mail address is confirmed.';
       $('verify-state').className = 'status-line done';
     };
     onSubmit('verify-form', 'verify-error', () => confirm($('verify-code').value.trim()));
@@ -185,7 +188,7 @@
     } catch (error) {
       $('verify-state').textContent = '';
       $('verify-form').hidden = false;
-      $('verify-error').textContent = describe(error) + '. Ask for a new link from your account page.';
+      $('verify-error').textContent = describe(error) + (isChange ? '. Ask for the change again to get a new link.' : '. Ask for a new link from your account page.');
     }
   }
 
