@@ -435,6 +435,9 @@ describe('account pages, in Chromium', () => {
     await page.getByLabel('E-mail').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Use a passkey' }).waitFor();
+    await expect(page.getByLabel('Authenticator code or recovery code').isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-sign-in-passkey-factor.png`, fullPage: true });
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.waitForURL(`${base}/account`);
     await page.locator('#who').filter({ hasText: user.email }).waitFor();
