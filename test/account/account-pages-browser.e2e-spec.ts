@@ -1,7 +1,10 @@
 /**
  * The account pages todo-api serves (issue 29), driven in Chromium: sign up, confirm the address through the mailed
  * link, connect an app, enrol an authenticator, sign out, sign in with its code, revoke another session, disconnect the
- * app; and a forgotten password reset with the mailed code. Screenshots at desktop and 390 px.
+ * app; and a forgotten password reset with the mailed code; passkeys (Chromium's virtual authenticator, CDP WebAuthn):
+ * added, renamed and removed in the account centre, then signing in with one, alone and as the second factor.
+ * Screenshots at desktop and 390 px. The pages are opened at http://localhost:<port>: browsers refuse an IP address as a
+ * WebAuthn relying party.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -15,7 +18,7 @@ import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
 import { bearer, logIn, signUp, strongPassword, uniqueEmail } from '../auth/helpers.js';
 import { consentInBrowser } from '../oauth/support/consent-page.js';
 import { MemoryOAuthClient } from '../oauth/support/memory-oauth-client.js';
-import { ACCOUNT_MAILS, mailedLink } from '../support/account-mails.js';
+import { ACCOUNT_MAILS, confirmEmail, mailedLink } from '../support/account-mails.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { StripeTestServer } from '../support/stripe-test-server.js';
@@ -29,6 +32,8 @@ async function codeAt(secret: string, steps = 0): Promise<string> {
 }
 
 const DESKTOP = { width: 1280, height: 900 };
+/** Another device's browser, as its User-Agent says. */
+const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
 const PHONE = { width: 390, height: 844 };
 
 describe('account pages, in Chromium', () => {
@@ -57,7 +62,7 @@ describe('account pages, in Chromium', () => {
     await stripe.start();
     stripeEnv = stripe.appEnv('pages');
     const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
+    base = `http://localhost:${port}`;
     t = await startWithDatabase('todo-api', { PUBLIC_BASE_URL: base, SMTP_URL: smtp.url, ...stripeEnv }, { port });
     browser = await launchBrowser();
   }, 60_000);
@@ -73,8 +78,22 @@ describe('account pages, in Chromium', () => {
     const page = await openPage('/account/sign-in', viewport);
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
+    await page.waitForSelector('body[data-ready=true]');
+    return page;
+  }
+
+  /** A page with a virtual authenticator of its own (a platform authenticator holding discoverable passkeys), then `path`. */
+  async function openWithAuthenticator(path: string, viewport = DESKTOP): Promise<Page> {
+    const page = await browser.newPage({ viewport });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await page.goto(`${base}${path}`);
     await page.waitForSelector('body[data-ready=true]');
     return page;
   }
@@ -123,7 +142,7 @@ describe('account pages, in Chromium', () => {
     expect(verified.body.data.user.email_confirmed).toBe(1);
 
     // Another device's session, and an app connected through the consent page.
-    const other = await logIn(t, email, password, { 'User-Agent': 'Other device 1.0' }).expect(200);
+    const other = await logIn(t, email, password, { 'User-Agent': FIREFOX_ON_WINDOWS }).expect(200);
     const redirectUrl = 'http://127.0.0.1:9/agent/callback';
     const agent = new MemoryOAuthClient(redirectUrl, 'Pages Agent');
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/v1/mcp`), { authProvider: agent });
@@ -135,7 +154,7 @@ describe('account pages, in Chromium', () => {
     const page = await openPage('/account/sign-in');
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
     await page.locator('#profile-confirmed').filter({ hasText: /^confirmed$/ }).waitFor();
     await page.locator('[data-app]').filter({ hasText: 'Pages Agent' }).waitFor();
@@ -159,7 +178,7 @@ describe('account pages, in Chromium', () => {
     await page.locator('#notice').filter({ hasText: 'Signed out.' }).waitFor();
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const factor = page.getByLabel('Authenticator code or recovery code');
     await factor.waitFor();
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-sign-in-second-factor.png`, fullPage: true });
@@ -171,10 +190,14 @@ describe('account pages, in Chromium', () => {
     await page.waitForURL(`${base}/account`);
     await page.locator('#who').filter({ hasText: email }).waitFor();
 
-    // Revoke the other device's session (asked twice): its refresh token stops working.
-    const otherSession = page.locator('[data-session]').filter({ hasText: 'Other device 1.0' });
+    // Sessions and activity name the device ("Firefox 133 on Windows"), not the raw User-Agent.
+    const otherSession = page.locator('[data-session]').filter({ hasText: 'Firefox 133 on Windows' });
     await otherSession.waitFor();
-    await expect(page.locator('[data-session]').filter({ hasText: 'this session' }).count()).resolves.toBe(1);
+    await expect(page.locator('[data-session]').filter({ hasText: 'this session' }).textContent()).resolves.toMatch(/^Chrome \d+ on Linux/);
+    await page.locator('#activity-list tr[data-activity=sign_in]').filter({ hasText: 'Firefox 133 on Windows' }).first().waitFor();
+    expect(await page.locator('#session-list, #activity-list').filter({ hasText: 'Mozilla/5.0' }).count()).toBe(0);
+
+    // Revoke the other device's session (asked twice): its refresh token stops working.
     await otherSession.getByRole('button', { name: 'Revoke' }).click();
     await otherSession.getByRole('button', { name: 'Revoke this session?' }).click();
     await page.locator('#notice').filter({ hasText: 'Session revoked.' }).waitFor();
@@ -243,7 +266,7 @@ describe('account pages, in Chromium', () => {
     await page.locator('#notice').filter({ hasText: 'Your password is set' }).waitFor();
     await page.getByLabel('E-mail').fill(user.email);
     await page.getByLabel('Password').fill(newPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${base}/account`);
     await page.locator('#who').filter({ hasText: user.email }).waitFor();
     await page.close();
@@ -306,7 +329,7 @@ describe('account pages, in Chromium', () => {
     await page.goto(`${base}/account#api-keys`);
     await page.waitForSelector('body[data-ready=true]');
     await page.locator('[data-empty=keys]').filter({ hasText: 'No key yet.' }).waitFor();
-    await page.getByLabel('Name').fill('Pages key');
+    await page.getByLabel('Name', { exact: true }).fill('Pages key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = page.locator('[data-secret=api-key]');
     const created = (await secret.textContent())!;
@@ -353,4 +376,110 @@ describe('account pages, in Chromium', () => {
     await page.close();
     expect(pageErrors).toEqual([]);
   }, 120_000);
+
+  it('passkeys: added (named, renamed) in the account centre → sign out → sign in with the passkey alone → with the password and the passkey as second factor → removed', async () => {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const page = await openWithAuthenticator('/account/sign-in');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('[data-empty=passkeys]').filter({ hasText: 'No passkey yet.' }).waitFor();
+
+    // Add one: the password first, then the browser's ceremony; the account's first factor shows its recovery codes once.
+    await page.getByLabel('Passkey name').fill('Test laptop');
+    await page.locator('#passkey-password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('#passkey-error').filter({ hasText: /password/i }).waitFor();
+    await page.locator('#passkey-password').fill(user.password);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    const row = page.locator('[data-passkey]');
+    await row.filter({ hasText: 'Test laptop' }).waitFor();
+    await expect(row.textContent()).resolves.toContain('last used never');
+    const recoveryCodes = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
+    expect(recoveryCodes).toHaveLength(10);
+    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for a passkey' }).waitFor();
+    const token = () => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('account-session')).token as string);
+    const listed = async () => (await t.http.get('/api/v1/account/passkeys').set(bearer(await token())).expect(200)).body.data.passkeys as Array<{ name: string; lastUsedAt: string | null }>;
+    expect((await listed()).map((p) => p.name)).toEqual(['Test laptop']);
+
+    // Rename it in place.
+    await row.getByRole('button', { name: 'Rename' }).click();
+    await row.getByLabel('New name').fill('Desk laptop');
+    await row.getByRole('button', { name: 'Save name' }).click();
+    await row.filter({ hasText: 'Desk laptop' }).waitFor();
+    expect((await listed()).map((p) => p.name)).toEqual(['Desk laptop']);
+
+    const section = page.locator('#passkeys');
+    await section.screenshot({ path: `${SCREENSHOTS_DIR}/account-passkeys-1280.png` });
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await section.screenshot({ path: `${SCREENSHOTS_DIR}/account-passkeys-390.png` });
+    await page.setViewportSize(DESKTOP);
+
+    // Sign out, then sign in with the passkey alone: no e-mail, no password.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-sign-in-passkey.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#who').filter({ hasText: user.email }).waitFor();
+    await row.filter({ hasNotText: 'last used never' }).waitFor();
+    expect((await listed())[0].lastUsedAt).toEqual(expect.any(String));
+
+    // Sign out, then the password, and the passkey as the second factor.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Use a passkey' }).waitFor();
+    await expect(page.getByLabel('Authenticator code or recovery code').isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-sign-in-passkey-factor.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#who').filter({ hasText: user.email }).waitFor();
+    const types = (await t.http.get('/api/v1/account/activity?limit=100').set(bearer(await token())).expect(200)).body.data.activity.map((e: { type: string }) => e.type);
+    expect(types.filter((type: string) => type === 'passkey_used')).toHaveLength(2);
+
+    // Remove it: the password and a recovery code.
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByLabel('Current password').fill(user.password);
+    await row.getByLabel('Authenticator code or recovery code').fill(recoveryCodes[0]);
+    await row.getByRole('button', { name: 'Remove passkey' }).click();
+    await page.locator('[data-empty=passkeys]').waitFor();
+    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for your password only.' }).waitFor();
+    expect(await listed()).toEqual([]);
+    await logIn(t, user.email, user.password).expect(200);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+
+  it('e-mail change: the link mailed to the new address confirms it in the browser, the code out of the address bar', async () => {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const newEmail = uniqueEmail('moved');
+    await t.http.post('/api/v1/account/email').set(bearer(user.token)).send({ email: newEmail, currentPassword: user.password }).expect(200);
+    const link = mailedLink(await smtp.waitFor(newEmail, 0, ACCOUNT_MAILS.confirmNewEmail), VERIFY_EMAIL_PAGE_PATH);
+    expect(link.origin).toBe(base);
+    expect(link.search).toBe('');
+    const page = await openPage(link.pathname + link.hash, PHONE);
+    await page.locator('#verify-state').filter({ hasText: 'Your new e-mail address is confirmed' }).waitFor();
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}/account-email-change-confirmed-390.png`, fullPage: true });
+    await logIn(t, newEmail, user.password).expect(200);
+    await logIn(t, user.email, user.password).expect(401);
+    await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.emailChanged);
+
+    // The same link again: used up, and the page says so and offers the code field.
+    await page.close();
+    const again = await openPage(link.pathname + link.hash, PHONE);
+    await again.locator('#verify-error').filter({ hasText: 'Ask for the change again' }).waitFor();
+    await again.locator('#verify-code').waitFor();
+    await again.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -21,6 +21,7 @@ interface Entry {
   createdAt: string;
   ipAddress: string | null;
   userAgent: string | null;
+  device?: string;
   details: Record<string, unknown>;
 }
 
@@ -69,6 +70,8 @@ describe('security activity log', () => {
       createdAt: expect.any(String),
       ipAddress: expect.stringContaining('127.0.0.1'),
       userAgent: DEVICE,
+      // Named for people from the User-Agent (an optional field beside it).
+      device: 'ActivityTest 1 on Linux',
       details: { sessionId: expect.any(String) },
     });
   });

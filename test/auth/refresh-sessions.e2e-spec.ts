@@ -151,6 +151,19 @@ describe('refresh tokens, sessions and logout', () => {
       expect(Math.round(days)).toBe(30);
     });
 
+    it('names the device of a session whose User-Agent says it (an optional field, absent otherwise)', async () => {
+      const user = await fresh();
+      const chrome = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+      await logIn(t, user.email, user.password, { 'User-Agent': chrome }).expect(200);
+      await logIn(t, user.email, user.password, { 'User-Agent': 'curl/8.5.0' }).expect(200);
+      const res = await t.http.get('/api/v1/auth/sessions').set(bearer(user.token)).expect(200);
+      const byAgent = (userAgent: string) => res.body.data.sessions.find((session: { userAgent: string }) => session.userAgent === userAgent);
+      const [browser, script] = [byAgent(chrome), byAgent('curl/8.5.0')];
+      expect(browser).toMatchObject({ userAgent: chrome, device: 'Chrome 131 on macOS' });
+      expect(script).toMatchObject({ userAgent: 'curl/8.5.0' });
+      expect(script).not.toHaveProperty('device');
+    });
+
     it('revokes one session: its access and refresh tokens stop working at once', async () => {
       const user = await fresh();
       const other = await logIn(t, user.email, user.password).expect(200);

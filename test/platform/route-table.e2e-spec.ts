@@ -96,6 +96,7 @@ const TODO_API_ROUTES = [
   'GET /assets/account.js public',
   'GET /assets/app.css public',
   'GET /assets/page-kit.js public',
+  'GET /assets/simplewebauthn-browser.js public',
   'GET /favicon.ico public',
   'GET /favicon.svg public',
   ...['/.well-known/openid-configuration', '/oauth/authorize', '/oauth/authorize/*resume', '/oauth/register/*client', '/oauth/token', '/oauth/revoke', '/oauth/jwks'].map((path) => `ALL ${path} public`),
@@ -197,6 +198,7 @@ const TODO_API_RAW_PATHS = [
   '/assets/account.js',
   '/assets/app.css',
   '/assets/page-kit.js',
+  '/assets/simplewebauthn-browser.js',
   '/favicon.ico',
   '/favicon.svg',
 ];

@@ -464,6 +464,7 @@ describe('authorization matrix, mass assignment and secrets', () => {
     { service: 'todo', scheme: 'public', method: 'GET', route: '/assets/account.js', path: () => '/assets/account.js', ok: 200 },
     { service: 'todo', scheme: 'public', method: 'GET', route: '/assets/app.css', path: () => '/assets/app.css', ok: 200 },
     { service: 'todo', scheme: 'public', method: 'GET', route: '/assets/page-kit.js', path: () => '/assets/page-kit.js', ok: 200 },
+    { service: 'todo', scheme: 'public', method: 'GET', route: '/assets/simplewebauthn-browser.js', path: () => '/assets/simplewebauthn-browser.js', ok: 200 },
     { service: 'todo', scheme: 'public', method: 'GET', route: '/favicon.ico', path: () => '/favicon.ico', ok: 200 },
     { service: 'todo', scheme: 'public', method: 'GET', route: '/favicon.svg', path: () => '/favicon.svg', ok: 200 },
     { service: 'todo', scheme: 'public', method: 'GET', route: '/oauth/interaction/:uid', path: () => '/oauth/interaction/no-such-interaction', ok: 400 },

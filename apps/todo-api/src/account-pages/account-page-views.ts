@@ -18,6 +18,14 @@ export const ACCOUNT_PAGE_PATHS = {
 
 export type AccountPageName = keyof typeof ACCOUNT_PAGE_PATHS;
 
+/** @simplewebauthn/browser's browser build, served from this origin: the sign-in page and the account centre use passkeys. */
+export const WEBAUTHN_SCRIPT_PATH = '/assets/simplewebauthn-browser.js';
+
+/** The scripts of a page, in order: the page kit, WebAuthn where passkeys are used, then account.js. */
+function pageScripts(page: AccountPageName): string[] {
+  return page === 'signIn' || page === 'centre' ? [PAGE_KIT_SCRIPT, WEBAUTHN_SCRIPT_PATH, '/assets/account.js'] : [PAGE_KIT_SCRIPT, '/assets/account.js'];
+}
+
 export const ACCOUNT_PAGE_HEADERS: Record<string, string> = PAGE_HEADERS;
 export const ACCOUNT_CENTRE_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'Content-Security-Policy': PAGE_CSP.replace("img-src 'self'", "img-src 'self' data:") };
 
@@ -41,7 +49,7 @@ function signedOutPage(page: AccountPageName, title: string, inner: string): str
 ${inner}
 </section>
 </main>`;
-  return renderPage(title, body, [PAGE_KIT_SCRIPT, '/assets/account.js'], { 'data-page': page });
+  return renderPage(title, body, pageScripts(page), { 'data-page': page });
 }
 
 const SIGN_IN = signedOutPage(
@@ -55,8 +63,17 @@ const SIGN_IN = signedOutPage(
     <div class="row"><button type="submit" id="sign-in-button">Sign in</button></div>
     <p id="sign-in-error" class="error" role="alert"></p>
   </form>
+  <div id="passkey-sign-in-box" hidden>
+    <p class="or muted small-text">or, without a password</p>
+    <div class="row"><button type="button" id="passkey-sign-in" class="secondary">Sign in with a passkey</button></div>
+    <p id="passkey-sign-in-error" class="error" role="alert"></p>
+  </div>
   <form id="factor-form" hidden>
     <p>Your account asks for a second factor.</p>
+    <div id="factor-passkey" hidden>
+      <div class="row"><button type="button" id="factor-passkey-button">Use a passkey</button></div>
+      <p class="or muted small-text">or type a code</p>
+    </div>
     <label for="factor-code">Authenticator code or recovery code</label>
     <input id="factor-code" name="code" type="text" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64" required>
     <div class="row"><button type="submit" id="factor-button">Verify</button><button type="button" id="factor-cancel" class="secondary">Back</button></div>
@@ -184,6 +201,20 @@ const CENTRE_BODY = `<main id="main" class="wide">
     <div class="row"><button type="submit" id="totp-disable" class="danger">Turn off</button><button type="button" id="recovery-regenerate" class="secondary">New recovery codes</button></div>
     <p id="totp-check-error" class="error" role="alert"></p>
   </form>
+  <div id="passkeys">
+  <h3>Passkeys</h3>
+  <p class="muted small-text">A passkey signs you in with your device’s screen lock or a security key, without a password, and answers the second-factor step.</p>
+  <div id="passkey-list"><p class="muted">Loading…</p></div>
+  <form id="passkey-form" class="inset">
+    <div class="fields">
+      <div><label for="passkey-name">Passkey name</label><input id="passkey-name" type="text" maxlength="64" placeholder="Laptop (Touch ID)"></div>
+      <div><label for="passkey-password">Current password</label><input id="passkey-password" type="password" autocomplete="current-password" maxlength="1024" required></div>
+    </div>
+    <div class="row"><button type="submit" id="passkey-add">Add a passkey</button></div>
+    <p id="passkey-error" class="error" role="alert"></p>
+  </form>
+  <div id="passkey-recovery-codes" hidden></div>
+  </div>
 </section>
 <section id="sessions" class="card" aria-labelledby="sessions-title">
   <h2 id="sessions-title">Sessions</h2>
@@ -229,7 +260,7 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </main>`;
 
 const PAGES: Record<AccountPageName, string> = {
-  centre: renderPage('Your account', CENTRE_BODY, [PAGE_KIT_SCRIPT, '/assets/account.js'], { 'data-page': 'centre' }),
+  centre: renderPage('Your account', CENTRE_BODY, pageScripts('centre'), { 'data-page': 'centre' }),
   signIn: SIGN_IN,
   signUp: SIGN_UP,
   verifyEmail: VERIFY_EMAIL,

@@ -1,12 +1,20 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { applyDecorators, Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public, RawResponse, WithoutDatabase } from '#libs/common';
-import { ACCOUNT_CENTRE_HEADERS, ACCOUNT_PAGE_HEADERS, ACCOUNT_PAGE_PATHS, accountPage, type AccountPageName } from './account-page-views.js';
+import { ACCOUNT_CENTRE_HEADERS, ACCOUNT_PAGE_HEADERS, ACCOUNT_PAGE_PATHS, accountPage, type AccountPageName, WEBAUTHN_SCRIPT_PATH } from './account-page-views.js';
 
 /** A real browser script beside this file (the build copies it verbatim). */
 const ACCOUNT_SCRIPT = readFileSync(new URL('./public/account.js', import.meta.url), 'utf8');
+
+/**
+ * @simplewebauthn/browser's own browser build (UMD: sets window.SimpleWebAuthnBrowser), served from this origin so the
+ * pages' CSP (script-src 'self') admits it. Its package exports no path to the bundle: it sits beside the CommonJS entry.
+ */
+const WEBAUTHN_SCRIPT = readFileSync(join(dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
 
 /** An HTML page of the account: documented like the dashboard, served without the database. */
 function AccountPage(operationId: string, summary: string): MethodDecorator {
@@ -68,6 +76,17 @@ export class AccountPagesController {
   @ApiExcludeEndpoint()
   script(): string {
     return ACCOUNT_SCRIPT;
+  }
+
+  /** WebAuthn for the sign-in page and the account centre (passkeys), loaded before account.js. */
+  @Get(WEBAUTHN_SCRIPT_PATH.slice(1))
+  @RawResponse()
+  @WithoutDatabase()
+  @Header('Content-Type', 'text/javascript; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiExcludeEndpoint()
+  webauthn(): string {
+    return WEBAUTHN_SCRIPT;
   }
 }
 

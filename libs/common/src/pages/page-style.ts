@@ -70,6 +70,7 @@ details.embed summary { cursor: pointer; color: var(--accent); font-size: .92rem
 .secret-box { background: #fffbe6; border: 1px solid #f0d77a; border-radius: .6rem; padding: .5rem .75rem; margin: .6rem 0 0; }
 .secret-box p { margin: 0 0 .25rem; }
 .secret-box .secret { border: 0; padding: .25rem 0; background: transparent; }
+.secret[data-secret=recovery-codes] { white-space: pre-line; }
 .filters { margin: 0 0 .75rem; }
 .filters label { margin: 0; }
 .filters select { width: auto; min-width: 10rem; }

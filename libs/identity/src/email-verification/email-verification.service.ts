@@ -38,7 +38,8 @@ export const MAIL_SUBJECTS = {
 
 /**
  * The account page a verification mail links to (todo-api serves it). The code rides in the URL's fragment, which the
- * browser never sends: it stays out of every server's log and Referer; the page posts it to /api/v1/auth/verify-email.
+ * browser never sends: it stays out of every server's log and Referer; the page posts it to /api/v1/auth/verify-email
+ * (`#token=`), or, for the mail to a new address, to /api/v1/account/email/confirm (`#change=`).
  */
 export const VERIFY_EMAIL_PAGE_PATH = '/account/verify-email';
 
@@ -204,7 +205,8 @@ export class EmailVerificationService implements OnModuleDestroy {
       subject: MAIL_SUBJECTS.change,
       text:
         `Confirm this address as your account's new e-mail address with this code (valid for 24 hours, once):\n\n${token}\n\n` +
-        `(POST ${this.config.publicBaseUrl}/api/v1/account/email/confirm with {"token": "<the code>"}). If you did not ask for this, ignore this e-mail.\n`,
+        `Open this link to confirm it:\n${trimTrailingSlashes(this.config.publicBaseUrl)}${VERIFY_EMAIL_PAGE_PATH}#change=${token}\n\n` +
+        `(or POST ${this.config.publicBaseUrl}/api/v1/account/email/confirm with {"token": "<the code>"}). If you did not ask for this, ignore this e-mail.\n`,
     });
   }
 

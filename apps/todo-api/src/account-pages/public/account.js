@@ -45,6 +45,30 @@
   }
 
 
+  /** Runs a button's work with it disabled and its error line cleared; errors land in that line. */
+  function onClick(buttonId, errorId, work) {
+    $(buttonId).addEventListener('click', async () => {
+      $(buttonId).disabled = true;
+      $(errorId).textContent = '';
+      try { await work(); } catch (error) { $(errorId).textContent = describe(error); } finally { $(buttonId).disabled = false; }
+    });
+  }
+
+  // ---- passkeys (WebAuthn through @simplewebauthn/browser, /assets/simplewebauthn-browser.js) ----
+  const webauthn = window.SimpleWebAuthnBrowser;
+  const passkeysWork = Boolean(webauthn && webauthn.browserSupportsWebAuthn());
+
+  /** The browser's part of a ceremony; its refusals (cancelled, timed out, no passkey here) in words. */
+  async function passkeyCeremony(start, options) {
+    try {
+      return await start({ optionsJSON: options });
+    } catch (error) {
+      if (error && (error.name === 'NotAllowedError' || error.code === 'ERROR_CEREMONY_ABORTED')) error.message = 'No passkey was used (cancelled, timed out, or none on this device).';
+      else if (error && error.name === 'InvalidStateError') error.message = 'This authenticator holds a passkey of this account already.';
+      throw error;
+    }
+  }
+
   /** The authenticator's six digits, or else a recovery code. */
   function factorBody(typed, extra) {
     const value = typed.trim();
@@ -64,8 +88,35 @@
       $('factor-form').reset();
       $('factor-form').hidden = true;
       $('sign-in-form').hidden = false;
+      $('passkey-sign-in-box').hidden = !passkeysWork;
       $('sign-in-error').textContent = message || '';
     };
+    $('passkey-sign-in-box').hidden = !passkeysWork;
+    // Passwordless: the browser offers the passkeys it holds for this site; no e-mail asked.
+    onClick('passkey-sign-in', 'passkey-sign-in-error', async () => {
+      $('sign-in-error').textContent = '';
+      const { options } = await request('/api/v1/auth/passkey/options', 'POST', {});
+      const credential = await passkeyCeremony(webauthn.startAuthentication, options);
+      try {
+        signedInWith(await request('/api/v1/auth/passkey/verify', 'POST', { credential }), '');
+      } catch (error) {
+        if (error.code === 'INVALID_CREDENTIALS') error.message = 'That passkey was not accepted: it may have been removed from your account.';
+        throw error;
+      }
+    });
+    // The second factor answered by a passkey instead of a code.
+    onClick('factor-passkey-button', 'factor-error', async () => {
+      if (!pending) return showPasswordStep('');
+      try {
+        const { options } = await request('/api/v1/auth/mfa/passkey-options', 'POST', { challengeToken: pending.challengeToken });
+        const passkey = await passkeyCeremony(webauthn.startAuthentication, options);
+        signedInWith(await request('/api/v1/auth/mfa/verify', 'POST', { challengeToken: pending.challengeToken, passkey }), pending.email);
+      } catch (error) {
+        if (error.code === 'INVALID_TOKEN') return showPasswordStep('The sign-in expired: sign in again.');
+        if (error.code === 'INVALID_CREDENTIALS') error.message = 'That passkey was not accepted: use another one or a code.';
+        throw error;
+      }
+    });
     onSubmit('sign-in-form', 'sign-in-error', async () => {
       const email = $('email').value.trim();
       try {
@@ -75,9 +126,12 @@
         $('password').value = '';
         if (error.code === 'MFA_REQUIRED' && error.details && typeof error.details.challengeToken === 'string') {
           pending = { challengeToken: error.details.challengeToken, email };
+          const methods = Array.isArray(error.details.methods) ? error.details.methods : [];
           $('sign-in-form').hidden = true;
+          $('passkey-sign-in-box').hidden = true;
+          $('factor-passkey').hidden = !(passkeysWork && methods.includes('passkey'));
           $('factor-form').hidden = false;
-          $('factor-code').focus();
+          ($('factor-passkey').hidden ? $('factor-code') : $('factor-passkey-button')).focus();
           return;
         }
         if (error.code === 'INVALID_CREDENTIALS') error.message = 'Wrong e-mail or password.';
@@ -111,13 +165,16 @@
   }
 
   async function verifyEmailPage() {
-    const token = new URLSearchParams(location.hash.slice(1)).get('token');
+    // `#token=`: the signup's (or resent) confirmation; `#change=`: the confirmation of a new address, mailed to it.
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const isChange = fragment.has('change');
+    const token = isChange ? fragment.get('change') : fragment.get('token');
     // The code leaves the address bar (and the history) at once.
     if (location.hash) window.history.replaceState(null, '', location.pathname);
     const confirm = async (value) => {
-      await request('/api/v1/auth/verify-email', 'POST', { token: value });
+      await request(isChange ? '/api/v1/account/email/confirm' : '/api/v1/auth/verify-email', 'POST', { token: value });
       $('verify-form').hidden = true;
-      $('verify-state').textContent = 'Your e-mail address is confirmed.';
+      $('verify-state').textContent = isChange ? 'Your new e-mail address is confirmed: sign in with it from now on.' : 'Your e-mail address is confirmed.';
       $('verify-state').className = 'status-line done';
     };
     onSubmit('verify-form', 'verify-error', () => confirm($('verify-code').value.trim()));
@@ -131,7 +188,7 @@
     } catch (error) {
       $('verify-state').textContent = '';
       $('verify-form').hidden = false;
-      $('verify-error').textContent = describe(error) + '. Ask for a new link from your account page.';
+      $('verify-error').textContent = describe(error) + (isChange ? '. Ask for the change again to get a new link.' : '. Ask for a new link from your account page.');
     }
   }
 
@@ -172,22 +229,79 @@
 
   async function loadMfa() {
     const status = await api('GET', '/api/v1/account/mfa');
-    mfaEnabled = status.totpEnabled;
-    $('mfa-state').textContent = status.totpEnabled
-      ? 'On since ' + when(status.totpConfirmedAt) + '. Sign-in asks for a code. Recovery codes left: ' + status.recoveryCodesRemaining + '.'
-      : 'Off. Sign-in asks for your password only.';
-    $('password-code-field').hidden = !status.totpEnabled;
+    mfaEnabled = status.totpEnabled || status.passkeys > 0;
+    const recovery = ' Recovery codes left: ' + status.recoveryCodesRemaining + '.';
+    if (status.totpEnabled) $('mfa-state').textContent = 'On since ' + when(status.totpConfirmedAt) + '. Sign-in asks for a code' + (status.passkeys > 0 ? ' or a passkey.' : '.') + recovery;
+    else if (status.passkeys > 0) $('mfa-state').textContent = 'Off. Sign-in asks for a passkey (or a recovery code) after the password.' + recovery;
+    else $('mfa-state').textContent = 'Off. Sign-in asks for your password only.';
+    $('password-code-field').hidden = !mfaEnabled;
     $('totp-check-form').hidden = !status.totpEnabled;
     $('totp-start-form').hidden = status.totpEnabled || !$('totp-confirm-form').hidden;
   }
 
-  function showRecoveryCodes(codes) {
-    const box = clear($('recovery-codes'));
+  function showRecoveryCodes(codes, boxId) {
+    const box = clear($(boxId || 'recovery-codes'));
     box.appendChild(el('div', { className: 'secret-box', role: 'status' }, [
-      el('p', { text: 'Your recovery codes, shown this once. Keep them somewhere safe: each signs you in once without the app.' }),
+      el('p', { text: 'Your recovery codes, shown this once. Keep them somewhere safe: each answers the second-factor step once, in place of the app or a passkey.' }),
       el('code', { className: 'secret', 'data-secret': 'recovery-codes', text: codes.join('\n') }),
     ]));
     box.hidden = false;
+  }
+
+  /** A passkey of the list: its name and dates, rename in place, and removal after a fresh factor check. */
+  function passkeyRow(passkey) {
+    const id = passkey.id;
+    const error = el('p', { className: 'error', role: 'alert' });
+    const nameInput = el('input', { id: 'passkey-rename-' + id, type: 'text', maxlength: '64', required: true, value: passkey.name });
+    const renameForm = el('form', { className: 'inset rename', hidden: true, 'data-rename-passkey': id }, [
+      el('label', { for: 'passkey-rename-' + id, text: 'New name' }),
+      el('div', { className: 'row' }, [nameInput, el('button', { type: 'submit', className: 'small', text: 'Save name' })]),
+    ]);
+    const removeForm = el('form', { className: 'inset', hidden: true, 'data-remove-passkey': id }, [
+      el('p', { className: 'small-text', text: 'Removing a passkey needs your password and a current code (the authenticator’s, or a recovery code).' }),
+      el('div', { className: 'fields' }, [
+        el('div', {}, [el('label', { for: 'passkey-remove-password-' + id, text: 'Current password' }), el('input', { id: 'passkey-remove-password-' + id, type: 'password', autocomplete: 'current-password', maxlength: '1024', required: true })]),
+        el('div', {}, [el('label', { for: 'passkey-remove-code-' + id, text: 'Authenticator code or recovery code' }), el('input', { id: 'passkey-remove-code-' + id, type: 'text', autocomplete: 'one-time-code', autocapitalize: 'none', spellcheck: 'false', maxlength: '64', required: true })]),
+      ]),
+      el('div', { className: 'row' }, [el('button', { type: 'submit', className: 'danger small', text: 'Remove passkey' })]),
+    ]);
+    const submitting = (form, work) => form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const buttons = form.querySelectorAll('button');
+      buttons.forEach((b) => { b.disabled = true; });
+      error.textContent = '';
+      try { await work(); } catch (failure) { error.textContent = describe(failure); } finally { buttons.forEach((b) => { b.disabled = false; }); }
+    });
+    submitting(renameForm, async () => {
+      const renamed = await api('PATCH', '/api/v1/account/passkeys/' + encodeURIComponent(id), { name: nameInput.value.trim() });
+      notice('Passkey renamed “' + renamed.name + '”.');
+      await loadPasskeys();
+    });
+    submitting(removeForm, async () => {
+      const body = factorBody($('passkey-remove-code-' + id).value, { password: $('passkey-remove-password-' + id).value });
+      await api('DELETE', '/api/v1/account/passkeys/' + encodeURIComponent(id), body);
+      notice('Passkey “' + passkey.name + '” removed.');
+      await Promise.all([loadPasskeys(), loadMfa()]);
+    });
+    const toggle = (show, hide) => () => { hide.hidden = true; show.hidden = !show.hidden; error.textContent = ''; if (!show.hidden) show.querySelector('input').focus(); };
+    return el('div', { className: 'site', 'data-passkey': id }, [
+      el('div', { className: 'site-head' }, [el('h4', { text: passkey.name })]),
+      el('p', { className: 'small-text muted', text: 'Added ' + when(passkey.createdAt) + ' · last used ' + (passkey.lastUsedAt ? when(passkey.lastUsedAt) : 'never') }),
+      el('div', { className: 'row' }, [
+        el('button', { type: 'button', className: 'secondary small', 'data-rename': id, text: 'Rename', onclick: toggle(renameForm, removeForm) }),
+        el('button', { type: 'button', className: 'secondary small', 'data-remove': id, text: 'Remove', onclick: toggle(removeForm, renameForm) }),
+      ]),
+      renameForm,
+      removeForm,
+      error,
+    ]);
+  }
+
+  async function loadPasskeys() {
+    const { passkeys } = await api('GET', '/api/v1/account/passkeys');
+    const box = clear($('passkey-list'));
+    if (passkeys.length === 0) box.appendChild(el('p', { className: 'muted', 'data-empty': 'passkeys', text: 'No passkey yet.' }));
+    for (const passkey of passkeys) box.appendChild(passkeyRow(passkey));
   }
 
   async function loadSessions() {
@@ -199,7 +313,8 @@
     for (const s of active) {
       const isThis = s.id === mine;
       box.appendChild(el('div', { className: 'site', 'data-session': s.id }, [
-        el('div', { className: 'site-head' }, [el('h3', { text: s.userAgent || 'Unknown device' }), isThis ? el('span', { className: 'badge new', text: 'this session' }) : null]),
+        // The device's name (the server reads the User-Agent); the raw header only when it names none.
+        el('div', { className: 'site-head' }, [el('h3', { text: s.device || s.userAgent || 'Unknown device', title: s.userAgent }), isThis ? el('span', { className: 'badge new', text: 'this session' }) : null]),
         el('p', { className: 'small-text muted', text: 'Signed in ' + when(s.createdAt) + ' from ' + (s.ipAddress || 'an unknown address') + ' · last used ' + when(s.lastUsedAt) }),
         el('div', { className: 'row' }, [confirmButton('Revoke', isThis ? 'Sign out here?' : 'Revoke this session?', { 'data-revoke-session': s.id }, async () => {
           await api('DELETE', '/api/v1/auth/sessions/' + encodeURIComponent(s.id));
@@ -336,7 +451,7 @@
       body.appendChild(el('tr', { 'data-activity': entry.type }, [
         el('td', { 'data-label': 'When', text: when(entry.createdAt) }),
         el('td', { 'data-label': 'What', text: (ACTIVITY_WORDS[entry.type] || entry.type.replace(/_/g, ' ')) + (typeof detail === 'string' ? ': ' + detail : '') }),
-        el('td', { 'data-label': 'From', className: 'message', text: [entry.ipAddress, entry.userAgent].filter(Boolean).join(' · ') || '—' }),
+        el('td', { 'data-label': 'From', className: 'message', title: entry.userAgent, text: [entry.ipAddress, entry.device || entry.userAgent].filter(Boolean).join(' · ') || '—' }),
       ]));
     }
     activityCursor = page.nextCursor;
@@ -397,6 +512,23 @@
         await loadMfa();
       } catch (error) { $('totp-check-error').textContent = describe(error); }
     });
+    if (!passkeysWork) {
+      $('passkey-form').hidden = true;
+      $('passkey-list').after(el('p', { className: 'muted small-text', text: 'This browser cannot create passkeys.' }));
+    }
+    onSubmit('passkey-form', 'passkey-error', async () => {
+      const { options } = await api('POST', '/api/v1/account/passkey-options', { password: $('passkey-password').value });
+      $('passkey-password').value = '';
+      const credential = await passkeyCeremony(webauthn.startRegistration, options);
+      const body = { credential };
+      const name = $('passkey-name').value.trim();
+      if (name) body.name = name;
+      const data = await api('POST', '/api/v1/account/passkeys', body);
+      $('passkey-form').reset();
+      if (data.recoveryCodes) showRecoveryCodes(data.recoveryCodes, 'passkey-recovery-codes');
+      notice('Passkey “' + data.passkey.name + '” added: sign in with it, no password needed.');
+      await Promise.all([loadPasskeys(), loadMfa()]);
+    });
     onSubmit('key-form', 'key-error', async () => {
       const body = { name: $('key-name').value.trim() };
       const days = $('key-days').value.trim();
@@ -410,7 +542,7 @@
     const checkout = new URLSearchParams(location.search).get('checkout');
     if (checkout) window.history.replaceState(null, '', location.pathname + location.hash);
     notice(takeNotice() || (checkout === 'success' ? 'Thank you: API access starts as soon as the payment is confirmed.' : checkout === 'cancel' ? 'Checkout cancelled: nothing was charged.' : ''));
-    const loads = [loadProfile(), loadMfa(), loadSessions(), loadApps(), loadKeys(), loadSubscription(), loadActivity(false)];
+    const loads = [loadProfile(), loadMfa(), loadPasskeys(), loadSessions(), loadApps(), loadKeys(), loadSubscription(), loadActivity(false)];
     return Promise.all(loads.map((load) => load.catch((error) => { if (auth.get()) notice(describe(error), true); })));
   }
 

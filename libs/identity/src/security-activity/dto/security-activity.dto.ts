@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PagedQuery } from '#libs/common';
+import { DEVICE_DESCRIPTION, deviceField } from '../../sessions/device-name.js';
 import type { SecurityActivityRow } from '../security-activity.repository.js';
 import { SECURITY_ACTIVITY_PAGE, SECURITY_ACTIVITY_TYPES, type SecurityActivityType } from '../security-activity-types.js';
 
@@ -21,6 +22,9 @@ export class SecurityActivityDto {
   @ApiProperty({ type: String, nullable: true, example: 'Mozilla/5.0 …', description: 'The device (User-Agent), for sign-ins, failed sign-ins and resets' })
   userAgent: string | null;
 
+  @ApiPropertyOptional({ type: String, example: 'Chrome 131 on macOS', description: DEVICE_DESCRIPTION })
+  device?: string;
+
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
@@ -39,6 +43,7 @@ export function toSecurityActivityDto(row: SecurityActivityRow): SecurityActivit
     createdAt: row.createdAt.toISOString(),
     ipAddress: row.ipAddress,
     userAgent: row.userAgent,
+    ...deviceField(row.userAgent),
     details: row.details,
   };
 }

@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SessionRow } from '../../accounts/account.rows.js';
+import { DEVICE_DESCRIPTION, deviceField } from '../device-name.js';
 
 export class SessionDto {
   @ApiProperty({ format: 'uuid' })
@@ -23,6 +24,9 @@ export class SessionDto {
   @ApiProperty({ type: String, nullable: true, example: 'Mozilla/5.0 …' })
   userAgent: string | null;
 
+  @ApiPropertyOptional({ type: String, example: 'Chrome 131 on macOS', description: DEVICE_DESCRIPTION })
+  device?: string;
+
   @ApiProperty({ type: String, nullable: true, example: '203.0.113.7' })
   ipAddress: string | null;
 }
@@ -36,6 +40,7 @@ export function toSessionDto(session: SessionRow, now = new Date()): SessionDto 
     revokedAt: session.revokedAt ? session.revokedAt.toISOString() : null,
     isActive: session.revokedAt === null && session.expiresAt.getTime() > now.getTime(),
     userAgent: session.userAgent,
+    ...deviceField(session.userAgent),
     ipAddress: session.ipAddress,
   };
 }
