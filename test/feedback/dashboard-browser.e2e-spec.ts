@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { insertUser, launchBrowser, type TestUser } from '#libs/testing';
+import { insertUser, launchBrowser, watchPage, type TestUser } from '#libs/testing';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { bearer } from './feedback-fixtures.js';
@@ -30,18 +30,6 @@ describe('owner dashboard in Chromium', () => {
     await apps?.close();
   });
 
-  /** Page errors and every answer >= 400 the page received (none is expected in these flows). */
-  function watch(page: Page): { errors: string[]; failed: string[] } {
-    const seen = { errors: [] as string[], failed: [] as string[] };
-    page.on('pageerror', (error) => seen.errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') seen.errors.push(message.text());
-    });
-    page.on('response', (response) => {
-      if (response.status() >= 400) seen.failed.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-    });
-    return seen;
-  }
 
   async function signIn(page: Page): Promise<void> {
     await page.goto(`${t.baseUrl}/dashboard`);
@@ -78,7 +66,7 @@ describe('owner dashboard in Chromium', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
     const page = await context.newPage();
-    const seen = watch(page);
+    const seen = watchPage(page);
     await signIn(page);
     await page.locator('[data-empty=sites]').waitFor();
 
@@ -152,7 +140,7 @@ describe('owner dashboard in Chromium', () => {
       await t.http.post('/api/v1/widget/feedback').send({ siteKey, type, message, rating, pageUrl: 'https://acme.example/cart' }).expect(201);
     }
     const page = await context.newPage();
-    const seen = watch(page);
+    const seen = watchPage(page);
     await signIn(page);
     await page.getByRole('button', { name: 'Open Acme store' }).click();
     await page.getByText('Lovely new product pages').waitFor();
@@ -200,7 +188,7 @@ describe('owner dashboard in Chromium', () => {
 
     // The recipient answers on the share page.
     const share = await context.newPage();
-    const shareSeen = watch(share);
+    const shareSeen = watchPage(share);
     await share.goto(`${t.baseUrl}/q/${shareToken}`);
     await share.getByRole('heading', { name: 'Launch review' }).waitFor();
     await share.getByLabel('Your answer to question 1').fill('The pricing page.');
@@ -227,7 +215,7 @@ describe('owner dashboard in Chromium', () => {
   it('works at phone width: nothing wider than the screen, the triage dropdown whole', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
     const page = await phone.newPage();
-    const seen = watch(page);
+    const seen = watchPage(page);
     await signIn(page);
     await page.getByRole('button', { name: 'Open Acme store' }).click();
     await page.getByText('Lovely new product pages').waitFor();

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { insertUser, launchBrowser, type TestUser } from '#libs/testing';
+import { insertUser, launchBrowser, watchPage, type TestUser } from '#libs/testing';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { bearer } from './feedback-fixtures.js';
@@ -54,17 +54,6 @@ describe('dashboard triage in Chromium', () => {
     await apps?.close();
   });
 
-  function watch(page: Page): { errors: string[]; failed: string[] } {
-    const seen = { errors: [] as string[], failed: [] as string[] };
-    page.on('pageerror', (error) => seen.errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') seen.errors.push(message.text());
-    });
-    page.on('response', (response) => {
-      if (response.status() >= 400) seen.failed.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-    });
-    return seen;
-  }
 
   async function signIn(page: Page, path = '/dashboard'): Promise<void> {
     await page.goto(`${t.baseUrl}${path}`);
@@ -86,7 +75,7 @@ describe('dashboard triage in Chromium', () => {
 
   it('at desktop width: newest first, search and filters in the URL, reporter context, keyboard and bulk triage, CSV of the filter', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    const seen = watch(page);
+    const seen = watchPage(page);
     await signIn(page);
     await expect(newBadge(page, 'Acme').textContent()).resolves.toBe('4 new');
     await expect(newBadge(page, 'Empty shop').textContent()).resolves.toBe('0 new');
@@ -121,7 +110,7 @@ describe('dashboard triage in Chromium', () => {
 
     // A shared link, opened in another tab and signed in, shows the same list.
     const other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const otherSeen = watch(other);
+    const otherSeen = watchPage(other);
     await signIn(other, `${shared.pathname}${shared.search}`);
     await rowsAre(other, 2);
     expect(await messages(other)).toEqual(['Love the new colours', '=HYPERLINK("http://evil.example","prize")']);
@@ -158,7 +147,7 @@ describe('dashboard triage in Chromium', () => {
 
   it('shows the snippet and sends a test feedback on an empty site', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const seen = watch(page);
+    const seen = watchPage(page);
     await signIn(page);
     await page.getByRole('button', { name: 'Open Empty shop' }).click();
     const empty = page.locator('[data-empty=feedback]');
@@ -177,7 +166,7 @@ describe('dashboard triage in Chromium', () => {
   it('at 390 px: one primary action per site card, Delete behind the menu, search, bulk status and CSV', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, acceptDownloads: true });
     const page = await phone.newPage();
-    const seen = watch(page);
+    const seen = watchPage(page);
     await signIn(page);
     const card = page.locator(`[data-site="${sites.Beta.id}"]`);
     await card.getByRole('button', { name: 'Open Beta' }).waitFor();

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { insertUser, launchBrowser, type TestUser } from '#libs/testing';
+import { insertUser, launchBrowser, watchPage, type TestUser } from '#libs/testing';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
@@ -39,17 +39,6 @@ describe('dashboard webhook panel in Chromium', () => {
     await apps?.close();
   });
 
-  function watch(page: Page): { errors: string[]; failed: string[] } {
-    const seen = { errors: [] as string[], failed: [] as string[] };
-    page.on('pageerror', (error) => seen.errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') seen.errors.push(message.text());
-    });
-    page.on('response', (response) => {
-      if (response.status() >= 400) seen.failed.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-    });
-    return seen;
-  }
 
   async function openWebhooks(page: Page, site: string): Promise<void> {
     await page.goto(`${t.baseUrl}/dashboard`);
@@ -82,7 +71,7 @@ describe('dashboard webhook panel in Chromium', () => {
     // The receiver answers the first delivery 202 and the replay 204: each code the page shows is the receiver's own.
     receiver.behaviours.set('/acme', (n) => (n === 0 ? 202 : 204));
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const seen = watch(page);
+    const seen = watchPage(page);
     await openWebhooks(page, 'Acme');
 
     // Every type of the catalogue is offered, as a checkbox and as a test event.
@@ -157,7 +146,7 @@ describe('dashboard webhook panel in Chromium', () => {
     receiver.behaviours.set('/phone', (n) => (n === 0 ? 200 : 202));
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
     const page = await phone.newPage();
-    const seen = watch(page);
+    const seen = watchPage(page);
     await openWebhooks(page, 'Phone shop');
     const secret = await createEndpoint(page, `${receiver.base}/phone`, 'Phone check', []);
     const card = page.locator('article[data-webhook]');

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 // Types only: playwright-core is loaded by launchBrowser, not by every test file importing #libs/testing.
-import type { Browser, LaunchOptions } from 'playwright-core';
+import type { Browser, LaunchOptions, Page } from 'playwright-core';
 import { isExecutableFile } from './outside-program.js';
 
 /** Debian's chromium package. */
@@ -89,4 +89,20 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
     args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
     env: choice.env ? { ...process.env, ...choice.env, ...options.env } : options.env,
   });
+}
+
+/**
+ * What went wrong on a page while a test drove it: uncaught errors and console errors (`errors`), and every answer
+ * of 400 or more it received (`failed`, as "status METHOD url"). Flows that expect none assert both empty.
+ */
+export function watchPage(page: Page): { errors: string[]; failed: string[] } {
+  const seen = { errors: [] as string[], failed: [] as string[] };
+  page.on('pageerror', (error) => seen.errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') seen.errors.push(message.text());
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) seen.failed.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+  });
+  return seen;
 }
