@@ -71,7 +71,7 @@ describe('OpenAPI contract', () => {
 
   beforeAll(async () => {
     await smtp.start();
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     apps['todo-api'] = await startApp('todo-api', database.url, { ...ENV, SMTP_URL: smtp.url });
     apps['feedback-export'] = await startApp('feedback-export', database.url, ENV);
     mkdirSync(join(OUT, 'types'), { recursive: true });

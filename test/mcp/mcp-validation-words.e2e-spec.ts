@@ -84,16 +84,20 @@ describe('todo tools refuse bad input in the REST routes’ words', () => {
   });
 });
 
+/** One feedback-export app (and database) for both of its describes; each makes its own owner and site. */
+let feedbackApp: Promise<TestApp> | undefined;
+const feedbackExport = () => (feedbackApp ??= startWithDatabase('feedback-export'));
+afterAll(async () => {
+  await (await feedbackApp?.catch(() => undefined))?.close();
+});
+
 describe('question-batch tools refuse bad input in the REST routes’ words', () => {
   let t: TestApp;
   let site: TestSite;
 
   beforeAll(async () => {
-    t = await startWithDatabase('feedback-export');
+    t = await feedbackExport();
     site = await createSite(t, await createOwner(t), 'Words');
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('create_question_batch and update_question_batch say what POST and PATCH /api/v1/export/questions say', async () => {
@@ -128,13 +132,10 @@ describe('feedback tools refuse bad input in the REST routes’ words', () => {
   let portfolioToken: string;
 
   beforeAll(async () => {
-    t = await startWithDatabase('feedback-export');
+    t = await feedbackExport();
     const owner = await createOwner(t);
     portfolioToken = owner.portfolioToken;
     site = await createSite(t, owner, 'Words');
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('list_feedback, list_portfolio_feedback and update_feedback_status say what the export routes say', async () => {

@@ -63,7 +63,7 @@ describe('OAuth 2.1 sign-in for the feedback MCP endpoint (MCP SDK client)', () 
     base = `http://127.0.0.1:${todoPort}`;
     const feedbackBase = `http://127.0.0.1:${feedbackPort}`;
     const env = { PUBLIC_BASE_URL: base, FEEDBACK_PUBLIC_BASE_URL: feedbackBase };
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     todo = await startApp('todo-api', database.url, env, { port: todoPort });
     feedback = await startApp('feedback-export', database.url, env, { port: feedbackPort });
     feedbackMcpUrl = new URL(`${feedbackBase}/api/v1/mcp`);

@@ -37,7 +37,7 @@ describe('SIGTERM under load (a real child process)', () => {
 
   beforeAll(async () => {
     built = buildServices();
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     todoApi = await startBuiltTodoApi(built, {
       DATABASE_URL: database.url,
       JWT_SECRET: TEST_JWT_SECRET,

@@ -36,7 +36,7 @@ describe('metrics after known traffic', () => {
   const moved = (before: MetricsScrape, after: MetricsScrape, name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     proxy = ToggleProxy.forUrl(database.url);
     await proxy.start();
     await stripe.start();

@@ -24,7 +24,7 @@ describe('public URLs follow the listeners', () => {
 
   beforeAll(async () => {
     built = buildServices();
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     dataDir = mkdtempSync(join(tmpdir(), 'public-urls-'));
     const [todoPort, feedbackPort] = [await freePort(), await freePort()];
     todo = `http://127.0.0.1:${todoPort}`;

@@ -55,7 +55,7 @@ describe('Tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset): the tracing SDK is ne
     built = buildServices();
     const hook = join(built.root, 'opentelemetry-module-hook.mjs');
     writeFileSync(hook, MODULE_HOOK);
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     // A collector that takes whatever the traced child exports.
     receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}')));
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));

@@ -37,7 +37,7 @@ describe('status, probes and logs when the database goes away and comes back', (
   const listTodos = () => fetch(`${t.baseUrl}/api/v1/todos`, { headers: { 'X-API-Key': apiKey } });
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     proxy = ToggleProxy.forUrl(database.url);
     await proxy.start();
     t = await startApp('todo-api', proxy.wrap(database.url), { DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) });

@@ -23,7 +23,7 @@ describe('log lines of two apps in one process', () => {
   let feedback: TestApp;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     todo = await startApp('todo-api', database.url, { ADMIN_API_KEY: ADMIN_KEY });
     feedback = await startApp('feedback-export', database.url);
   });

@@ -20,7 +20,7 @@ describe('PreparedQueries', () => {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     const setup = newPool(1);
     await setup.query(`CREATE TABLE things (id int PRIMARY KEY, name text NOT NULL)`);
     await setup.query(`INSERT INTO things VALUES (1, 'one'), (2, 'two')`);

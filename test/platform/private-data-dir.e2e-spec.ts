@@ -35,7 +35,7 @@ describe('DATA_DIR is private to the service user', () => {
 
   beforeAll(async () => {
     built = buildServices();
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
   }, 120_000);
 
   afterAll(async () => {

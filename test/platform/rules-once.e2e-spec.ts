@@ -42,7 +42,7 @@ describe('each rule once: TypeScript and its SQL agree', () => {
   let client: pg.Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await createTestDatabase({ migrated: true });
     client = new pg.Client({ connectionString: db.url });
     await client.connect();
   });

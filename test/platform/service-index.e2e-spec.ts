@@ -9,7 +9,7 @@ describe('service index at /', () => {
   let feedback: TestApp;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     todo = await startApp('todo-api', database.url, { PUBLIC_BASE_URL: 'https://todo.example.com' });
     feedback = await startApp('feedback-export', database.url, { FEEDBACK_PUBLIC_BASE_URL: 'https://feedback.example.com/' });
   });

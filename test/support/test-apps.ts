@@ -98,7 +98,8 @@ export async function startWithDatabase(
   env: Record<string, string | undefined> = {},
   options: StartOptions = {},
 ): Promise<TestApp & { database: TestDatabase }> {
-  const database = await createTestDatabase();
+  // Already migrated (embedded): the app's start finds nothing pending, as on any restart.
+  const database = await createTestDatabase({ migrated: true });
   const testApp = await startApp(kind, database.url, env, options);
   return {
     ...testApp,
@@ -123,7 +124,7 @@ export async function startDashboardApps(
   feedbackEnv: Record<string, string | undefined> = {},
   todoEnv: Record<string, string | undefined> = {},
 ): Promise<{ database: TestDatabase; todo: TestApp; feedback: TestApp; close: () => Promise<void> }> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: true });
   const todo = await startApp('todo-api', database.url, todoEnv);
   const feedback = await startApp('feedback-export', database.url, { PUBLIC_BASE_URL: todo.baseUrl, ...feedbackEnv });
   return {

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
     expect(config.metricsToken).toBeUndefined();
     expect(config.shutdownGraceMs).toBe(10_000);
     expect(config.dbQueryTimeoutMs).toBe(20_000);
+    expect(config.dbConnectAttempts).toBe(10);
     expect(config.redisUrl).toBeUndefined();
     expect(config.redisKeyPrefix).toBe('ratelimit:');
   });
@@ -38,6 +39,7 @@ describe('loadConfig', () => {
     ['SHUTDOWN_GRACE_MS', '10s'],
     ['SHUTDOWN_GRACE_MS', '600001'],
     ['DB_QUERY_TIMEOUT_MS', '100'],
+    ['DB_CONNECT_ATTEMPTS', '0'],
     ['REDIS_URL', 'http://cache:6379'],
     ['CORS_ORIGINS', 'https://app.example.com/'],
     ['CORS_ORIGINS', 'https://app.example.com/path'],

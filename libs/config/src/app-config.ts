@@ -16,6 +16,8 @@ export interface AppConfig {
   dbPoolSize: number;
   /** How long the app waits for one database answer before giving up with 503 (DB_QUERY_TIMEOUT_MS). */
   dbQueryTimeoutMs: number;
+  /** How many times the app tries to open its database at start, 1 s apart, before it fails (DB_CONNECT_ATTEMPTS). */
+  dbConnectAttempts: number;
   jwtSecret: string;
   smtpUrl?: string;
   mailFrom: string;
@@ -291,6 +293,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl,
     dbPoolSize: readIntVariable(env, 'DB_POOL_SIZE', 10, 1, 200),
     dbQueryTimeoutMs: readDbQueryTimeoutMs(env),
+    dbConnectAttempts: readIntVariable(env, 'DB_CONNECT_ATTEMPTS', 10, 1, 1000),
     jwtSecret,
     smtpUrl: readUrlVariable(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: readVariable(env, 'MAIL_FROM') ?? 'no-reply@localhost',

@@ -29,8 +29,8 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions({ url, poolSize: config.dbPoolSize, applicationName, queryTimeoutMs: config.dbQueryTimeoutMs }),
-          // Keep retrying at start for a short while (a DB container may still be booting).
-          retryAttempts: 10,
+          // Keep retrying at start for a short while (a DB container may still be booting): DB_CONNECT_ATTEMPTS, 1 s apart.
+          retryAttempts: config.dbConnectAttempts,
           retryDelay: 1000,
         }),
       ],

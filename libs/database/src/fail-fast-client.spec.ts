@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { ToggleProxy } from '#libs/testing';
-import { EmbeddedPostgres } from './embedded-postgres.js';
+import { createTestDatabase, ToggleProxy, type TestDatabase } from '#libs/testing';
 import { FailFastClient, QUERY_READ_TIMEOUT } from './fail-fast-client.js';
 
 describe('FailFastClient', () => {
-  let embedded: EmbeddedPostgres;
+  // From the cached empty cluster (createTestDatabase), not a new initdb: ~2.5 s of CPU less.
+  let embedded: TestDatabase;
   let proxy: ToggleProxy;
 
   beforeAll(async () => {
-    embedded = await EmbeddedPostgres.start({ maxConnections: 4 });
+    embedded = await createTestDatabase();
     proxy = ToggleProxy.forUrl(embedded.url);
     await proxy.start();
   });
   afterAll(async () => {
     await proxy?.stop();
-    await embedded?.stop();
+    await embedded?.drop();
   });
 
   it('keeps an error listener on a lent connection, so a session the server ends before the borrower listens cannot crash the process', async () => {

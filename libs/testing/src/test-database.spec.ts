@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { migrations } from '../../database/src/migrations/index.js';
 import { createTestDatabase } from './test-database.js';
 
 async function query(url: string, sql: string): Promise<Array<Record<string, unknown>>> {
@@ -28,6 +29,31 @@ describe('createTestDatabase', () => {
     const second = await createTestDatabase();
     try {
       expect(await query(second.url, userTables)).toEqual([]);
+    } finally {
+      await second.drop();
+    }
+  });
+
+  // Embedded databases for apps start from a kept cluster the migrations were run on: it must hold
+  // exactly this checkout's migrations, and nothing a file wrote to its copy.
+  it('gives a migrated database with every migration of this checkout recorded, and nothing an earlier copy was made to hold', async () => {
+    const first = await createTestDatabase({ migrated: true });
+    try {
+      await query(first.url, `CREATE TABLE left_behind (id int)`);
+      if (first.kind === 'embedded') await query(first.url, `DELETE FROM schema_migrations`);
+    } finally {
+      await first.drop();
+    }
+    const second = await createTestDatabase({ migrated: true });
+    try {
+      const tables = (await query(second.url, userTables)).map((row) => row.tablename);
+      expect(tables).not.toContain('left_behind');
+      // On PostgreSQL (TEST_DB=pg) the database stays empty: the app migrates it at start.
+      if (second.kind === 'embedded') {
+        expect(tables).toEqual(expect.arrayContaining(['schema_migrations', 'users', 'todos']));
+        const applied = (await query(second.url, `SELECT name FROM schema_migrations ORDER BY id`)).map((row) => row.name);
+        expect(applied).toEqual(migrations.map((migration) => migration.name));
+      } else expect(tables).toEqual([]);
     } finally {
       await second.drop();
     }
