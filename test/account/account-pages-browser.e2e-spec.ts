@@ -482,4 +482,45 @@ describe('account pages, in Chromium', () => {
     await again.close();
     expect(pageErrors).toEqual([]);
   }, 60_000);
+  it('a passkey-only account replaces its recovery codes in the account centre with the passkey as the fresh check', async () => {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const page = await openWithAuthenticator('/account/sign-in');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('[data-empty=passkeys]').waitFor();
+    await expect(page.locator('#passkey-codes-form').isVisible()).resolves.toBe(false);
+    await page.locator('#passkey-password').fill(user.password);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('[data-passkey]').waitFor();
+    const first = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
+    expect(first).toHaveLength(10);
+
+    // No authenticator app: the passkey answers the fresh check for new codes (a wrong password first).
+    const form = page.locator('#passkey-codes-form');
+    await form.waitFor();
+    await form.getByLabel('Current password').fill('not-the-password');
+    await form.getByRole('button', { name: 'New recovery codes' }).click();
+    await page.locator('#passkey-codes-error').filter({ hasText: /wrong/i }).waitFor();
+    await form.getByLabel('Current password').fill(user.password);
+    await form.getByRole('button', { name: 'New recovery codes' }).click();
+    const codes = page.locator('#passkey-recovery-codes [data-secret=recovery-codes]');
+    await codes.filter({ hasNotText: first[0] }).waitFor();
+    const renewed = (await codes.textContent())!.split('\n');
+    expect(renewed).toHaveLength(10);
+    expect(renewed.filter((code) => first.includes(code))).toEqual([]);
+    await page.locator('#passkeys').screenshot({ path: `${SCREENSHOTS_DIR}/account-passkey-recovery-codes-1280.png` });
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.locator('#passkeys').screenshot({ path: `${SCREENSHOTS_DIR}/account-passkey-recovery-codes-390.png` });
+
+    // The new codes answer the second-factor step; the old ones no longer do.
+    const challenge = async () => (await logIn(t, user.email, user.password).expect(401)).body.error.details.challengeToken as string;
+    await t.http.post('/api/v1/auth/mfa/verify').send({ challengeToken: await challenge(), recoveryCode: first[1] }).expect(401);
+    await t.http.post('/api/v1/auth/mfa/verify').send({ challengeToken: await challenge(), recoveryCode: renewed[0] }).expect(200);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });

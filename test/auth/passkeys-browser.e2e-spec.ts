@@ -234,4 +234,42 @@ describe('passkeys (WebAuthn) in Chromium', () => {
     await t.http.delete('/api/v1/account').set(bearer(other.token)).send({ password: other.password, confirmText: 'DELETE', code: other.recoveryCodes[0] }).expect(200);
     expect(await counted()).toBe(0);
   });
+  it('a passkey-only account replaces its recovery codes (and removes a passkey) with a passkey as the fresh factor check', async () => {
+    const user = await withPasskey();
+    const checkOptions = async () => (await t.http.post('/api/v1/account/passkey-check-options').set(bearer(user.token)).expect(200)).body.data.options;
+    const options = await checkOptions();
+    expect(options.allowCredentials.map((c: Json) => c.id)).toEqual([user.credentialId]);
+    const assertion = await startAuthentication(user.page, options);
+    const renewed = await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, passkey: assertion });
+    expect({ status: renewed.status, error: renewed.body.error }).toEqual({ status: 200, error: undefined });
+    expect(renewed.body.data.recoveryCodes).toHaveLength(10);
+    // The old codes stopped working, the new ones work (a passkey-only account's deletion check takes one later).
+    expect(renewed.body.data.recoveryCodes).not.toContain(user.recoveryCodes[0]);
+    // The same assertion again: its challenge is used up.
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, passkey: assertion }), 401, 'INVALID_CREDENTIALS');
+    // A right passkey with a wrong password, and a passkey with a code at once.
+    const wrongPassword = await startAuthentication(user.page, await checkOptions());
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: 'wrong-password-1', passkey: wrongPassword }), 401, 'INVALID_CREDENTIALS');
+    const both = await startAuthentication(user.page, await checkOptions());
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, passkey: both, recoveryCode: renewed.body.data.recoveryCodes[0] }), 400, 'VALIDATION_ERROR');
+    // Another account's passkey answering this account's options is refused.
+    const stranger = await withPasskey('Stranger');
+    const foreign = await startAuthentication(stranger.page, { ...(await checkOptions()), allowCredentials: [] });
+    expect(foreign.id).toBe(stranger.credentialId);
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, passkey: foreign }), 401, 'INVALID_CREDENTIALS');
+    // Options handed out for one account are not the other's to answer, even with its own passkey.
+    const strangersOwn = await startAuthentication(stranger.page, { ...(await checkOptions()), allowCredentials: [] });
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(stranger.token)).send({ password: stranger.password, passkey: strangersOwn }), 401, 'INVALID_CREDENTIALS');
+    await t.rateLimits.clear();
+
+    // The same proof removes the passkey (the one fresh check of every such route).
+    const removal = await startAuthentication(user.page, await checkOptions());
+    const removed = await t.http.delete(`/api/v1/account/passkeys/${user.passkeyId}`).set(bearer(user.token)).send({ password: user.password, passkey: removal });
+    expect({ status: removed.status, error: removed.body.error }).toEqual({ status: 200, error: undefined });
+    expect(removed.body.data).toEqual({ removed: true, passkeys: 0 });
+    // Without a passkey there are no options to answer.
+    expectError(await t.http.post('/api/v1/account/passkey-check-options').set(bearer(user.token)), 404, 'NOT_FOUND');
+    const types = await activityTypes(user.token);
+    expect(types).toEqual(expect.arrayContaining(['recovery_codes_regenerated', 'passkey_used', 'passkey_removed', 'mfa_challenge_failed']));
+  });
 });

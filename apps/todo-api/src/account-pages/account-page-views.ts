@@ -213,6 +213,13 @@ const CENTRE_BODY = `<main id="main" class="wide">
     <div class="row"><button type="submit" id="passkey-add">Add a passkey</button></div>
     <p id="passkey-error" class="error" role="alert"></p>
   </form>
+  <form id="passkey-codes-form" class="inset" hidden>
+    <p class="small-text">Replacing the recovery codes needs your password and one of your passkeys.</p>
+    <label for="passkey-codes-password">Current password</label>
+    <input id="passkey-codes-password" type="password" autocomplete="current-password" maxlength="1024" required>
+    <div class="row"><button type="submit" id="passkey-codes" class="secondary">New recovery codes</button></div>
+    <p id="passkey-codes-error" class="error" role="alert"></p>
+  </form>
   <div id="passkey-recovery-codes" hidden></div>
   </div>
 </section>

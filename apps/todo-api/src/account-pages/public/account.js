@@ -237,6 +237,8 @@
     $('password-code-field').hidden = !mfaEnabled;
     $('totp-check-form').hidden = !status.totpEnabled;
     $('totp-start-form').hidden = status.totpEnabled || !$('totp-confirm-form').hidden;
+    // Without an authenticator app, a passkey is the fresh check for new recovery codes.
+    $('passkey-codes-form').hidden = status.totpEnabled || status.passkeys === 0 || !passkeysWork;
   }
 
   function showRecoveryCodes(codes, boxId) {
@@ -528,6 +530,15 @@
       if (data.recoveryCodes) showRecoveryCodes(data.recoveryCodes, 'passkey-recovery-codes');
       notice('Passkey “' + data.passkey.name + '” added: sign in with it, no password needed.');
       await Promise.all([loadPasskeys(), loadMfa()]);
+    });
+    onSubmit('passkey-codes-form', 'passkey-codes-error', async () => {
+      const { options } = await api('POST', '/api/v1/account/passkey-check-options', {});
+      const passkey = await passkeyCeremony(webauthn.startAuthentication, options);
+      const { recoveryCodes } = await api('POST', '/api/v1/account/mfa/recovery-codes', { password: $('passkey-codes-password').value, passkey });
+      $('passkey-codes-form').reset();
+      showRecoveryCodes(recoveryCodes, 'passkey-recovery-codes');
+      notice('New recovery codes: the earlier ones stopped working.');
+      await loadMfa();
     });
     onSubmit('key-form', 'key-error', async () => {
       const body = { name: $('key-name').value.trim() };

@@ -66,7 +66,7 @@ export class ConfirmTotpDto {
   code: string;
 }
 
-/** A fresh factor check: the current password and exactly one of `code` or `recoveryCode`. */
+/** A fresh factor check: the current password and exactly one of `code`, `recoveryCode` or `passkey`. */
 export class FreshFactorCheckDto {
   @ApiProperty({ type: String, format: 'password', maxLength: 1024, description: 'The account’s current password' })
   @IsString()
@@ -79,6 +79,16 @@ export class FreshFactorCheckDto {
 
   @EitherRecoveryCode()
   recoveryCode?: string;
+
+  @ApiPropertyOptional({
+    type: PasskeyAssertionDto,
+    description: 'Instead of a code: what @simplewebauthn/browser’s startAuthentication answered for the options of POST /api/v1/account/passkey-check-options (used once)',
+  })
+  @IsOptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PasskeyAssertionDto)
+  passkey?: PasskeyAssertionDto;
 }
 
 /** The second step of a sign-in that answered 401 MFA_REQUIRED. */
