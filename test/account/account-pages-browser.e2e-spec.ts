@@ -523,4 +523,60 @@ describe('account pages, in Chromium', () => {
     await page.close();
     expect(pageErrors).toEqual([]);
   }, 60_000);
+  it('e-mail change from the account centre: the form (pending until the new address confirms it), then the notice’s revert link puts the old address back', async () => {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const page = await signIn(user.email, user.password);
+    const form = page.locator('#email-change-form');
+    const newEmail = uniqueEmail('centre-moved');
+    await form.getByLabel('New e-mail address').fill(newEmail);
+    await form.getByLabel('Your password').fill('not-the-password');
+    await form.getByRole('button', { name: 'Change e-mail address' }).click();
+    await page.locator('#email-change-error').filter({ hasText: /password/i }).waitFor();
+    await form.getByLabel('Your password').fill(user.password);
+    await form.getByRole('button', { name: 'Change e-mail address' }).click();
+    const pending = page.locator('#email-change-pending');
+    await pending.filter({ hasText: newEmail }).waitFor();
+    await expect(pending.textContent()).resolves.toContain(`stays ${user.email}`);
+    await page.locator('#profile').screenshot({ path: `${SCREENSHOTS_DIR}/account-email-change-pending-1280.png` });
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.locator('#profile').screenshot({ path: `${SCREENSHOTS_DIR}/account-email-change-pending-390.png` });
+    // A reload keeps the pending state (this tab asked for it); the address has not changed yet.
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]');
+    await pending.filter({ hasText: newEmail }).waitFor();
+    await expect(page.locator('#profile-email').textContent()).resolves.toBe(user.email);
+
+    // The link mailed to the new address confirms it; the centre then shows it, with no pending line.
+    const confirmLink = mailedLink(await smtp.waitFor(newEmail, 0, ACCOUNT_MAILS.confirmNewEmail), VERIFY_EMAIL_PAGE_PATH);
+    const confirmPage = await openPage(confirmLink.pathname + confirmLink.hash);
+    await confirmPage.locator('#verify-state').filter({ hasText: 'Your new e-mail address is confirmed' }).waitFor();
+    await confirmPage.close();
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]');
+    await page.locator('#profile-email').filter({ hasText: newEmail }).waitFor();
+    await expect(pending.isVisible()).resolves.toBe(false);
+
+    // The notice to the old address carries a link (the code in the fragment) that puts it back and signs every session out.
+    const revertLink = mailedLink(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.emailChanged), VERIFY_EMAIL_PAGE_PATH);
+    expect(revertLink.origin).toBe(base);
+    expect(revertLink.search).toBe('');
+    expect(revertLink.hash).toMatch(/^#revert=[A-Za-z0-9_-]{43}$/);
+    const revertPage = await openPage(revertLink.pathname + revertLink.hash, PHONE);
+    await revertPage.locator('#verify-state').filter({ hasText: 'Your e-mail address is back' }).waitFor();
+    expect(new URL(revertPage.url()).hash).toBe('');
+    expect(await overflowsSideways(revertPage)).toBe(false);
+    await revertPage.screenshot({ path: `${SCREENSHOTS_DIR}/account-email-reverted-390.png`, fullPage: true });
+    await logIn(t, user.email, user.password).expect(200);
+    await logIn(t, newEmail, user.password).expect(401);
+    await t.http.get('/api/v1/auth/verify').set(bearer(user.token)).expect(401);
+    // The same link again: used up.
+    await revertPage.close();
+    const again = await openPage(revertLink.pathname + revertLink.hash, PHONE);
+    await again.locator('#verify-state').filter({ hasText: 'works once' }).waitFor();
+    await again.close();
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -158,6 +158,17 @@ const CENTRE_BODY = `<main id="main" class="wide">
     <p class="small-text">Confirm your address with the link we e-mailed you: a second factor needs a confirmed address.</p>
     <div class="row"><button type="button" id="resend-verification" class="secondary">Send the link again</button></div>
   </div>
+  <h3>Change your e-mail address</h3>
+  <p id="email-change-unconfirmed" class="small-text muted" hidden>Confirm your current address first: a change needs a confirmed address.</p>
+  <form id="email-change-form" class="inset">
+    <div class="fields">
+      <div><label for="email-change-new">New e-mail address</label><input id="email-change-new" type="email" autocomplete="email" maxlength="254" required></div>
+      <div><label for="email-change-password">Your password</label><input id="email-change-password" type="password" autocomplete="current-password" maxlength="1024" required></div>
+    </div>
+    <div class="row"><button type="submit" id="email-change">Change e-mail address</button></div>
+    <p id="email-change-error" class="error" role="alert"></p>
+  </form>
+  <p id="email-change-pending" class="status-line" role="status" hidden></p>
 </section>
 <section id="security" class="card" aria-labelledby="security-title">
   <h2 id="security-title">Security</h2>

@@ -165,12 +165,15 @@
   }
 
   async function verifyEmailPage() {
-    // `#token=`: the signup's (or resent) confirmation; `#change=`: the confirmation of a new address, mailed to it.
+    // `#token=`: the signup's (or resent) confirmation; `#change=`: the confirmation of a new address, mailed to it;
+    // `#revert=`: putting the old address back, from the notice mailed to it.
     const fragment = new URLSearchParams(location.hash.slice(1));
     const isChange = fragment.has('change');
+    const revertToken = fragment.get('revert');
     const token = isChange ? fragment.get('change') : fragment.get('token');
     // The code leaves the address bar (and the history) at once.
     if (location.hash) window.history.replaceState(null, '', location.pathname);
+    if (revertToken !== null) return revertEmail(revertToken);
     const confirm = async (value) => {
       await request(isChange ? '/api/v1/account/email/confirm' : '/api/v1/auth/verify-email', 'POST', { token: value });
       $('verify-form').hidden = true;
@@ -189,6 +192,22 @@
       $('verify-state').textContent = '';
       $('verify-form').hidden = false;
       $('verify-error').textContent = describe(error) + (isChange ? '. Ask for the change again to get a new link.' : '. Ask for a new link from your account page.');
+    }
+  }
+
+  /** The old address back (every session signed out): the link of the "your e-mail address was changed" notice. */
+  async function revertEmail(token) {
+    document.querySelector('h1').lastChild.textContent = ' Put your e-mail address back';
+    $('verify-state').textContent = 'Restoring…';
+    try {
+      await request('/api/v1/account/email/revert', 'POST', { token });
+      sessionStorage.removeItem(STORE);
+      $('verify-state').textContent = 'Your e-mail address is back and every session was signed out. Reset your password now: whoever changed the address knew it.';
+      $('verify-state').className = 'status-line done';
+      $('verify-state').after(el('p', { className: 'small-text' }, [el('a', { href: '/account/forgot-password', text: 'Reset your password' })]));
+    } catch (error) {
+      $('verify-state').textContent = describe(error) + '. The link works once, within 7 days of the change.';
+      $('verify-state').className = 'error';
     }
   }
 
@@ -225,6 +244,20 @@
     $('profile-confirmed').textContent = confirmed ? 'confirmed' : 'not confirmed';
     $('profile-confirmed').className = 'badge' + (confirmed ? ' answered' : ' draft');
     $('unconfirmed').hidden = confirmed;
+    $('email-change-form').hidden = !confirmed;
+    $('email-change-unconfirmed').hidden = confirmed;
+    showPendingEmail(user.email);
+  }
+
+  /** The change asked for in this tab, until the new address is the account's (the link mailed to it was opened). */
+  function showPendingEmail(current) {
+    const pending = JSON.parse(sessionStorage.getItem(STORE + '-email-pending') || 'null');
+    const live = pending && pending.email.toLowerCase() !== String(current).toLowerCase() && Date.now() - pending.at < 24 * 3600 * 1000;
+    if (!live) sessionStorage.removeItem(STORE + '-email-pending');
+    $('email-change-pending').hidden = !live;
+    $('email-change-pending').textContent = live
+      ? 'Waiting for confirmation: if ' + pending.email + ' can be used, we sent it a link (valid 24 hours). Your address stays ' + current + ' until the link is opened.'
+      : '';
   }
 
   async function loadMfa() {
@@ -468,6 +501,13 @@
     });
     $('resend-verification').addEventListener('click', async () => {
       try { notice((await api('POST', '/api/v1/auth/verify-email/resend', {})).message + '.'); } catch (error) { notice(describe(error), true); }
+    });
+    onSubmit('email-change-form', 'email-change-error', async () => {
+      const email = $('email-change-new').value.trim();
+      await api('POST', '/api/v1/account/email', { email, currentPassword: $('email-change-password').value });
+      $('email-change-form').reset();
+      sessionStorage.setItem(STORE + '-email-pending', JSON.stringify({ email, at: Date.now() }));
+      showPendingEmail($('profile-email').textContent);
     });
     onSubmit('password-form', 'password-error', async () => {
       const body = { currentPassword: $('current-password').value, newPassword: $('new-password').value, newPasswordConfirm: $('new-password-confirm').value };
