@@ -1,5 +1,6 @@
 import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage } from '#libs/common';
 import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
+import { TODO_WEBHOOK_EVENTS } from '../webhooks/todo-webhook-events.js';
 
 /**
  * The account pages (issue 29): static HTML whose one script (public/account.js) calls this service's JSON API with
@@ -147,7 +148,7 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </div>
 <nav class="tabs" aria-label="Account sections">
   <a href="#profile">Profile</a> <a href="#security">Security</a> <a href="#sessions">Sessions</a> <a href="#connected-apps">Connected apps</a>
-  <a href="#api-keys">API keys</a> <a href="#subscription">Subscription</a> <a href="#activity">Activity</a>
+  <a href="#api-keys">API keys</a> <a href="#webhooks">Webhooks</a> <a href="#subscription">Subscription</a> <a href="#activity">Activity</a>
 </nav>
 <p id="notice" class="status-line" role="status" aria-live="polite"></p>
 <section id="profile" class="card" aria-labelledby="profile-title">
@@ -260,6 +261,23 @@ const CENTRE_BODY = `<main id="main" class="wide">
   <div id="key-secret"></div>
   <div id="key-list"><p class="muted">Loading…</p></div>
 </section>
+<section id="webhooks" class="card" aria-labelledby="webhooks-title">
+  <h2 id="webhooks-title">Webhooks</h2>
+  <p class="muted small-text">Endpoints that receive your todo events, each POSTed signed (Standard Webhooks: the <code>webhook-signature</code> header). An endpoint's signing secret is shown once, when it is created or rotated.</p>
+  <div class="row"><button type="button" id="new-webhook" hidden>New endpoint</button></div>
+  <form id="webhook-editor" class="inset" aria-labelledby="webhook-editor-title" hidden>
+    <h3 id="webhook-editor-title">New webhook endpoint</h3>
+    <label for="webhook-url">URL</label>
+    <input id="webhook-url" type="url" maxlength="2000" required placeholder="https://example.com/hooks/todos" autocomplete="off" spellcheck="false">
+    <label for="webhook-description">Description <span class="muted">(optional)</span></label>
+    <input id="webhook-description" type="text" maxlength="200" placeholder="Todos to the team chat">
+    <fieldset id="webhook-event-types"><legend>Events <span class="muted">(none ticked: all of them)</span></legend></fieldset>
+    <p id="webhook-error" class="error" role="alert"></p>
+    <div class="row"><button type="submit" id="create-webhook">Create endpoint</button><button type="button" id="cancel-webhook" class="secondary">Cancel</button></div>
+  </form>
+  <div id="webhook-secret"></div>
+  <div id="webhook-list"><p class="muted">Loading…</p></div>
+</section>
 <section id="subscription" class="card" aria-labelledby="subscription-title">
   <h2 id="subscription-title">Subscription</h2>
   <p id="subscription-state"><span class="muted">Loading…</span></p>
@@ -278,7 +296,11 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </main>`;
 
 const PAGES: Record<AccountPageName, string> = {
-  centre: renderPage('Your account', CENTRE_BODY, pageScripts('centre'), { 'data-page': 'centre' }),
+  centre: renderPage('Your account', CENTRE_BODY, pageScripts('centre'), {
+    'data-page': 'centre',
+    // The webhook panel's event checkboxes and test-event choices: todo-api's catalogue, from its one home.
+    'data-webhook-events': Object.keys(TODO_WEBHOOK_EVENTS).join(' '),
+  }),
   signIn: SIGN_IN,
   signUp: SIGN_UP,
   verifyEmail: VERIFY_EMAIL,
