@@ -272,4 +272,26 @@ describe('passkeys (WebAuthn) in Chromium', () => {
     const types = await activityTypes(user.token);
     expect(types).toEqual(expect.arrayContaining(['recovery_codes_regenerated', 'passkey_used', 'passkey_removed', 'mfa_challenge_failed']));
   });
+  it('a passkey answers the current-factor check of a password change and of the account’s deletion', async () => {
+    const user = await withPasskey();
+    const checkOptions = async (token: string) => (await t.http.post('/api/v1/account/passkey-check-options').set(bearer(token)).expect(200)).body.data.options;
+    const newPassword = `${user.password}-2`;
+    const change = { currentPassword: user.password, newPassword, newPasswordConfirm: newPassword };
+    expectError(await t.http.post('/api/v1/auth/change-password').set(bearer(user.token)).send(change), 401, 'MFA_CODE_REQUIRED');
+    const forChange = await startAuthentication(user.page, await checkOptions(user.token));
+    const changed = await t.http.post('/api/v1/auth/change-password').set(bearer(user.token)).send({ ...change, passkey: forChange });
+    expect({ status: changed.status, error: changed.body.error }).toEqual({ status: 200, error: undefined });
+    expectError(await logIn(t, user.email, user.password), 401, 'INVALID_CREDENTIALS');
+
+    // Signed in again (the change ended every session): the passkey with the new password, the same assertion twice refused.
+    const { challengeToken } = (await logIn(t, user.email, newPassword)).body.error.details;
+    const signInOptions = (await t.http.post('/api/v1/auth/mfa/passkey-options').send({ challengeToken }).expect(200)).body.data.options;
+    const token = (await t.http.post('/api/v1/auth/mfa/verify').send({ challengeToken, passkey: await startAuthentication(user.page, signInOptions) }).expect(200)).body.data.token as string;
+    const forDeletion = await startAuthentication(user.page, await checkOptions(token));
+    expectError(await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: newPassword, confirmText: 'DELETE', passkey: forDeletion, code: user.recoveryCodes[0] }), 400, 'VALIDATION_ERROR');
+    await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: newPassword, confirmText: 'DELETE', passkey: forChange }).expect(401);
+    const deleted = await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: newPassword, confirmText: 'DELETE', passkey: await startAuthentication(user.page, await checkOptions(token)) });
+    expect({ status: deleted.status, error: deleted.body.error }).toEqual({ status: 200, error: undefined });
+    expect((await t.dataSource.query(`SELECT count(*)::int AS n FROM users WHERE id = $1`, [user.userId]))[0].n).toBe(0);
+  });
 });

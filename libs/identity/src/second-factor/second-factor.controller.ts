@@ -16,7 +16,7 @@ export const MFA_CODE_BUDGET_NOTE =
 /** Said of the sensitive changes that ask an account with a second factor for a current one (password change, deletion). */
 export const CURRENT_FACTOR_NOTE =
   'An account with a second factor also sends `code` (the authenticator’s current code, or an unused recovery code, which it ' +
-  'uses up): without it 401 MFA_CODE_REQUIRED (send the request again with `code`), a wrong one 401 ' +
+  'uses up), or instead `passkey` (an assertion over the options of POST /api/v1/account/passkey-check-options): without either 401 MFA_CODE_REQUIRED (send the request again with `code`), a wrong one 401 ' +
   `INVALID_CREDENTIALS; accounts without one need no code. ${MFA_CODE_BUDGET_NOTE}`;
 
 const FRESH_CHECK_NOTE =

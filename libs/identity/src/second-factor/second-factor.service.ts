@@ -5,6 +5,7 @@ import { AppException, ErrorCode, SecretSealer, validationException } from '#lib
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
 import { requireConfirmedEmail } from '../accounts/confirmed-email.js';
+import type { PasskeyAssertionDto } from '../passkeys/dto/passkey.dto.js';
 import { PasskeyAssertions } from '../passkeys/passkey-assertions.service.js';
 import { PasswordHasher } from '../accounts/password-hasher.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
@@ -76,7 +77,15 @@ function exactlyOneProof(input: FreshFactorCheckDto): void {
   }
 }
 
-function proofMethod(input: FreshFactorCheckDto): 'totp' | 'recovery_code' | 'passkey' {
+/** A second-factor proof: one of a TOTP code, a recovery code or a passkey assertion. */
+type FactorProof = { code?: string; recoveryCode?: string; passkey?: PasskeyAssertionDto };
+
+/** What a person typed where a code is asked: a TOTP code (6 digits) or a recovery code. */
+function typedProof(typed: string): FactorProof {
+  return /^[0-9]{6}$/.test(typed) ? { code: typed } : { recoveryCode: typed.slice(0, 64) };
+}
+
+function proofMethod(input: FactorProof): 'totp' | 'recovery_code' | 'passkey' {
   return input.passkey !== undefined ? 'passkey' : input.code !== undefined ? 'totp' : 'recovery_code';
 }
 
@@ -258,28 +267,49 @@ export class SecondFactorService {
   /**
    * A current factor for a sensitive change of the account (password change, deletion), after its password check:
    * nothing for an account without a confirmed factor (its answers stay the published ones); with one, `code` (a TOTP or
-   * a recovery code) must come along (401 MFA_CODE_REQUIRED without it) and is counted, judged and used up as at sign-in.
+   * a recovery code) or `passkey` (an assertion over POST /api/v1/account/passkey-check-options) must come along (401
+   * MFA_CODE_REQUIRED without either) and is counted, judged and used up as at sign-in (the same judgeProof as freshCheck).
    */
-  async requireCurrentFactor(userId: string, code: string | undefined, client: ClientInfo, context: 'password_change' | 'account_deletion'): Promise<void> {
+  async requireCurrentFactor(
+    userId: string,
+    proof: { code?: string; passkey?: PasskeyAssertionDto },
+    client: ClientInfo,
+    context: 'password_change' | 'account_deletion',
+  ): Promise<void> {
     if (!(await this.isEnabled(userId))) return;
-    if (code === undefined) throw new AppException(ErrorCode.MFA_CODE_REQUIRED, 'This account uses a second factor: send `code`, the authenticator’s current code or a recovery code');
-    await this.passTyped(userId, code, client, context);
+    if (proof.code === undefined && proof.passkey === undefined) {
+      throw new AppException(ErrorCode.MFA_CODE_REQUIRED, 'This account uses a second factor: send `code`, the authenticator’s current code or a recovery code (or `passkey`)');
+    }
+    if (proof.code !== undefined && proof.passkey !== undefined) {
+      throw validationException([{ field: 'passkey', messages: ['give one of code or passkey'] }], 'Give one of code or passkey');
+    }
+    await this.passProof(userId, proof.passkey !== undefined ? { passkey: proof.passkey } : typedProof(proof.code!), client, context);
   }
 
-  private async passTyped(userId: string, typed: string, client: ClientInfo, context: string): Promise<void> {
-    const input = /^[0-9]{6}$/.test(typed) ? { code: typed } : { recoveryCode: typed.slice(0, 64) };
+  private passTyped(userId: string, typed: string, client: ClientInfo, context: string): Promise<void> {
+    return this.passProof(userId, typedProof(typed), client, context);
+  }
+
+  /** One proof (a code or a passkey assertion), counted, judged and used up, outside a fresh check (no password here). */
+  private async passProof(userId: string, input: FactorProof, client: ClientInfo, context: string): Promise<void> {
     const attempt = await this.limiter.begin(client.ipAddress, userId);
-    const claim = await this.judge(userId, input);
-    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, 'The code is wrong or was already used', undefined, attempt.headers);
+    const claim = await this.judgeProof(userId, input);
+    const method = proofMethod(input);
+    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, method === 'passkey' ? 'The passkey was not accepted' : 'The code is wrong or was already used', undefined, attempt.headers);
     if (!claim) {
-      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context, method: input.code !== undefined ? 'totp' : 'recovery_code' } });
+      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context, method } });
       throw refused();
     }
     await this.repository.transaction(async (tx) => {
       if (!(await claim.take(tx))) throw refused();
-      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context } });
+      await this.recordProofUse(tx, userId, claim, client, context);
     });
     await attempt.succeeded();
+  }
+
+  private async recordProofUse(tx: Transaction, userId: string, claim: FactorClaim | PasskeyProofClaim, client: ClientInfo, context: string): Promise<void> {
+    if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context } });
+    if (claim.method === 'passkey') await this.activity.record(tx, userId, 'passkey_used', { client, details: { context, passkeyId: claim.passkeyId, name: claim.passkeyName } });
   }
 
   /**
@@ -311,15 +341,14 @@ export class SecondFactorService {
     }
     await this.repository.transaction(async (tx) => {
       if (!(await claim.take(tx))) throw refused();
-      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context } });
-      if (claim.method === 'passkey') await this.activity.record(tx, userId, 'passkey_used', { client, details: { context, passkeyId: claim.passkeyId, name: claim.passkeyName } });
+      await this.recordProofUse(tx, userId, claim, client, context);
       await change(tx);
     });
     await attempt.succeeded();
   }
 
   /** A fresh check's proof judged: a code (as everywhere) or a passkey assertion. */
-  private async judgeProof(userId: string, dto: FreshFactorCheckDto): Promise<(FactorClaim | PasskeyProofClaim) | null> {
+  private async judgeProof(userId: string, dto: FactorProof): Promise<(FactorClaim | PasskeyProofClaim) | null> {
     if (dto.passkey === undefined) return this.judge(userId, dto);
     const claim = await this.passkeys.claimForFreshCheck(userId, dto.passkey);
     return claim && { method: 'passkey', take: claim.take, passkeyId: claim.passkey.id, passkeyName: claim.passkey.name };

@@ -28,6 +28,23 @@ export function CurrentFactorCode(): PropertyDecorator {
   );
 }
 
+/**
+ * The optional `passkey` of the same sensitive changes: instead of `code`, an assertion of one of the account's passkeys
+ * over the options of POST /api/v1/account/passkey-check-options.
+ */
+export function CurrentFactorPasskey(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: PasskeyAssertionDto,
+      description: 'Instead of `code`, for an account with a passkey: what startAuthentication answered for the options of POST /api/v1/account/passkey-check-options (used once)',
+    }),
+    IsOptionalNotNull(),
+    IsObject(),
+    ValidateNested(),
+    Type(() => PasskeyAssertionDto),
+  );
+}
+
 /** `code` of a body taking exactly one of a TOTP code or a recovery code (a fresh factor check, the sign-in challenge). */
 function EitherTotpCode(): PropertyDecorator {
   return applyDecorators(
