@@ -482,4 +482,101 @@ describe('account pages, in Chromium', () => {
     await again.close();
     expect(pageErrors).toEqual([]);
   }, 60_000);
+  it('a passkey-only account replaces its recovery codes in the account centre with the passkey as the fresh check', async () => {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const page = await openWithAuthenticator('/account/sign-in');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('[data-empty=passkeys]').waitFor();
+    await expect(page.locator('#passkey-codes-form').isVisible()).resolves.toBe(false);
+    await page.locator('#passkey-password').fill(user.password);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('[data-passkey]').waitFor();
+    const first = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
+    expect(first).toHaveLength(10);
+
+    // No authenticator app: the passkey answers the fresh check for new codes (a wrong password first).
+    const form = page.locator('#passkey-codes-form');
+    await form.waitFor();
+    await form.getByLabel('Current password').fill('not-the-password');
+    await form.getByRole('button', { name: 'New recovery codes' }).click();
+    await page.locator('#passkey-codes-error').filter({ hasText: /wrong/i }).waitFor();
+    await form.getByLabel('Current password').fill(user.password);
+    await form.getByRole('button', { name: 'New recovery codes' }).click();
+    const codes = page.locator('#passkey-recovery-codes [data-secret=recovery-codes]');
+    await codes.filter({ hasNotText: first[0] }).waitFor();
+    const renewed = (await codes.textContent())!.split('\n');
+    expect(renewed).toHaveLength(10);
+    expect(renewed.filter((code) => first.includes(code))).toEqual([]);
+    await page.locator('#passkeys').screenshot({ path: `${SCREENSHOTS_DIR}/account-passkey-recovery-codes-1280.png` });
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.locator('#passkeys').screenshot({ path: `${SCREENSHOTS_DIR}/account-passkey-recovery-codes-390.png` });
+
+    // The new codes answer the second-factor step; the old ones no longer do.
+    const challenge = async () => (await logIn(t, user.email, user.password).expect(401)).body.error.details.challengeToken as string;
+    await t.http.post('/api/v1/auth/mfa/verify').send({ challengeToken: await challenge(), recoveryCode: first[1] }).expect(401);
+    await t.http.post('/api/v1/auth/mfa/verify').send({ challengeToken: await challenge(), recoveryCode: renewed[0] }).expect(200);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+  it('e-mail change from the account centre: the form (pending until the new address confirms it), then the notice’s revert link puts the old address back', async () => {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const page = await signIn(user.email, user.password);
+    const form = page.locator('#email-change-form');
+    const newEmail = uniqueEmail('centre-moved');
+    await form.getByLabel('New e-mail address').fill(newEmail);
+    await form.getByLabel('Your password').fill('not-the-password');
+    await form.getByRole('button', { name: 'Change e-mail address' }).click();
+    await page.locator('#email-change-error').filter({ hasText: /password/i }).waitFor();
+    await form.getByLabel('Your password').fill(user.password);
+    await form.getByRole('button', { name: 'Change e-mail address' }).click();
+    const pending = page.locator('#email-change-pending');
+    await pending.filter({ hasText: newEmail }).waitFor();
+    await expect(pending.textContent()).resolves.toContain(`stays ${user.email}`);
+    await page.locator('#profile').screenshot({ path: `${SCREENSHOTS_DIR}/account-email-change-pending-1280.png` });
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.locator('#profile').screenshot({ path: `${SCREENSHOTS_DIR}/account-email-change-pending-390.png` });
+    // A reload keeps the pending state (this tab asked for it); the address has not changed yet.
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]');
+    await pending.filter({ hasText: newEmail }).waitFor();
+    await expect(page.locator('#profile-email').textContent()).resolves.toBe(user.email);
+
+    // The link mailed to the new address confirms it; the centre then shows it, with no pending line.
+    const confirmLink = mailedLink(await smtp.waitFor(newEmail, 0, ACCOUNT_MAILS.confirmNewEmail), VERIFY_EMAIL_PAGE_PATH);
+    const confirmPage = await openPage(confirmLink.pathname + confirmLink.hash);
+    await confirmPage.locator('#verify-state').filter({ hasText: 'Your new e-mail address is confirmed' }).waitFor();
+    await confirmPage.close();
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]');
+    await page.locator('#profile-email').filter({ hasText: newEmail }).waitFor();
+    await expect(pending.isVisible()).resolves.toBe(false);
+
+    // The notice to the old address carries a link (the code in the fragment) that puts it back and signs every session out.
+    const revertLink = mailedLink(await smtp.waitFor(user.email, 0, ACCOUNT_MAILS.emailChanged), VERIFY_EMAIL_PAGE_PATH);
+    expect(revertLink.origin).toBe(base);
+    expect(revertLink.search).toBe('');
+    expect(revertLink.hash).toMatch(/^#revert=[A-Za-z0-9_-]{43}$/);
+    const revertPage = await openPage(revertLink.pathname + revertLink.hash, PHONE);
+    await revertPage.locator('#verify-state').filter({ hasText: 'Your e-mail address is back' }).waitFor();
+    expect(new URL(revertPage.url()).hash).toBe('');
+    expect(await overflowsSideways(revertPage)).toBe(false);
+    await revertPage.screenshot({ path: `${SCREENSHOTS_DIR}/account-email-reverted-390.png`, fullPage: true });
+    await logIn(t, user.email, user.password).expect(200);
+    await logIn(t, newEmail, user.password).expect(401);
+    await t.http.get('/api/v1/auth/verify').set(bearer(user.token)).expect(401);
+    // The same link again: used up.
+    await revertPage.close();
+    const again = await openPage(revertLink.pathname + revertLink.hash, PHONE);
+    await again.locator('#verify-state').filter({ hasText: 'works once' }).waitFor();
+    await again.close();
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });

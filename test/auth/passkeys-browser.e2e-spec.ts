@@ -234,4 +234,64 @@ describe('passkeys (WebAuthn) in Chromium', () => {
     await t.http.delete('/api/v1/account').set(bearer(other.token)).send({ password: other.password, confirmText: 'DELETE', code: other.recoveryCodes[0] }).expect(200);
     expect(await counted()).toBe(0);
   });
+  it('a passkey-only account replaces its recovery codes (and removes a passkey) with a passkey as the fresh factor check', async () => {
+    const user = await withPasskey();
+    const checkOptions = async () => (await t.http.post('/api/v1/account/passkey-check-options').set(bearer(user.token)).expect(200)).body.data.options;
+    const options = await checkOptions();
+    expect(options.allowCredentials.map((c: Json) => c.id)).toEqual([user.credentialId]);
+    const assertion = await startAuthentication(user.page, options);
+    const renewed = await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, passkey: assertion });
+    expect({ status: renewed.status, error: renewed.body.error }).toEqual({ status: 200, error: undefined });
+    expect(renewed.body.data.recoveryCodes).toHaveLength(10);
+    // The old codes stopped working, the new ones work (a passkey-only account's deletion check takes one later).
+    expect(renewed.body.data.recoveryCodes).not.toContain(user.recoveryCodes[0]);
+    // The same assertion again: its challenge is used up.
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, passkey: assertion }), 401, 'INVALID_CREDENTIALS');
+    // A right passkey with a wrong password, and a passkey with a code at once.
+    const wrongPassword = await startAuthentication(user.page, await checkOptions());
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: 'wrong-password-1', passkey: wrongPassword }), 401, 'INVALID_CREDENTIALS');
+    const both = await startAuthentication(user.page, await checkOptions());
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, passkey: both, recoveryCode: renewed.body.data.recoveryCodes[0] }), 400, 'VALIDATION_ERROR');
+    // Another account's passkey answering this account's options is refused.
+    const stranger = await withPasskey('Stranger');
+    const foreign = await startAuthentication(stranger.page, { ...(await checkOptions()), allowCredentials: [] });
+    expect(foreign.id).toBe(stranger.credentialId);
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(user.token)).send({ password: user.password, passkey: foreign }), 401, 'INVALID_CREDENTIALS');
+    // Options handed out for one account are not the other's to answer, even with its own passkey.
+    const strangersOwn = await startAuthentication(stranger.page, { ...(await checkOptions()), allowCredentials: [] });
+    expectError(await t.http.post('/api/v1/account/mfa/recovery-codes').set(bearer(stranger.token)).send({ password: stranger.password, passkey: strangersOwn }), 401, 'INVALID_CREDENTIALS');
+    await t.rateLimits.clear();
+
+    // The same proof removes the passkey (the one fresh check of every such route).
+    const removal = await startAuthentication(user.page, await checkOptions());
+    const removed = await t.http.delete(`/api/v1/account/passkeys/${user.passkeyId}`).set(bearer(user.token)).send({ password: user.password, passkey: removal });
+    expect({ status: removed.status, error: removed.body.error }).toEqual({ status: 200, error: undefined });
+    expect(removed.body.data).toEqual({ removed: true, passkeys: 0 });
+    // Without a passkey there are no options to answer.
+    expectError(await t.http.post('/api/v1/account/passkey-check-options').set(bearer(user.token)), 404, 'NOT_FOUND');
+    const types = await activityTypes(user.token);
+    expect(types).toEqual(expect.arrayContaining(['recovery_codes_regenerated', 'passkey_used', 'passkey_removed', 'mfa_challenge_failed']));
+  });
+  it('a passkey answers the current-factor check of a password change and of the account’s deletion', async () => {
+    const user = await withPasskey();
+    const checkOptions = async (token: string) => (await t.http.post('/api/v1/account/passkey-check-options').set(bearer(token)).expect(200)).body.data.options;
+    const newPassword = `${user.password}-2`;
+    const change = { currentPassword: user.password, newPassword, newPasswordConfirm: newPassword };
+    expectError(await t.http.post('/api/v1/auth/change-password').set(bearer(user.token)).send(change), 401, 'MFA_CODE_REQUIRED');
+    const forChange = await startAuthentication(user.page, await checkOptions(user.token));
+    const changed = await t.http.post('/api/v1/auth/change-password').set(bearer(user.token)).send({ ...change, passkey: forChange });
+    expect({ status: changed.status, error: changed.body.error }).toEqual({ status: 200, error: undefined });
+    expectError(await logIn(t, user.email, user.password), 401, 'INVALID_CREDENTIALS');
+
+    // Signed in again (the change ended every session): the passkey with the new password, the same assertion twice refused.
+    const { challengeToken } = (await logIn(t, user.email, newPassword)).body.error.details;
+    const signInOptions = (await t.http.post('/api/v1/auth/mfa/passkey-options').send({ challengeToken }).expect(200)).body.data.options;
+    const token = (await t.http.post('/api/v1/auth/mfa/verify').send({ challengeToken, passkey: await startAuthentication(user.page, signInOptions) }).expect(200)).body.data.token as string;
+    const forDeletion = await startAuthentication(user.page, await checkOptions(token));
+    expectError(await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: newPassword, confirmText: 'DELETE', passkey: forDeletion, code: user.recoveryCodes[0] }), 400, 'VALIDATION_ERROR');
+    await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: newPassword, confirmText: 'DELETE', passkey: forChange }).expect(401);
+    const deleted = await t.http.delete('/api/v1/account').set(bearer(token)).send({ password: newPassword, confirmText: 'DELETE', passkey: await startAuthentication(user.page, await checkOptions(token)) });
+    expect({ status: deleted.status, error: deleted.body.error }).toEqual({ status: 200, error: undefined });
+    expect((await t.dataSource.query(`SELECT count(*)::int AS n FROM users WHERE id = $1`, [user.userId]))[0].n).toBe(0);
+  });
 });

@@ -73,6 +73,7 @@ const TODO_API_ROUTES = [
   'POST /api/v1/account/mfa/recovery-codes jwt',
   'GET /api/v1/account/passkeys jwt',
   'POST /api/v1/account/passkey-options jwt',
+  'POST /api/v1/account/passkey-check-options jwt',
   'POST /api/v1/account/passkeys jwt',
   'PATCH /api/v1/account/passkeys/:passkeyId jwt',
   'DELETE /api/v1/account/passkeys/:passkeyId jwt',

@@ -424,6 +424,8 @@ describe('authorization matrix, mass assignment and secrets', () => {
     // other cells: the passkeys suite checks another account's passkey is 404); unknown challenges and assertions are refused.
     { service: 'todo', scheme: 'jwt', method: 'GET', route: '/api/v1/account/passkeys', path: () => '/api/v1/account/passkeys', ok: 200 },
     { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/passkey-options', path: () => '/api/v1/account/passkey-options', body: (x) => ({ password: x.A.password }), ok: 200, foreign: 401, foreignCode: 'INVALID_CREDENTIALS' },
+    // A holds no passkey: no options for a fresh check by one (the passkeys suite answers them for an account that has one).
+    { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/passkey-check-options', path: () => '/api/v1/account/passkey-check-options', body: () => ({}), ok: 404 },
     { service: 'todo', scheme: 'jwt', method: 'POST', route: '/api/v1/account/passkeys', path: () => '/api/v1/account/passkeys', body: () => ({ credential: MATRIX_PASSKEY_REGISTRATION }), ok: 400 },
     { service: 'todo', scheme: 'jwt', method: 'PATCH', route: '/api/v1/account/passkeys/:passkeyId', path: () => `/api/v1/account/passkeys/${randomUUID()}`, body: () => ({ name: 'matrix' }), ok: 404 },
     { service: 'todo', scheme: 'jwt', method: 'DELETE', route: '/api/v1/account/passkeys/:passkeyId', path: () => `/api/v1/account/passkeys/${randomUUID()}`, body: (x) => ({ password: x.A.password, code: '123456' }), ok: 404 },

@@ -1,5 +1,6 @@
 import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage } from '#libs/common';
 import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
+import { TODO_WEBHOOK_EVENTS } from '../webhooks/todo-webhook-events.js';
 
 /**
  * The account pages (issue 29): static HTML whose one script (public/account.js) calls this service's JSON API with
@@ -147,7 +148,7 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </div>
 <nav class="tabs" aria-label="Account sections">
   <a href="#profile">Profile</a> <a href="#security">Security</a> <a href="#sessions">Sessions</a> <a href="#connected-apps">Connected apps</a>
-  <a href="#api-keys">API keys</a> <a href="#subscription">Subscription</a> <a href="#activity">Activity</a>
+  <a href="#api-keys">API keys</a> <a href="#webhooks">Webhooks</a> <a href="#subscription">Subscription</a> <a href="#activity">Activity</a>
 </nav>
 <p id="notice" class="status-line" role="status" aria-live="polite"></p>
 <section id="profile" class="card" aria-labelledby="profile-title">
@@ -158,6 +159,17 @@ const CENTRE_BODY = `<main id="main" class="wide">
     <p class="small-text">Confirm your address with the link we e-mailed you: a second factor needs a confirmed address.</p>
     <div class="row"><button type="button" id="resend-verification" class="secondary">Send the link again</button></div>
   </div>
+  <h3>Change your e-mail address</h3>
+  <p id="email-change-unconfirmed" class="small-text muted" hidden>Confirm your current address first: a change needs a confirmed address.</p>
+  <form id="email-change-form" class="inset">
+    <div class="fields">
+      <div><label for="email-change-new">New e-mail address</label><input id="email-change-new" type="email" autocomplete="email" maxlength="254" required></div>
+      <div><label for="email-change-password">Your password</label><input id="email-change-password" type="password" autocomplete="current-password" maxlength="1024" required></div>
+    </div>
+    <div class="row"><button type="submit" id="email-change">Change e-mail address</button></div>
+    <p id="email-change-error" class="error" role="alert"></p>
+  </form>
+  <p id="email-change-pending" class="status-line" role="status" hidden></p>
 </section>
 <section id="security" class="card" aria-labelledby="security-title">
   <h2 id="security-title">Security</h2>
@@ -213,6 +225,13 @@ const CENTRE_BODY = `<main id="main" class="wide">
     <div class="row"><button type="submit" id="passkey-add">Add a passkey</button></div>
     <p id="passkey-error" class="error" role="alert"></p>
   </form>
+  <form id="passkey-codes-form" class="inset" hidden>
+    <p class="small-text">Replacing the recovery codes needs your password and one of your passkeys.</p>
+    <label for="passkey-codes-password">Current password</label>
+    <input id="passkey-codes-password" type="password" autocomplete="current-password" maxlength="1024" required>
+    <div class="row"><button type="submit" id="passkey-codes" class="secondary">New recovery codes</button></div>
+    <p id="passkey-codes-error" class="error" role="alert"></p>
+  </form>
   <div id="passkey-recovery-codes" hidden></div>
   </div>
 </section>
@@ -242,6 +261,23 @@ const CENTRE_BODY = `<main id="main" class="wide">
   <div id="key-secret"></div>
   <div id="key-list"><p class="muted">Loading…</p></div>
 </section>
+<section id="webhooks" class="card" aria-labelledby="webhooks-title">
+  <h2 id="webhooks-title">Webhooks</h2>
+  <p class="muted small-text">Endpoints that receive your todo events, each POSTed signed (Standard Webhooks: the <code>webhook-signature</code> header). An endpoint's signing secret is shown once, when it is created or rotated.</p>
+  <div class="row"><button type="button" id="new-webhook" hidden>New endpoint</button></div>
+  <form id="webhook-editor" class="inset" aria-labelledby="webhook-editor-title" hidden>
+    <h3 id="webhook-editor-title">New webhook endpoint</h3>
+    <label for="webhook-url">URL</label>
+    <input id="webhook-url" type="url" maxlength="2000" required placeholder="https://example.com/hooks/todos" autocomplete="off" spellcheck="false">
+    <label for="webhook-description">Description <span class="muted">(optional)</span></label>
+    <input id="webhook-description" type="text" maxlength="200" placeholder="Todos to the team chat">
+    <fieldset id="webhook-event-types"><legend>Events <span class="muted">(none ticked: all of them)</span></legend></fieldset>
+    <p id="webhook-error" class="error" role="alert"></p>
+    <div class="row"><button type="submit" id="create-webhook">Create endpoint</button><button type="button" id="cancel-webhook" class="secondary">Cancel</button></div>
+  </form>
+  <div id="webhook-secret"></div>
+  <div id="webhook-list"><p class="muted">Loading…</p></div>
+</section>
 <section id="subscription" class="card" aria-labelledby="subscription-title">
   <h2 id="subscription-title">Subscription</h2>
   <p id="subscription-state"><span class="muted">Loading…</span></p>
@@ -260,7 +296,11 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </main>`;
 
 const PAGES: Record<AccountPageName, string> = {
-  centre: renderPage('Your account', CENTRE_BODY, pageScripts('centre'), { 'data-page': 'centre' }),
+  centre: renderPage('Your account', CENTRE_BODY, pageScripts('centre'), {
+    'data-page': 'centre',
+    // The webhook panel's event checkboxes and test-event choices: todo-api's catalogue, from its one home.
+    'data-webhook-events': Object.keys(TODO_WEBHOOK_EVENTS).join(' '),
+  }),
   signIn: SIGN_IN,
   signUp: SIGN_UP,
   verifyEmail: VERIFY_EMAIL,

@@ -78,7 +78,7 @@ export class AccountService {
     if (!(await this.passwords.verify(request.password, user.passwordHash))) {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
     }
-    await this.secondFactor.requireCurrentFactor(userId, request.code, client, 'account_deletion');
+    await this.secondFactor.requireCurrentFactor(userId, request, client, 'account_deletion');
     const { deleted, stripeCustomer } = await this.repository.transaction(async (tx) => {
       const customer = await this.billingCleanup.queue(tx, userId);
       // Endpoints are owned by kind and id (no foreign key to users): removed here, their deliveries by cascade.

@@ -39,7 +39,8 @@ export const MAIL_SUBJECTS = {
 /**
  * The account page a verification mail links to (todo-api serves it). The code rides in the URL's fragment, which the
  * browser never sends: it stays out of every server's log and Referer; the page posts it to /api/v1/auth/verify-email
- * (`#token=`), or, for the mail to a new address, to /api/v1/account/email/confirm (`#change=`).
+ * (`#token=`), or, for the mail to a new address, to /api/v1/account/email/confirm (`#change=`), or, for the notice to
+ * the old address, to /api/v1/account/email/revert (`#revert=`).
  */
 export const VERIFY_EMAIL_PAGE_PATH = '/account/verify-email';
 
@@ -141,7 +142,8 @@ export class EmailVerificationService implements OnModuleDestroy {
           text:
             `The e-mail address of your account was changed to ${current}.\n\n` +
             `If you did not do this, put your address back with this code within 7 days:\n\n${previous.revertToken}\n\n` +
-            `(POST ${this.config.publicBaseUrl}/api/v1/account/email/revert with {"token": "<the code>"}). Every session is then ` +
+            `Open this link to put it back:\n${trimTrailingSlashes(this.config.publicBaseUrl)}${VERIFY_EMAIL_PAGE_PATH}#revert=${previous.revertToken}\n\n` +
+            `(or POST ${this.config.publicBaseUrl}/api/v1/account/email/revert with {"token": "<the code>"}). Every session is then ` +
             'signed out; reset your password afterwards, since whoever made the change knew it.\n',
         }),
       'E-mail change notice could not be delivered',

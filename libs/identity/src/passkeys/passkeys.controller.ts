@@ -6,6 +6,7 @@ import { MFA_CODE_BUDGET_NOTE } from '../second-factor/second-factor.controller.
 import type { ClientInfo } from '../sessions/sessions.service.js';
 import { Client } from '../sign-in/client-info.decorator.js';
 import { PasskeyDto, PasskeyListDto, PasskeyOptionsDto, PasskeyRegisteredDto, PasskeyRemovedDto, RegisterPasskeyDto, RenamePasskeyDto, StartPasskeyRegistrationDto } from './dto/passkey.dto.js';
+import { PASSKEY_CHECK_TTL_SECONDS } from './passkey-assertions.service.js';
 import { PASSKEY_CEREMONY_TTL_SECONDS, PASSKEYS_PER_ACCOUNT, PasskeysService } from './passkeys.service.js';
 
 @ApiTags('Account')
@@ -39,6 +40,23 @@ export class PasskeysController {
   @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_CREDENTIALS, ErrorCode.EMAIL_NOT_VERIFIED, ErrorCode.CONFLICT, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
   options(@CurrentUserId() userId: string, @Body() dto: StartPasskeyRegistrationDto): Promise<PasskeyOptionsDto> {
     return this.passkeys.registrationOptions(userId, dto);
+  }
+
+  @Post('passkey-check-options')
+  @HttpCode(200)
+  @RateLimit({ bucket: 'passkey-check-options', limit: 30, windowSeconds: 900, storeOutage: 'fail-closed', per: 'session' })
+  @ApiOperation({
+    operationId: 'startPasskeyFactorCheck',
+    summary: 'Options for a fresh factor check by passkey',
+    description:
+      'Answers WebAuthn request options for @simplewebauthn/browser’s startAuthentication, for one of your passkeys, usable once within ' +
+      `${PASSKEY_CHECK_TTL_SECONDS} seconds: its answer goes as \`passkey\` of a request that needs a fresh factor check (new recovery codes, ` +
+      'turning the authenticator off, removing a passkey) instead of a code. No passkey: 404 NOT_FOUND. Limited to 30 requests per 15 minutes per session.',
+  })
+  @ApiEnvelope(PasskeyOptionsDto)
+  @ApiErrors(ErrorCode.AUTH_REQUIRED, ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED, ErrorCode.SERVICE_UNAVAILABLE)
+  checkOptions(@CurrentUserId() userId: string): Promise<PasskeyOptionsDto> {
+    return this.passkeys.freshCheckOptions(userId);
   }
 
   @Post('passkeys')
@@ -75,7 +93,7 @@ export class PasskeysController {
     summary: 'Remove a passkey',
     description:
       'Needs a fresh factor check, as turning the authenticator off: the current password and exactly one of `code` (the authenticator’s ' +
-      'current code) or `recoveryCode` (used up). A wrong password or code is 401 INVALID_CREDENTIALS; another account’s passkey 404 ' +
+      'current code), `recoveryCode` (used up) or `passkey` (see POST /api/v1/account/passkey-check-options). A wrong password, code or passkey is 401 INVALID_CREDENTIALS; another account’s passkey 404 ' +
       'NOT_FOUND. With the last second factor gone, the recovery codes go too and sign-in asks for the password alone. Limited to 5 requests ' +
       `per 15 minutes per session (shared with turning the authenticator off). ${MFA_CODE_BUDGET_NOTE}`,
   })

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
-  verifyAuthenticationResponse,
   verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
   type AuthenticatorTransport,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
@@ -32,7 +30,8 @@ import {
   type RenamePasskeyDto,
   type StartPasskeyRegistrationDto,
 } from './dto/passkey.dto.js';
-import { PasskeysRepository, type PasskeyRow } from './passkeys.repository.js';
+import { challengeOf, PasskeyAssertions } from './passkey-assertions.service.js';
+import { PasskeysRepository } from './passkeys.repository.js';
 
 /** How long registration and passwordless sign-in options (their challenge) can be answered, once. */
 export const PASSKEY_CEREMONY_TTL_SECONDS = 5 * 60;
@@ -42,16 +41,6 @@ export const PASSKEYS_PER_ACCOUNT = 10;
 /** The WebAuthn user handle of an account: its id's bytes (no e-mail, nothing personal). */
 function userHandleOf(userId: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(Buffer.from(userId, 'utf8'));
-}
-
-/** The challenge a browser's clientDataJSON says it signed, or undefined when it is not readable. */
-function challengeOf(clientDataJSON: string): string | undefined {
-  try {
-    const challenge = (JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown }).challenge;
-    return typeof challenge === 'string' && challenge.length > 0 && challenge.length <= 128 ? challenge : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function notAccepted(headers?: Record<string, string>): AppException {
@@ -75,7 +64,6 @@ function invalidRegistration(reason: string): AppException {
  */
 @Injectable()
 export class PasskeysService {
-  private readonly logger = new Logger(PasskeysService.name);
   private readonly rpId: string;
   private readonly origin: string;
   private readonly rpName: string;
@@ -87,6 +75,7 @@ export class PasskeysService {
     private readonly secondFactor: SecondFactorService,
     private readonly limiter: SecondFactorRateLimiter,
     private readonly activity: SecurityActivityService,
+    private readonly assertions: PasskeyAssertions,
   ) {
     this.rpId = config.webauthn.rpId;
     this.origin = config.webauthn.origin;
@@ -208,7 +197,7 @@ export class PasskeysService {
     if (!open) throw invalidChallenge(attempt.headers);
     const { userId, webauthnChallenge } = open;
     const passkey = await this.repository.findByCredentialId(dto.passkey.id);
-    const newCount = webauthnChallenge && passkey?.userId === userId ? await this.judge(passkey, dto.passkey, webauthnChallenge, false) : null;
+    const newCount = webauthnChallenge && passkey?.userId === userId ? await this.assertions.judge(passkey, dto.passkey, webauthnChallenge, false) : null;
     if (newCount === null || !webauthnChallenge || !passkey) {
       void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context: 'sign_in', method: 'passkey' } });
       throw notAccepted(attempt.headers);
@@ -243,7 +232,7 @@ export class PasskeysService {
     const challenge = challengeOf(credential.response.clientDataJSON);
     const challengeTaken = challenge !== undefined && (await this.repository.consumeChallenge(null, 'sign_in', challenge));
     const handleMatches = credential.response.userHandle === undefined || (passkey && credential.response.userHandle === Buffer.from(userHandleOf(passkey.userId)).toString('base64url'));
-    const newCount = challengeTaken && passkey && handleMatches ? await this.judge(passkey, credential, challenge, true) : null;
+    const newCount = challengeTaken && passkey && handleMatches ? await this.assertions.judge(passkey, credential, challenge, true) : null;
     if (newCount === null || !passkey) {
       if (passkey) void this.activity.recordAfter(passkey.userId, 'sign_in_failed', { client, details: { method: 'passkey' } });
       throw notAccepted(attempt.headers);
@@ -256,26 +245,8 @@ export class PasskeysService {
     return passkey.userId;
   }
 
-  /** Whether the assertion is the passkey's signature over `expectedChallenge` at this relying party: its new counter, or null. */
-  private async judge(passkey: PasskeyRow, assertion: PasskeyAssertionDto, expectedChallenge: string, requireUserVerification: boolean): Promise<number | null> {
-    try {
-      const { verified, authenticationInfo } = await verifyAuthenticationResponse({
-        response: assertion as unknown as AuthenticationResponseJSON,
-        expectedChallenge,
-        expectedOrigin: this.origin,
-        expectedRPID: this.rpId,
-        credential: {
-          id: passkey.credentialId,
-          publicKey: new Uint8Array(passkey.publicKey),
-          counter: Number(passkey.signCount),
-          transports: passkey.transports as AuthenticatorTransport[],
-        },
-        requireUserVerification,
-      });
-      return verified ? authenticationInfo.newCounter : null;
-    } catch (error) {
-      this.logger.debug({ passkeyId: passkey.id, err: (error as Error).message }, 'A passkey assertion was refused');
-      return null;
-    }
+  /** Options for a fresh factor check by one of the account's passkeys (then its assertion as `passkey` of the checked request). */
+  freshCheckOptions(userId: string): Promise<PasskeyOptionsDto> {
+    return this.assertions.freshCheckOptions(userId);
   }
 }

@@ -16,12 +16,12 @@ export const MFA_CODE_BUDGET_NOTE =
 /** Said of the sensitive changes that ask an account with a second factor for a current one (password change, deletion). */
 export const CURRENT_FACTOR_NOTE =
   'An account with a second factor also sends `code` (the authenticator’s current code, or an unused recovery code, which it ' +
-  'uses up): without it 401 MFA_CODE_REQUIRED (send the request again with `code`), a wrong one 401 ' +
+  'uses up), or instead `passkey` (an assertion over the options of POST /api/v1/account/passkey-check-options): without either 401 MFA_CODE_REQUIRED (send the request again with `code`), a wrong one 401 ' +
   `INVALID_CREDENTIALS; accounts without one need no code. ${MFA_CODE_BUDGET_NOTE}`;
 
 const FRESH_CHECK_NOTE =
-  'Needs a fresh factor check: the current password and exactly one of `code` (the authenticator’s current code) or `recoveryCode` ' +
-  '(which it uses up). A wrong password or code is 401 INVALID_CREDENTIALS. ';
+  'Needs a fresh factor check: the current password and exactly one of `code` (the authenticator’s current code), `recoveryCode` ' +
+  '(which it uses up) or `passkey` (an assertion over the options of POST /api/v1/account/passkey-check-options, once). A wrong password, code or passkey is 401 INVALID_CREDENTIALS. ';
 
 @ApiTags('Account')
 @Controller('api/v1/account/mfa')
@@ -93,7 +93,7 @@ export class SecondFactorController {
     operationId: 'regenerateRecoveryCodes',
     summary: 'Replace the recovery codes',
     description:
-      `${FRESH_CHECK_NOTE}Answers ten new single-use recovery codes, this once; the earlier ones stop working. No second factor: ` +
+      `${FRESH_CHECK_NOTE}Answers ten new single-use recovery codes, this once; the earlier ones stop working. No second factor (neither an authenticator nor a passkey): ` +
       `404 NOT_FOUND. Limited to 5 requests per 15 minutes per session (shared with disabling). ${MFA_CODE_BUDGET_NOTE}`,
   })
   @ApiEnvelope(RecoveryCodesDto)

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsCoreModule } from '../accounts-core.module.js';
+import { PasskeyAssertions } from '../passkeys/passkey-assertions.service.js';
+import { PasskeysRepository } from '../passkeys/passkeys.repository.js';
 import { SecurityActivityModule } from '../security-activity/security-activity.module.js';
 import { SecondFactorController } from './second-factor.controller.js';
 import { SecondFactorRateLimiter } from './second-factor-rate-limiter.service.js';
@@ -10,7 +12,7 @@ import { SecondFactorService } from './second-factor.service.js';
 @Module({
   imports: [AccountsCoreModule, SecurityActivityModule],
   controllers: [SecondFactorController],
-  providers: [SecondFactorRepository, SecondFactorService, SecondFactorRateLimiter],
-  exports: [SecondFactorService, SecondFactorRateLimiter],
+  providers: [SecondFactorRepository, SecondFactorService, SecondFactorRateLimiter, PasskeysRepository, PasskeyAssertions],
+  exports: [SecondFactorService, SecondFactorRateLimiter, PasskeysRepository, PasskeyAssertions],
 })
 export class SecondFactorModule {}

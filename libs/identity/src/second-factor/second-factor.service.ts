@@ -5,6 +5,8 @@ import { AppException, ErrorCode, SecretSealer, validationException } from '#lib
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
 import { requireConfirmedEmail } from '../accounts/confirmed-email.js';
+import type { PasskeyAssertionDto } from '../passkeys/dto/passkey.dto.js';
+import { PasskeyAssertions } from '../passkeys/passkey-assertions.service.js';
 import { PasswordHasher } from '../accounts/password-hasher.service.js';
 import { SecurityActivityService } from '../security-activity/security-activity.service.js';
 import type { ClientInfo } from '../sessions/sessions.service.js';
@@ -59,11 +61,32 @@ export interface OpenMfaChallenge {
 
 /** A code that checked out, to be taken (used up) inside the caller's transaction: false when a concurrent use took it first. */
 type FactorClaim = { method: 'totp' | 'recovery_code'; take: (tx: Transaction) => Promise<boolean> };
+/** A passkey assertion that checked out in a fresh check, recorded (its counter) inside the caller's transaction. */
+type PasskeyProofClaim = { method: 'passkey'; take: (tx: Transaction) => Promise<boolean>; passkeyId: string; passkeyName: string };
 
 function exactlyOneFactor(input: { code?: string; recoveryCode?: string }): void {
   if ((input.code === undefined) === (input.recoveryCode === undefined)) {
     throw validationException([{ field: 'code', messages: ['give exactly one of code or recoveryCode'] }], 'Give exactly one of code or recoveryCode');
   }
+}
+
+/** A fresh factor check's proof: exactly one of a TOTP code, a recovery code or a passkey assertion. */
+function exactlyOneProof(input: FreshFactorCheckDto): void {
+  if ([input.code, input.recoveryCode, input.passkey].filter((given) => given !== undefined).length !== 1) {
+    throw validationException([{ field: 'code', messages: ['give exactly one of code, recoveryCode or passkey'] }], 'Give exactly one of code, recoveryCode or passkey');
+  }
+}
+
+/** A second-factor proof: one of a TOTP code, a recovery code or a passkey assertion. */
+type FactorProof = { code?: string; recoveryCode?: string; passkey?: PasskeyAssertionDto };
+
+/** What a person typed where a code is asked: a TOTP code (6 digits) or a recovery code. */
+function typedProof(typed: string): FactorProof {
+  return /^[0-9]{6}$/.test(typed) ? { code: typed } : { recoveryCode: typed.slice(0, 64) };
+}
+
+function proofMethod(input: FactorProof): 'totp' | 'recovery_code' | 'passkey' {
+  return input.passkey !== undefined ? 'passkey' : input.code !== undefined ? 'totp' : 'recovery_code';
 }
 
 function invalidChallenge(headers?: Record<string, string>): AppException {
@@ -88,6 +111,7 @@ export class SecondFactorService {
     private readonly hasher: PasswordHasher,
     private readonly limiter: SecondFactorRateLimiter,
     private readonly activity: SecurityActivityService,
+    private readonly passkeys: PasskeyAssertions,
   ) {
     this.sealer = totpSecretSealer(config.jwtSecret);
     this.issuer = URL.parse(config.publicBaseUrl)?.host || 'todo-api';
@@ -139,10 +163,17 @@ export class SecondFactorService {
 
   async regenerateRecoveryCodes(userId: string, dto: FreshFactorCheckDto, client: ClientInfo): Promise<RecoveryCodesDto> {
     const codes = generateRecoveryCodes();
-    await this.freshCheck(userId, dto, client, 'recovery_codes', async (tx) => {
-      await this.repository.replaceRecoveryCodes(tx, userId, codes.map(hashRecoveryCode));
-      await this.activity.record(tx, userId, 'recovery_codes_regenerated', { client });
-    });
+    await this.freshCheck(
+      userId,
+      dto,
+      client,
+      'recovery_codes',
+      async (tx) => {
+        await this.repository.replaceRecoveryCodes(tx, userId, codes.map(hashRecoveryCode));
+        await this.activity.record(tx, userId, 'recovery_codes_regenerated', { client });
+      },
+      'any',
+    );
     return { recoveryCodes: codes };
   }
 
@@ -187,8 +218,8 @@ export class SecondFactorService {
   }
 
   /**
-   * The fresh factor check of a change to another factor (removing a passkey): the password and a TOTP or recovery
-   * code, as for disabling the authenticator, on an account with any second factor; then `change`, in one transaction.
+   * The fresh factor check of a change to another factor (removing a passkey): the same proof as for disabling the
+   * authenticator (freshCheck), on an account with any second factor; then `change`, in one transaction.
    */
   async withFreshCheck(userId: string, dto: FreshFactorCheckDto, client: ClientInfo, context: string, change: (tx: Transaction) => Promise<void>): Promise<void> {
     await this.freshCheck(userId, dto, client, context, change, 'any');
@@ -236,31 +267,57 @@ export class SecondFactorService {
   /**
    * A current factor for a sensitive change of the account (password change, deletion), after its password check:
    * nothing for an account without a confirmed factor (its answers stay the published ones); with one, `code` (a TOTP or
-   * a recovery code) must come along (401 MFA_CODE_REQUIRED without it) and is counted, judged and used up as at sign-in.
+   * a recovery code) or `passkey` (an assertion over POST /api/v1/account/passkey-check-options) must come along (401
+   * MFA_CODE_REQUIRED without either) and is counted, judged and used up as at sign-in (the same judgeProof as freshCheck).
    */
-  async requireCurrentFactor(userId: string, code: string | undefined, client: ClientInfo, context: 'password_change' | 'account_deletion'): Promise<void> {
+  async requireCurrentFactor(
+    userId: string,
+    proof: { code?: string; passkey?: PasskeyAssertionDto },
+    client: ClientInfo,
+    context: 'password_change' | 'account_deletion',
+  ): Promise<void> {
     if (!(await this.isEnabled(userId))) return;
-    if (code === undefined) throw new AppException(ErrorCode.MFA_CODE_REQUIRED, 'This account uses a second factor: send `code`, the authenticator’s current code or a recovery code');
-    await this.passTyped(userId, code, client, context);
+    if (proof.code === undefined && proof.passkey === undefined) {
+      throw new AppException(ErrorCode.MFA_CODE_REQUIRED, 'This account uses a second factor: send `code`, the authenticator’s current code or a recovery code (or `passkey`)');
+    }
+    if (proof.code !== undefined && proof.passkey !== undefined) {
+      throw validationException([{ field: 'passkey', messages: ['give one of code or passkey'] }], 'Give one of code or passkey');
+    }
+    await this.passProof(userId, proof.passkey !== undefined ? { passkey: proof.passkey } : typedProof(proof.code!), client, context);
   }
 
-  private async passTyped(userId: string, typed: string, client: ClientInfo, context: string): Promise<void> {
-    const input = /^[0-9]{6}$/.test(typed) ? { code: typed } : { recoveryCode: typed.slice(0, 64) };
+  private passTyped(userId: string, typed: string, client: ClientInfo, context: string): Promise<void> {
+    return this.passProof(userId, typedProof(typed), client, context);
+  }
+
+  /** One proof (a code or a passkey assertion), counted, judged and used up, outside a fresh check (no password here). */
+  private async passProof(userId: string, input: FactorProof, client: ClientInfo, context: string): Promise<void> {
     const attempt = await this.limiter.begin(client.ipAddress, userId);
-    const claim = await this.judge(userId, input);
-    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, 'The code is wrong or was already used', undefined, attempt.headers);
+    const claim = await this.judgeProof(userId, input);
+    const method = proofMethod(input);
+    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, method === 'passkey' ? 'The passkey was not accepted' : 'The code is wrong or was already used', undefined, attempt.headers);
     if (!claim) {
-      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context, method: input.code !== undefined ? 'totp' : 'recovery_code' } });
+      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context, method } });
       throw refused();
     }
     await this.repository.transaction(async (tx) => {
       if (!(await claim.take(tx))) throw refused();
-      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context } });
+      await this.recordProofUse(tx, userId, claim, client, context);
     });
     await attempt.succeeded();
   }
 
-  /** Password and a code, right now (disabling the factor, new recovery codes); then `change` with the code used up, in one transaction. */
+  private async recordProofUse(tx: Transaction, userId: string, claim: FactorClaim | PasskeyProofClaim, client: ClientInfo, context: string): Promise<void> {
+    if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context } });
+    if (claim.method === 'passkey') await this.activity.record(tx, userId, 'passkey_used', { client, details: { context, passkeyId: claim.passkeyId, name: claim.passkeyName } });
+  }
+
+  /**
+   * The one fresh second-factor proof of every route that asks for it (disabling the authenticator, new recovery codes,
+   * removing a passkey): the password and, right now, exactly one of a TOTP code, a recovery code or an assertion of one
+   * of the account's passkeys (over options of POST /api/v1/account/passkey-check-options); then `change` with the proof
+   * used up, in one transaction. `needs`: the factor the change is about ('totp': the authenticator; 'any': any second factor).
+   */
   private async freshCheck(
     userId: string,
     dto: FreshFactorCheckDto,
@@ -269,24 +326,32 @@ export class SecondFactorService {
     change: (tx: Transaction) => Promise<void>,
     needs: 'totp' | 'any' = 'totp',
   ): Promise<void> {
-    exactlyOneFactor(dto);
+    exactlyOneProof(dto);
     const [user, factors] = await Promise.all([this.repository.findUser(userId), this.repository.factorsOf(userId)]);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!factors.totp && (needs === 'totp' || factors.passkeys === 0)) throw new AppException(ErrorCode.NOT_FOUND, 'The account has no second factor');
     const attempt = await this.limiter.begin(client.ipAddress, userId);
     const passwordRight = await this.hasher.verify(dto.password, user.passwordHash);
-    const claim = passwordRight ? await this.judge(userId, dto) : null;
-    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password or the code is wrong', undefined, attempt.headers);
+    const method = proofMethod(dto);
+    const refused = () => new AppException(ErrorCode.INVALID_CREDENTIALS, `The password or the ${method === 'passkey' ? 'passkey' : 'code'} is wrong`, undefined, attempt.headers);
+    const claim = passwordRight ? await this.judgeProof(userId, dto) : null;
     if (!claim) {
-      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context, method: dto.code !== undefined ? 'totp' : 'recovery_code' } });
+      void this.activity.recordAfter(userId, 'mfa_challenge_failed', { client, details: { context, method } });
       throw refused();
     }
     await this.repository.transaction(async (tx) => {
       if (!(await claim.take(tx))) throw refused();
-      if (claim.method === 'recovery_code') await this.activity.record(tx, userId, 'recovery_code_used', { client, details: { context } });
+      await this.recordProofUse(tx, userId, claim, client, context);
       await change(tx);
     });
     await attempt.succeeded();
+  }
+
+  /** A fresh check's proof judged: a code (as everywhere) or a passkey assertion. */
+  private async judgeProof(userId: string, dto: FactorProof): Promise<(FactorClaim | PasskeyProofClaim) | null> {
+    if (dto.passkey === undefined) return this.judge(userId, dto);
+    const claim = await this.passkeys.claimForFreshCheck(userId, dto.passkey);
+    return claim && { method: 'passkey', take: claim.take, passkeyId: claim.passkey.id, passkeyName: claim.passkey.name };
   }
 
   /** Whether the code is right for the account's confirmed factor: the claim that uses it up, or null. */

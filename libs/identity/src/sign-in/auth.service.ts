@@ -191,7 +191,7 @@ export class AuthService {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     }
     await this.breachedPasswords.assertNotBreached(dto.newPassword);
-    await this.secondFactor.requireCurrentFactor(userId, dto.code, client, 'password_change');
+    await this.secondFactor.requireCurrentFactor(userId, dto, client, 'password_change');
     const passwordHash = await this.hasher.hash(dto.newPassword);
     const { disconnected } = await this.repository.transaction(async (tx) => {
       const replaced = await this.replacePassword(tx, userId, passwordHash);

@@ -165,12 +165,15 @@
   }
 
   async function verifyEmailPage() {
-    // `#token=`: the signup's (or resent) confirmation; `#change=`: the confirmation of a new address, mailed to it.
+    // `#token=`: the signup's (or resent) confirmation; `#change=`: the confirmation of a new address, mailed to it;
+    // `#revert=`: putting the old address back, from the notice mailed to it.
     const fragment = new URLSearchParams(location.hash.slice(1));
     const isChange = fragment.has('change');
+    const revertToken = fragment.get('revert');
     const token = isChange ? fragment.get('change') : fragment.get('token');
     // The code leaves the address bar (and the history) at once.
     if (location.hash) window.history.replaceState(null, '', location.pathname);
+    if (revertToken !== null) return revertEmail(revertToken);
     const confirm = async (value) => {
       await request(isChange ? '/api/v1/account/email/confirm' : '/api/v1/auth/verify-email', 'POST', { token: value });
       $('verify-form').hidden = true;
@@ -189,6 +192,22 @@
       $('verify-state').textContent = '';
       $('verify-form').hidden = false;
       $('verify-error').textContent = describe(error) + (isChange ? '. Ask for the change again to get a new link.' : '. Ask for a new link from your account page.');
+    }
+  }
+
+  /** The old address back (every session signed out): the link of the "your e-mail address was changed" notice. */
+  async function revertEmail(token) {
+    document.querySelector('h1').lastChild.textContent = ' Put your e-mail address back';
+    $('verify-state').textContent = 'Restoring…';
+    try {
+      await request('/api/v1/account/email/revert', 'POST', { token });
+      sessionStorage.removeItem(STORE);
+      $('verify-state').textContent = 'Your e-mail address is back and every session was signed out. Reset your password now: whoever changed the address knew it.';
+      $('verify-state').className = 'status-line done';
+      $('verify-state').after(el('p', { className: 'small-text' }, [el('a', { href: '/account/forgot-password', text: 'Reset your password' })]));
+    } catch (error) {
+      $('verify-state').textContent = describe(error) + '. The link works once, within 7 days of the change.';
+      $('verify-state').className = 'error';
     }
   }
 
@@ -225,6 +244,20 @@
     $('profile-confirmed').textContent = confirmed ? 'confirmed' : 'not confirmed';
     $('profile-confirmed').className = 'badge' + (confirmed ? ' answered' : ' draft');
     $('unconfirmed').hidden = confirmed;
+    $('email-change-form').hidden = !confirmed;
+    $('email-change-unconfirmed').hidden = confirmed;
+    showPendingEmail(user.email);
+  }
+
+  /** The change asked for in this tab, until the new address is the account's (the link mailed to it was opened). */
+  function showPendingEmail(current) {
+    const pending = JSON.parse(sessionStorage.getItem(STORE + '-email-pending') || 'null');
+    const live = pending && pending.email.toLowerCase() !== String(current).toLowerCase() && Date.now() - pending.at < 24 * 3600 * 1000;
+    if (!live) sessionStorage.removeItem(STORE + '-email-pending');
+    $('email-change-pending').hidden = !live;
+    $('email-change-pending').textContent = live
+      ? 'Waiting for confirmation: if ' + pending.email + ' can be used, we sent it a link (valid 24 hours). Your address stays ' + current + ' until the link is opened.'
+      : '';
   }
 
   async function loadMfa() {
@@ -237,6 +270,8 @@
     $('password-code-field').hidden = !mfaEnabled;
     $('totp-check-form').hidden = !status.totpEnabled;
     $('totp-start-form').hidden = status.totpEnabled || !$('totp-confirm-form').hidden;
+    // Without an authenticator app, a passkey is the fresh check for new recovery codes.
+    $('passkey-codes-form').hidden = status.totpEnabled || status.passkeys === 0 || !passkeysWork;
   }
 
   function showRecoveryCodes(codes, boxId) {
@@ -393,6 +428,197 @@
     }
   }
 
+  // ---- webhooks: endpoints for the account's todo events (the twin of the dashboard's site panel) ----
+  /** The event catalogue (the page's data-webhook-events, from todo-api's one list). */
+  const WEBHOOK_EVENTS = (document.body.getAttribute('data-webhook-events') || '').split(' ').filter(Boolean);
+  /** After a test event or a replay, the deliveries are read again this often while one is pending, this many times. */
+  const DELIVERY_POLL_MS = 1500;
+  const DELIVERY_POLL_ROUNDS = 20;
+  const HOOKS_PATH = '/api/v1/webhooks';
+
+  function webhookSecretBox(text, secret) {
+    return el('div', { className: 'secret-box', role: 'status' }, [
+      el('p', { text }),
+      el('div', { className: 'copy-row' }, [el('code', { className: 'secret', 'data-secret': 'webhook', text: secret }), copyButton(secret, 'webhook')]),
+    ]);
+  }
+  function openWebhookEditor() {
+    $('webhook-editor').reset();
+    $('webhook-error').textContent = '';
+    $('webhook-editor').hidden = false;
+    $('new-webhook').hidden = true;
+    $('webhook-url').focus();
+  }
+  function closeWebhookEditor() {
+    $('webhook-editor').hidden = true;
+    $('new-webhook').hidden = false;
+  }
+
+  async function loadWebhooks() {
+    const box = $('webhook-list');
+    let data;
+    try {
+      data = await api('GET', HOOKS_PATH);
+    } catch (error) {
+      if (error.code !== 'SUBSCRIPTION_REQUIRED') throw error;
+      $('new-webhook').hidden = true;
+      clear(box).appendChild(el('p', { className: 'muted', 'data-empty': 'webhooks', text: 'Webhooks need API access: subscribe below (or hold beta access).' }));
+      return;
+    }
+    if ($('webhook-editor').hidden) $('new-webhook').hidden = false;
+    clear(box);
+    if (data.webhooks.length === 0) box.appendChild(el('p', { className: 'muted', 'data-empty': 'webhooks', text: 'No webhook endpoints yet. “New endpoint” registers a URL; send it a test event to see a signed delivery arrive.' }));
+    for (const hook of data.webhooks) box.appendChild(webhookCard(hook));
+  }
+
+  /** Enabled, failing (its streak of failed attempts) or disabled (and why). */
+  function webhookState(hook) {
+    if (!hook.enabled) return { kind: 'disabled', text: hook.disabledReason ? 'Disabled: ' + hook.disabledReason : 'Disabled' };
+    if (hook.failureStreak > 0) return { kind: 'failing', text: 'Failing: ' + hook.failureStreak + (hook.failureStreak === 1 ? ' failed attempt' : ' failed attempts in a row') };
+    return { kind: 'enabled', text: 'Enabled' };
+  }
+  function stateBadge(hook) {
+    const state = webhookState(hook);
+    return el('span', { className: 'badge hook-' + state.kind, 'data-webhook-state': state.kind, text: state.text });
+  }
+  function webhookSummary(hook) {
+    const events = hook.eventTypes.length ? hook.eventTypes.join(', ') : 'all events';
+    return [hook.description, events, 'created ' + when(hook.createdAt)].filter(Boolean).join(' · ') + (hook.previousSecretExpiresAt ? ' · previous secret signs too until ' + when(hook.previousSecretExpiresAt) : '');
+  }
+
+  /** One endpoint: its state, a test event, its deliveries (replay); enable/disable, rotate and delete in its menu. */
+  function webhookCard(hook) {
+    const path = HOOKS_PATH + '/' + encodeURIComponent(hook.id);
+    const output = el('div', { className: 'secret-slot' });
+    const deliveries = el('div', { className: 'deliveries', 'data-deliveries': hook.id });
+    const summary = el('p', { className: 'muted small-text', text: webhookSummary(hook) });
+    const typeChoice = el('select', { className: 'test-type', 'aria-label': 'Event type of the test event' }, WEBHOOK_EVENTS.map((type) => el('option', { value: type, text: type })));
+    const toggle = el('button', { type: 'button', className: 'secondary', 'aria-expanded': 'false', 'data-show-deliveries': hook.id, text: 'Show deliveries' });
+    let following = 0;
+
+    const repaint = (fresh) => {
+      hook = fresh;
+      card.querySelector('[data-webhook-state]').replaceWith(stateBadge(hook));
+      summary.textContent = webhookSummary(hook);
+    };
+    async function showDeliveries() {
+      const data = await api('GET', path + '/deliveries');
+      if (!card.isConnected) return data.deliveries;
+      clear(deliveries).appendChild(deliveryTable(data.deliveries));
+      toggle.setAttribute('aria-expanded', 'true');
+      toggle.textContent = 'Hide deliveries';
+      return data.deliveries;
+    }
+    /** Reads the deliveries again while one is pending (the queue sends within a second or two), then the endpoint's state. */
+    async function follow() {
+      const round = ++following;
+      for (let n = 0; n < DELIVERY_POLL_ROUNDS; n++) {
+        if (round !== following || !card.isConnected) return;
+        let list;
+        try { list = await showDeliveries(); } catch (error) { notice('Could not load the deliveries: ' + describe(error), true); return; }
+        if (!list.some((d) => d.status === 'pending')) break;
+        await new Promise((resolve) => setTimeout(resolve, DELIVERY_POLL_MS));
+      }
+      try { repaint((await api('GET', path)).webhook); } catch (_) { /* the card stays as it was */ }
+    }
+    function deliveryTable(list) {
+      if (list.length === 0) return el('p', { className: 'muted small-text', text: 'No deliveries yet (they are kept 30 days).' });
+      return el('table', { className: 'deliveries' }, [
+        el('thead', {}, [el('tr', {}, ['Event', 'Status', 'Response', 'Attempts', 'Created', ''].map((h) => el('th', { scope: 'col' }, h ? [h] : [el('span', { className: 'visually-hidden', text: 'Replay' })])))]),
+        el('tbody', {}, list.map((d) => el('tr', { 'data-delivery': d.id, 'data-event-id': d.eventId }, [
+          el('td', { 'data-label': 'Event' }, [el('div', {}, [el('code', { text: d.eventType }), el('div', { className: 'muted event-id', text: d.eventId })])]),
+          el('td', { 'data-label': 'Status' }, [el('span', { className: 'badge delivery-' + d.status, 'data-delivery-status': d.status, text: d.status })]),
+          el('td', { 'data-label': 'Response', 'data-response-code': d.lastResponseCode == null ? '' : String(d.lastResponseCode), title: d.lastError || null, text: d.lastResponseCode == null ? (d.lastError || '—') : String(d.lastResponseCode) }),
+          el('td', { 'data-label': 'Attempts', text: String(d.attempts) }),
+          el('td', { 'data-label': 'Created', text: when(d.createdAt) }),
+          el('td', { className: 'replay' }, [el('button', { type: 'button', className: 'secondary small', 'data-replay': d.id, disabled: d.status === 'pending', 'aria-label': 'Replay ' + d.eventType + ' ' + d.eventId, text: 'Replay', onclick: async (event) => {
+            const button = event.currentTarget;
+            button.disabled = true;
+            try {
+              await api('POST', HOOKS_PATH + '/deliveries/' + encodeURIComponent(d.id) + '/replay');
+              notice('Delivery of ' + d.eventType + ' queued again (same event id, new signature).');
+              follow();
+            } catch (error) { button.disabled = false; notice('Could not replay the delivery: ' + describe(error), true); }
+          } })]),
+        ]))),
+      ]);
+    }
+
+    toggle.addEventListener('click', async () => {
+      if (toggle.getAttribute('aria-expanded') === 'true') {
+        following += 1;
+        clear(deliveries);
+        toggle.setAttribute('aria-expanded', 'false');
+        toggle.textContent = 'Show deliveries';
+        return;
+      }
+      try { await showDeliveries(); } catch (error) { notice('Could not load the deliveries: ' + describe(error), true); }
+    });
+    const testButton = el('button', { type: 'button', 'data-send-test': hook.id, text: 'Send test event', onclick: async (event) => {
+      const button = event.currentTarget;
+      button.disabled = true;
+      try {
+        await api('POST', path + '/test', { eventType: typeChoice.value });
+        notice('Test ' + typeChoice.value + ' event queued: its delivery shows below.');
+        follow();
+      } catch (error) { notice('Could not send the test event: ' + describe(error), true); } finally { button.disabled = false; }
+    } });
+    const enableButton = el('button', { type: 'button', className: 'secondary', 'data-toggle-webhook': hook.id, text: hook.enabled ? 'Disable' : 'Enable', onclick: async () => {
+      menu.open = false;
+      try {
+        const data = await api('PATCH', path, { enabled: !hook.enabled });
+        notice(data.webhook.enabled ? 'Endpoint enabled.' : 'Endpoint disabled: nothing is sent to it until it is enabled again.');
+        card.replaceWith(webhookCard(data.webhook));
+      } catch (error) { notice('Could not change the endpoint: ' + describe(error), true); }
+    } });
+    const menu = el('details', { className: 'menu' }, [
+      el('summary', { 'data-webhook-menu': hook.id, 'aria-label': 'More actions for ' + hook.url, text: 'More' }),
+      el('div', { className: 'menu-body' }, [
+        enableButton,
+        confirmButton('Rotate secret', 'Confirm: new signing secret', { 'data-rotate-webhook': hook.id }, async () => {
+          const data = await api('POST', path + '/rotate-secret');
+          menu.open = false;
+          clear(output).appendChild(webhookSecretBox('New signing secret of ' + data.webhook.url + '. It is shown only this once: copy it now. For 24 hours each delivery is signed with both the new and the previous secret.', data.secret));
+          repaint(data.webhook);
+        }),
+        el('hr'),
+        confirmButton('Delete', 'Confirm: delete this endpoint and its deliveries', { 'data-delete-webhook': hook.id }, async () => {
+          await api('DELETE', path);
+          notice('Endpoint ' + hook.url + ' deleted.');
+          await loadWebhooks();
+        }),
+      ]),
+    ]);
+    const card = el('article', { className: 'hook', 'data-webhook': hook.id }, [
+      el('div', { className: 'site-head' }, [el('code', { className: 'hook-url', text: hook.url }), stateBadge(hook)]),
+      summary,
+      el('div', { className: 'row actions' }, [typeChoice, testButton, toggle, menu]),
+      output,
+      deliveries,
+    ]);
+    return card;
+  }
+
+  function webhookPanel() {
+    for (const type of WEBHOOK_EVENTS) {
+      $('webhook-event-types').appendChild(el('label', { className: 'check' }, [el('input', { type: 'checkbox', value: type, 'data-event-type': type }), el('code', { text: type })]));
+    }
+    $('new-webhook').addEventListener('click', openWebhookEditor);
+    $('cancel-webhook').addEventListener('click', closeWebhookEditor);
+    onSubmit('webhook-editor', 'webhook-error', async () => {
+      const body = { url: $('webhook-url').value.trim() };
+      const description = $('webhook-description').value.trim();
+      if (description) body.description = description;
+      const types = Array.from(document.querySelectorAll('#webhook-event-types input:checked')).map((box) => box.value);
+      if (types.length) body.eventTypes = types;
+      const data = await api('POST', HOOKS_PATH, body);
+      closeWebhookEditor();
+      clear($('webhook-secret')).appendChild(webhookSecretBox('Signing secret of ' + data.webhook.url + '. It is shown only this once: copy it now. Verify each delivery with it (Standard Webhooks: the webhook-signature header).', data.secret));
+      notice('Endpoint created. Send it a test event to see a delivery.');
+      await loadWebhooks();
+    });
+  }
+
   async function loadSubscription() {
     const status = await api('GET', '/api/v1/billing/subscription');
     const sub = status.subscription;
@@ -467,6 +693,13 @@
     $('resend-verification').addEventListener('click', async () => {
       try { notice((await api('POST', '/api/v1/auth/verify-email/resend', {})).message + '.'); } catch (error) { notice(describe(error), true); }
     });
+    onSubmit('email-change-form', 'email-change-error', async () => {
+      const email = $('email-change-new').value.trim();
+      await api('POST', '/api/v1/account/email', { email, currentPassword: $('email-change-password').value });
+      $('email-change-form').reset();
+      sessionStorage.setItem(STORE + '-email-pending', JSON.stringify({ email, at: Date.now() }));
+      showPendingEmail($('profile-email').textContent);
+    });
     onSubmit('password-form', 'password-error', async () => {
       const body = { currentPassword: $('current-password').value, newPassword: $('new-password').value, newPasswordConfirm: $('new-password-confirm').value };
       if (mfaEnabled) body.code = $('password-code').value.trim();
@@ -529,6 +762,15 @@
       notice('Passkey “' + data.passkey.name + '” added: sign in with it, no password needed.');
       await Promise.all([loadPasskeys(), loadMfa()]);
     });
+    onSubmit('passkey-codes-form', 'passkey-codes-error', async () => {
+      const { options } = await api('POST', '/api/v1/account/passkey-check-options', {});
+      const passkey = await passkeyCeremony(webauthn.startAuthentication, options);
+      const { recoveryCodes } = await api('POST', '/api/v1/account/mfa/recovery-codes', { password: $('passkey-codes-password').value, passkey });
+      $('passkey-codes-form').reset();
+      showRecoveryCodes(recoveryCodes, 'passkey-recovery-codes');
+      notice('New recovery codes: the earlier ones stopped working.');
+      await loadMfa();
+    });
     onSubmit('key-form', 'key-error', async () => {
       const body = { name: $('key-name').value.trim() };
       const days = $('key-days').value.trim();
@@ -542,7 +784,8 @@
     const checkout = new URLSearchParams(location.search).get('checkout');
     if (checkout) window.history.replaceState(null, '', location.pathname + location.hash);
     notice(takeNotice() || (checkout === 'success' ? 'Thank you: API access starts as soon as the payment is confirmed.' : checkout === 'cancel' ? 'Checkout cancelled: nothing was charged.' : ''));
-    const loads = [loadProfile(), loadMfa(), loadPasskeys(), loadSessions(), loadApps(), loadKeys(), loadSubscription(), loadActivity(false)];
+    webhookPanel();
+    const loads = [loadProfile(), loadMfa(), loadPasskeys(), loadSessions(), loadApps(), loadKeys(), loadWebhooks(), loadSubscription(), loadActivity(false)];
     return Promise.all(loads.map((load) => load.catch((error) => { if (auth.get()) notice(describe(error), true); })));
   }
 

@@ -6,7 +6,7 @@ import { SubscriptionDto } from '../../billing/dto/subscription.dto.js';
 import { SessionDto } from '#libs/identity';
 import { TodoDto } from '../../todos/dto/todo.dto.js';
 import { ConnectedAppDto, SecurityActivityDto } from '#libs/identity';
-import { CurrentFactorCode, MfaStatusDto, PasskeyDto } from '#libs/identity';
+import { CurrentFactorCode, CurrentFactorPasskey, MfaStatusDto, PasskeyAssertionDto, PasskeyDto } from '#libs/identity';
 import { WebhookEndpointDto } from '#libs/webhooks';
 
 export const ACCOUNT_EXPORT_VERSION = 'v1';
@@ -25,6 +25,9 @@ export class DeleteAccountDto {
 
   @CurrentFactorCode()
   code?: string;
+
+  @CurrentFactorPasskey()
+  passkey?: PasskeyAssertionDto;
 }
 
 export class AccountDeletedDto {

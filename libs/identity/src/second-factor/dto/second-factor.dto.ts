@@ -28,6 +28,23 @@ export function CurrentFactorCode(): PropertyDecorator {
   );
 }
 
+/**
+ * The optional `passkey` of the same sensitive changes: instead of `code`, an assertion of one of the account's passkeys
+ * over the options of POST /api/v1/account/passkey-check-options.
+ */
+export function CurrentFactorPasskey(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: PasskeyAssertionDto,
+      description: 'Instead of `code`, for an account with a passkey: what startAuthentication answered for the options of POST /api/v1/account/passkey-check-options (used once)',
+    }),
+    IsOptionalNotNull(),
+    IsObject(),
+    ValidateNested(),
+    Type(() => PasskeyAssertionDto),
+  );
+}
+
 /** `code` of a body taking exactly one of a TOTP code or a recovery code (a fresh factor check, the sign-in challenge). */
 function EitherTotpCode(): PropertyDecorator {
   return applyDecorators(
@@ -66,7 +83,7 @@ export class ConfirmTotpDto {
   code: string;
 }
 
-/** A fresh factor check: the current password and exactly one of `code` or `recoveryCode`. */
+/** A fresh factor check: the current password and exactly one of `code`, `recoveryCode` or `passkey`. */
 export class FreshFactorCheckDto {
   @ApiProperty({ type: String, format: 'password', maxLength: 1024, description: 'The account’s current password' })
   @IsString()
@@ -79,6 +96,16 @@ export class FreshFactorCheckDto {
 
   @EitherRecoveryCode()
   recoveryCode?: string;
+
+  @ApiPropertyOptional({
+    type: PasskeyAssertionDto,
+    description: 'Instead of a code: what @simplewebauthn/browser’s startAuthentication answered for the options of POST /api/v1/account/passkey-check-options (used once)',
+  })
+  @IsOptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PasskeyAssertionDto)
+  passkey?: PasskeyAssertionDto;
 }
 
 /** The second step of a sign-in that answered 401 MFA_REQUIRED. */

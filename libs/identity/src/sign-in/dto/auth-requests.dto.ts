@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '#libs/common';
-import { CurrentFactorCode } from '../../second-factor/dto/second-factor.dto.js';
+import { PasskeyAssertionDto } from '../../passkeys/dto/passkey.dto.js';
+import { CurrentFactorCode, CurrentFactorPasskey } from '../../second-factor/dto/second-factor.dto.js';
 import { IsPassword, PASSWORD_SCHEMA } from './password.validator.js';
 
 export class SignupDto {
@@ -123,4 +124,7 @@ export class ChangePasswordDto {
 
   @CurrentFactorCode()
   code?: string;
+
+  @CurrentFactorPasskey()
+  passkey?: PasskeyAssertionDto;
 }
