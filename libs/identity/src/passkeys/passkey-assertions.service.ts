@@ -27,8 +27,8 @@ export interface PasskeyClaim {
 
 /**
  * Judging passkey assertions (a signature over a challenge we handed out, at this relying party), shared by the passkey
- * sign-ins (PasskeysService) and the fresh factor check of a signed-in account (SecondFactorService), which is why it
- * sits in SecondFactorModule (PasskeysModule imports that module, not the other way round).
+ * sign-ins (PasskeysService) and the fresh factor check of a signed-in account (SecondFactorService), through
+ * PasskeyAssertionsModule, which both import.
  *
  * A fresh check's challenge is a `sign_in` challenge bound to the account: passwordless sign-in only takes challenges
  * bound to nobody, so it can only be answered here, by one of the account's own passkeys, once.
