@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { freePort, launchBrowser, SmtpTestServer } from '#libs/testing';
+import { freePort, launchBrowser, SmtpTestServer, watchPage } from '#libs/testing';
 import { bearer, signUp, type SignedUp } from '../auth/helpers.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
@@ -39,18 +39,6 @@ describe('account centre webhook panel in Chromium', () => {
     await t?.close();
     await smtp.stop();
   });
-
-  function watch(page: Page): { errors: string[]; failed: string[] } {
-    const seen = { errors: [] as string[], failed: [] as string[] };
-    page.on('pageerror', (error) => seen.errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') seen.errors.push(message.text());
-    });
-    page.on('response', (response) => {
-      if (response.status() >= 400) seen.failed.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-    });
-    return seen;
-  }
 
   async function signIn(page: Page, user: SignedUp): Promise<void> {
     await page.goto(`${base}/account/sign-in`);
@@ -87,7 +75,7 @@ describe('account centre webhook panel in Chromium', () => {
     await grantBetaAccess(t.dataSource, user.userId);
     receiver.behaviours.set('/todos', (n) => (n === 0 ? 202 : 204));
     const desk = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const seen = watch(desk);
+    const seen = watchPage(desk);
     await signIn(desk, user);
     await desk.locator('#webhooks [data-empty=webhooks]').filter({ hasText: 'No webhook endpoints yet' }).waitFor();
     // Every type of todo-api's catalogue is offered, as a checkbox and as a test event.
@@ -158,7 +146,7 @@ describe('account centre webhook panel in Chromium', () => {
     receiver.behaviours.set('/phone', () => 200);
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
     const page = await phone.newPage();
-    const seen = watch(page);
+    const seen = watchPage(page);
     await signIn(page, user);
     const secret = await createEndpoint(page, `${receiver.base}/phone`, 'Phone', []);
     const card = page.locator('article[data-webhook]');
