@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import ts from 'typescript';
 import { pathologicalStrings } from '../reliability/support/pathological-strings.js';
 import { sourceFiles } from '../support/source-files.js';
-import { fastestOf } from '../support/timing.js';
+import { fastestOf } from '#libs/testing';
 
 /**
  * Every regular expression literal of the services' code (apps/ and libs/, browser scripts aside)

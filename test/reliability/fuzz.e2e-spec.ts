@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { createTestDatabase, insertSession, insertUser, SmtpTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
+import { createTestDatabase, fastestOf, timed, insertSession, insertUser, SmtpTestServer, usingRealPostgres, type TestDatabase, type TestUser } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
-import { fastestOf, timed } from '../support/timing.js';
 import { writeFigures } from './support/figures.js';
 import { inParallel, isEnvelope, isJsonRpcMessage, sendRaw, type RawResponse } from './support/http-client.js';
 import { encode, hostileAuthHeaders, operationsOf, requestArbitrary, type FuzzCase, type FuzzHints, type FuzzOperation } from './support/openapi-fuzz.js';

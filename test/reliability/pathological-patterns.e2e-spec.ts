@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppException, constraintRank, createValidationPipe, ErrorCode } from '#libs/common';
-import { createTestDatabase, insertUser, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, fastestOf, timed, insertUser, type TestDatabase } from '#libs/testing';
 import { PAGE_URL_PATTERN } from '../../apps/feedback-export/src/widget/dto/widget.dto.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
-import { fastestOf, timed } from '../support/timing.js';
 import { writeFigures } from './support/figures.js';
 import { sendRaw } from './support/http-client.js';
 import { bodyWith, patternFields, routesOf, samplesOf, schemaOf, type PatternField, type Route } from './support/pattern-fields.js';

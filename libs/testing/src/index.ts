@@ -9,3 +9,4 @@ export * from './outside-program.js';
 export * from './redis-test-server.js';
 export * from './rate-limit-counters.js';
 export * from './until.js';
+export * from './timing.js';

@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { fastestOf, withinOneWindow } from './timing.js';
+
+describe('withinOneWindow', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  /** A case that fails after the wall clock moved `ms` forward during it. */
+  const failingAfter = (ms: number, runs: { count: number }) => async () => {
+    runs.count++;
+    const now = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(now + ms);
+    throw new Error(`failed after ${ms} ms`);
+  };
+
+  it('runs a failed case again on fresh state when the window closed during it', async () => {
+    const runs = { count: 0 };
+    let first = true;
+    const result = await withinOneWindow(60_000, async () => {
+      if (first) {
+        first = false;
+        return failingAfter(61_000, runs)();
+      }
+      runs.count++;
+      return 'counted inside one window';
+    });
+    expect(result).toBe('counted inside one window');
+    expect(runs.count).toBe(2);
+  });
+
+  it('fails at once when the case failed inside its window', async () => {
+    const runs = { count: 0 };
+    await expect(withinOneWindow(60_000, failingAfter(1_000, runs))).rejects.toThrow('failed after 1000 ms');
+    expect(runs.count).toBe(1);
+  });
+
+  it('gives up after its tries even when every window closed', async () => {
+    const runs = { count: 0 };
+    await expect(withinOneWindow(60_000, failingAfter(61_000, runs), 2)).rejects.toThrow('failed after 61000 ms');
+    expect(runs.count).toBe(2);
+  });
+});
+
+describe('fastestOf', () => {
+  it('stops at the first run under the limit, and keeps the fastest while over it', async () => {
+    const durations = [250, 1, 1];
+    let runs = 0;
+    const { ms } = await fastestOf(() => new Promise((resolve) => setTimeout(resolve, durations[runs++])), 200, 3);
+    expect(runs).toBe(2);
+    expect(ms).toBeLessThan(200);
+  });
+});
