@@ -81,16 +81,17 @@ describe('DATA_DIR is private to the service user', () => {
           await sleep(100);
         }
       }
-      // Writes after start: an account (database files) and a reset mail (the outbox).
+      // Writes after start: an account (database files) and two mails in the outbox beside the old one: sign-up's
+      // address confirmation and the reset code.
       const base = `http://127.0.0.1:${todoPort}/api/v1`;
       const email = `private-${Date.now()}@example.com`;
       const signup = await fetch(`${base}/auth/signup`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password: 'long-enough-password-1' }) });
       expect(signup.status).toBe(201);
       const forgot = await fetch(`${base}/auth/forgot-password`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email }) });
       expect(forgot.status).toBe(200);
-      while (readdirSync(join(dataDir, 'outbox')).length < 2 && Date.now() < deadline) await sleep(50);
+      while (readdirSync(join(dataDir, 'outbox')).length < 3 && Date.now() < deadline) await sleep(50);
 
-      expect(readdirSync(join(dataDir, 'outbox'))).toHaveLength(2);
+      expect(readdirSync(join(dataDir, 'outbox'))).toHaveLength(3);
       expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(mode === 'embedded database' ? ['jwt-secret', 'outbox', 'pg'] : ['jwt-secret', 'outbox']));
       expect(openToOthers(dataDir)).toEqual([]);
       expect(output.match(/DATA_DIR was readable or writable by other users/g)).toHaveLength(1);
