@@ -7,5 +7,6 @@ export * from './webhook-engine.options.js';
 export * from './webhook-event-id.js';
 export * from './webhook-mcp.schemas.js';
 export * from './webhook-owner-kinds.js';
+export * from './webhook-rate-limits.js';
 export * from './webhook-retry-schedule.js';
 export * from './webhook-signing.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentPrincipal, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type Principal, type RateLimitOptions } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentPrincipal, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type Principal } from '#libs/common';
 import {
   CreateWebhookDto,
   ReplayWebhookDto,
@@ -13,17 +13,14 @@ import {
   WebhookEndpointListDto,
   WebhookEndpointSecretDto,
   WebhookReplayedDto,
+  webhookRateLimits,
 } from '#libs/webhooks';
 import { BatchAnswerSavedWebhookDto, BatchWebhookDto, FEEDBACK_WEBHOOK_EVENT_MODELS, FeedbackCreatedWebhookDto, FeedbackStatusChangedWebhookDto } from './dto/feedback-webhook-event.dto.js';
 import { FEEDBACK_WEBHOOK_EVENTS, MAX_WEBHOOKS_PER_SITE } from './feedback-webhook-events.js';
 import { SiteWebhooksService } from './site-webhooks.service.js';
 
-/** Managing a site's endpoints (create, change, delete, rotate): per write token's budget or per owner. */
-const SITE_WEBHOOK_MANAGE_RATE_LIMIT: RateLimitOptions = { bucket: 'site-webhooks-manage', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
-/** Test events and replays: each one is an outbound request to the endpoint. */
-const SITE_WEBHOOK_SEND_RATE_LIMIT: RateLimitOptions = { bucket: 'site-webhooks-send', limit: 30, windowSeconds: 60, storeOutage: 'fail-closed' };
-/** Reading endpoints and deliveries. */
-const SITE_WEBHOOK_READ_RATE_LIMIT: RateLimitOptions = { bucket: 'site-webhooks-read', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
+/** Budgets under this app's bucket names (README: Every limit). */
+const SITE_WEBHOOK_RATE_LIMITS = webhookRateLimits('site-webhooks');
 
 const ACCESS_ERRORS = [ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_TOKEN, ErrorCode.NOT_FOUND, ErrorCode.RATE_LIMITED] as const;
 const EVENT_TYPES = Object.keys(FEEDBACK_WEBHOOK_EVENTS).join(', ');
@@ -65,7 +62,7 @@ export class SiteWebhooksController {
   constructor(private readonly webhooks: SiteWebhooksService) {}
 
   @Post()
-  @RateLimit(SITE_WEBHOOK_MANAGE_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.manage)
   @ApiOperation({
     operationId: 'createSiteWebhook',
     summary: "Register a webhook endpoint for a site's feedback and question-batch events (wk_ or owner)",
@@ -85,7 +82,7 @@ export class SiteWebhooksController {
   }
 
   @Get()
-  @RateLimit(SITE_WEBHOOK_READ_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.read)
   @ApiOperation({ operationId: 'listSiteWebhooks', summary: "The site's webhook endpoints, oldest first (never their secrets)" })
   @ApiParam(SITE_ID)
   @ApiEnvelope(WebhookEndpointListDto)
@@ -96,7 +93,7 @@ export class SiteWebhooksController {
 
   @Post('deliveries/:deliveryId/replay')
   @HttpCode(202)
-  @RateLimit(SITE_WEBHOOK_SEND_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.send)
   @ApiOperation({ operationId: 'replaySiteWebhookDelivery', summary: 'Send a delivery again', description: 'Queues it now with a fresh round of retries (same event id and payload, new signature).' })
   @ApiParam(SITE_ID)
   @ApiParam({ name: 'deliveryId', format: 'uuid' })
@@ -107,7 +104,7 @@ export class SiteWebhooksController {
   }
 
   @Get(':webhookId')
-  @RateLimit(SITE_WEBHOOK_READ_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.read)
   @ApiOperation({ operationId: 'getSiteWebhook', summary: 'One webhook endpoint of the site' })
   @ApiParam(SITE_ID)
   @ApiParam(WEBHOOK_ID)
@@ -118,7 +115,7 @@ export class SiteWebhooksController {
   }
 
   @Patch(':webhookId')
-  @RateLimit(SITE_WEBHOOK_MANAGE_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.manage)
   @ApiOperation({ operationId: 'updateSiteWebhook', summary: 'Change a webhook endpoint of the site', description: '`enabled: true` re-enables an endpoint disabled by a 410 answer or by failing too long.' })
   @ApiParam(SITE_ID)
   @ApiParam(WEBHOOK_ID)
@@ -134,7 +131,7 @@ export class SiteWebhooksController {
   }
 
   @Delete(':webhookId')
-  @RateLimit(SITE_WEBHOOK_MANAGE_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.manage)
   @ApiOperation({ operationId: 'deleteSiteWebhook', summary: 'Delete a webhook endpoint of the site and its deliveries' })
   @ApiParam(SITE_ID)
   @ApiParam(WEBHOOK_ID)
@@ -146,7 +143,7 @@ export class SiteWebhooksController {
 
   @Post(':webhookId/rotate-secret')
   @HttpCode(200)
-  @RateLimit(SITE_WEBHOOK_MANAGE_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.manage)
   @ApiOperation({
     operationId: 'rotateSiteWebhookSecret',
     summary: 'Give a webhook endpoint of the site a new signing secret',
@@ -162,7 +159,7 @@ export class SiteWebhooksController {
 
   @Post(':webhookId/test')
   @HttpCode(202)
-  @RateLimit(SITE_WEBHOOK_SEND_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.send)
   @ApiOperation({
     operationId: 'sendSiteTestWebhook',
     summary: 'Send a test event to a webhook endpoint of the site',
@@ -182,7 +179,7 @@ export class SiteWebhooksController {
   }
 
   @Get(':webhookId/deliveries')
-  @RateLimit(SITE_WEBHOOK_READ_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.read)
   @ApiOperation({ operationId: 'listSiteWebhookDeliveries', summary: 'The endpoint’s latest deliveries (newest first, at most 100; kept 30 days)' })
   @ApiParam(SITE_ID)
   @ApiParam(WEBHOOK_ID)
@@ -194,7 +191,7 @@ export class SiteWebhooksController {
 
   @Post(':webhookId/replay')
   @HttpCode(202)
-  @RateLimit(SITE_WEBHOOK_SEND_RATE_LIMIT)
+  @RateLimit(SITE_WEBHOOK_RATE_LIMITS.send)
   @ApiOperation({
     operationId: 'replaySiteWebhookSince',
     summary: 'Send again every finished delivery of the endpoint since a time',

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM, type RateLimitOptions } from '#libs/common';
+import { ApiEnvelope, ApiErrors, CurrentUserId, ErrorCode, RateLimit, UseAuth, UUID_PARAM } from '#libs/common';
 import {
   CreateWebhookDto,
   ReplayWebhookDto,
@@ -14,15 +14,12 @@ import {
   WebhookEndpointSecretDto,
   WebhookEndpointsService,
   WebhookReplayedDto,
+  webhookRateLimits,
 } from '#libs/webhooks';
 import { MAX_WEBHOOKS_PER_ACCOUNT, TODO_WEBHOOK_EVENTS } from './todo-webhook-events.js';
 
-/** Managing endpoints (create, change, delete, rotate): a person's or a deploy script's pace, per account. */
-const WEBHOOK_MANAGE_RATE_LIMIT: RateLimitOptions = { bucket: 'webhooks-manage', limit: 60, windowSeconds: 3600, storeOutage: 'fail-closed' };
-/** Sending test events and replays: each one is an outbound request to the endpoint. */
-const WEBHOOK_SEND_RATE_LIMIT: RateLimitOptions = { bucket: 'webhooks-send', limit: 30, windowSeconds: 60, storeOutage: 'fail-closed' };
-/** Reading endpoints and deliveries. */
-const WEBHOOK_READ_RATE_LIMIT: RateLimitOptions = { bucket: 'webhooks-read', limit: 300, windowSeconds: 60, storeOutage: 'fail-open' };
+/** Budgets under this app's bucket names (README: Every limit). */
+const WEBHOOK_RATE_LIMITS = webhookRateLimits('webhooks');
 
 const ACCESS_ERRORS = [ErrorCode.AUTH_REQUIRED, ErrorCode.INVALID_API_KEY, ErrorCode.SUBSCRIPTION_REQUIRED, ErrorCode.RATE_LIMITED] as const;
 const EVENT_TYPES = Object.keys(TODO_WEBHOOK_EVENTS).join(', ');
@@ -35,7 +32,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhookEndpointsService) {}
 
   @Post()
-  @RateLimit(WEBHOOK_MANAGE_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.manage)
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Register a webhook endpoint for your todo events',
@@ -51,7 +48,7 @@ export class WebhooksController {
   }
 
   @Get()
-  @RateLimit(WEBHOOK_READ_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.read)
   @ApiOperation({ operationId: 'listWebhooks', summary: 'Your webhook endpoints (never their secrets)' })
   @ApiEnvelope(WebhookEndpointListDto)
   @ApiErrors(...ACCESS_ERRORS)
@@ -61,7 +58,7 @@ export class WebhooksController {
 
   @Post('deliveries/:deliveryId/replay')
   @HttpCode(202)
-  @RateLimit(WEBHOOK_SEND_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.send)
   @ApiOperation({ operationId: 'replayWebhookDelivery', summary: 'Send a delivery again', description: 'Queues it now with a fresh round of retries (same event id and payload, new signature).' })
   @ApiParam({ name: 'deliveryId', format: 'uuid' })
   @ApiEnvelope(WebhookDeliveryDataDto, { status: 202 })
@@ -71,7 +68,7 @@ export class WebhooksController {
   }
 
   @Get(':webhookId')
-  @RateLimit(WEBHOOK_READ_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.read)
   @ApiOperation({ operationId: 'getWebhook', summary: 'One webhook endpoint' })
   @ApiParam(WEBHOOK_ID)
   @ApiEnvelope(WebhookEndpointDataDto)
@@ -81,7 +78,7 @@ export class WebhooksController {
   }
 
   @Patch(':webhookId')
-  @RateLimit(WEBHOOK_MANAGE_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.manage)
   @ApiOperation({ operationId: 'updateWebhook', summary: 'Change a webhook endpoint', description: '`enabled: true` re-enables an endpoint disabled by a 410 answer.' })
   @ApiParam(WEBHOOK_ID)
   @ApiEnvelope(WebhookEndpointDataDto)
@@ -91,7 +88,7 @@ export class WebhooksController {
   }
 
   @Delete(':webhookId')
-  @RateLimit(WEBHOOK_MANAGE_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.manage)
   @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its deliveries' })
   @ApiParam(WEBHOOK_ID)
   @ApiEnvelope(WebhookEndpointDeletedDto)
@@ -102,7 +99,7 @@ export class WebhooksController {
 
   @Post(':webhookId/rotate-secret')
   @HttpCode(200)
-  @RateLimit(WEBHOOK_MANAGE_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.manage)
   @ApiOperation({
     operationId: 'rotateWebhookSecret',
     summary: 'Give a webhook endpoint a new signing secret',
@@ -117,7 +114,7 @@ export class WebhooksController {
 
   @Post(':webhookId/test')
   @HttpCode(202)
-  @RateLimit(WEBHOOK_SEND_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.send)
   @ApiOperation({
     operationId: 'sendTestWebhook',
     summary: 'Send a test event to a webhook endpoint',
@@ -131,7 +128,7 @@ export class WebhooksController {
   }
 
   @Get(':webhookId/deliveries')
-  @RateLimit(WEBHOOK_READ_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.read)
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'The endpoint’s latest deliveries (newest first, at most 100; kept 30 days)' })
   @ApiParam(WEBHOOK_ID)
   @ApiEnvelope(WebhookDeliveryListDto)
@@ -142,7 +139,7 @@ export class WebhooksController {
 
   @Post(':webhookId/replay')
   @HttpCode(202)
-  @RateLimit(WEBHOOK_SEND_RATE_LIMIT)
+  @RateLimit(WEBHOOK_RATE_LIMITS.send)
   @ApiOperation({ operationId: 'replayWebhookSince', summary: 'Send again every finished delivery of the endpoint since a time', description: 'Delivered and failed deliveries created at or after `since` are queued again (those still pending are left as they are).' })
   @ApiParam(WEBHOOK_ID)
   @ApiEnvelope(WebhookReplayedDto, { status: 202 })
