@@ -9,6 +9,8 @@ import { JwtStrategy } from './access-tokens/jwt.strategy.js';
 import { AccountOAuthGrants, OAuthAccessRepository, OAuthAccessTokenVerifier, OAuthSigningKeys } from './oauth-resource/index.js';
 import { PasswordHasher } from './accounts/password-hasher.service.js';
 import { SessionAccessRepository } from './access-tokens/session-access.repository.js';
+import { UsersRepository } from './accounts/users.repository.js';
+import { UsersService } from './accounts/users.service.js';
 
 /** The account system both services share: passwords, access tokens (signed, and checked by JwtAuthGuard), OAuth token verification. */
 @Module({
@@ -22,7 +24,7 @@ import { SessionAccessRepository } from './access-tokens/session-access.reposito
       }),
     }),
   ],
-  providers: [PasswordHasher, AccessTokenService, CredentialRevocations, SessionAccessRepository, JwtStrategy, JwtAuthGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier, AccountOAuthGrants],
-  exports: [PasswordHasher, AccessTokenService, CredentialRevocations, JwtModule, JwtAuthGuard, OAuthSigningKeys, OAuthAccessTokenVerifier, AccountOAuthGrants],
+  providers: [PasswordHasher, UsersRepository, UsersService, AccessTokenService, CredentialRevocations, SessionAccessRepository, JwtStrategy, JwtAuthGuard, OAuthAccessRepository, OAuthSigningKeys, OAuthAccessTokenVerifier, AccountOAuthGrants],
+  exports: [PasswordHasher, UsersService, AccessTokenService, CredentialRevocations, JwtModule, JwtAuthGuard, OAuthSigningKeys, OAuthAccessTokenVerifier, AccountOAuthGrants],
 })
 export class AccountsCoreModule {}

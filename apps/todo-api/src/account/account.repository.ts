@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SESSION_COLUMNS, USER_COLUMNS, type SessionRow, type UserRow } from '#libs/identity';
+import { SESSION_COLUMNS, type SessionRow } from '#libs/identity';
 import { Database, type Transaction } from '#libs/database';
 import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS, type ApiKeyRow, type SubscriptionRow } from '../api-access/api-access.rows.js';
 
@@ -12,10 +12,6 @@ export class AccountRepository {
     return this.sql.transaction(work);
   }
 
-  async findUser(userId: string): Promise<UserRow | null> {
-    const rows: UserRow[] = await this.sql.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
-    return rows[0] ?? null;
-  }
 
   findApiKeys(userId: string): Promise<ApiKeyRow[]> {
     return this.sql.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);

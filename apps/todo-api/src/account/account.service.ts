@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppException, ErrorCode, RateLimitStore, rateLimitTrackerOf } from '#libs/common';
-import { ConnectedAppsService, PasskeysService, PasswordHasher, SecondFactorService, SecurityActivityService, toSessionDto, toUserDto, type ClientInfo } from '#libs/identity';
+import { ConnectedAppsService, PasskeysService, PasswordHasher, SecondFactorService, SecurityActivityService, toSessionDto, toUserDto, UsersService, type ClientInfo } from '#libs/identity';
 import { WEBHOOK_OWNER_KINDS, WebhookEndpointsService } from '#libs/webhooks';
 import { apiKeyTracker } from '../api-access/api-access.schemes.js';
 import { toApiKeyDto } from '../api-keys/dto/api-key.dto.js';
@@ -18,6 +18,7 @@ export class AccountService {
 
   constructor(
     private readonly repository: AccountRepository,
+    private readonly users: UsersService,
     private readonly todos: TodosService,
     private readonly todoEvents: TodoEventsService,
     private readonly billingCleanup: BillingCleanupService,
@@ -31,7 +32,7 @@ export class AccountService {
   ) {}
 
   async export(userId: string): Promise<AccountExportDto> {
-    const user = await this.repository.findUser(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks, passkeys, siteIds] = await Promise.all([
       this.todos.allOf(userId),
@@ -73,7 +74,7 @@ export class AccountService {
    * rate-limit counters go (they would expire with their windows anyway).
    */
   async delete(userId: string, request: DeleteAccountDto, client: ClientInfo): Promise<AccountDeletedDto> {
-    const user = await this.repository.findUser(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!(await this.passwords.verify(request.password, user.passwordHash))) {
       throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');

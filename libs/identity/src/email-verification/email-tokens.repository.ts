@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { canonicalEmail } from '../accounts/canonical-email.js';
-import { USER_COLUMNS, type UserRow } from '../accounts/account.rows.js';
 import { Database, type Transaction } from '#libs/database';
 
 export type EmailTokenPurpose = 'verify' | 'change' | 'revert';
@@ -21,10 +20,6 @@ export class EmailTokensRepository {
     return this.sql.transaction(work);
   }
 
-  async findUser(userId: string): Promise<UserRow | null> {
-    const rows = await this.sql.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
-    return rows[0] ?? null;
-  }
 
   /** Whether another account already uses this address (canonical form), as signup's unique index would say. */
   async emailInUse(email: string): Promise<boolean> {

@@ -13,6 +13,7 @@ import { SessionsService, type ClientInfo } from '../sessions/sessions.service.j
 import { toPasswordChangedDto, type MessageDto, type PasswordChangedDto } from '../sign-in/dto/auth-responses.dto.js';
 import type { ChangeEmailDto } from './dto/email-verification.dto.js';
 import { EmailTokensRepository, type EmailTokenPurpose } from './email-tokens.repository.js';
+import { UsersService } from '../accounts/users.service.js';
 
 /** How long each mailed token works. */
 const EMAIL_TOKEN_TTL_SECONDS: Record<EmailTokenPurpose, number> = {
@@ -75,6 +76,7 @@ export class EmailVerificationService implements OnModuleDestroy {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repository: EmailTokensRepository,
+    private readonly users: UsersService,
     private readonly mail: MailService,
     private readonly hasher: PasswordHasher,
     private readonly counters: RateLimitStore,
@@ -90,7 +92,7 @@ export class EmailVerificationService implements OnModuleDestroy {
   }
 
   async resend(userId: string): Promise<MessageDto> {
-    const user = await this.repository.findUser(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (user.emailConfirmed !== 1) this.inBackground(() => this.sendVerification(user.id, user.email), 'Verification mail could not be delivered');
     return { message: RESEND_MESSAGE };
@@ -107,7 +109,7 @@ export class EmailVerificationService implements OnModuleDestroy {
   }
 
   async requestChange(userId: string, dto: ChangeEmailDto, client: ClientInfo): Promise<MessageDto> {
-    const user = await this.repository.findUser(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!(await this.hasher.verify(dto.currentPassword, user.passwordHash))) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
     requireConfirmedEmail(user);

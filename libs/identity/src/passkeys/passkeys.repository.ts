@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type Transaction } from '#libs/database';
-import { USER_COLUMNS, type UserRow } from '../accounts/account.rows.js';
 
 /** A registered passkey (WebAuthn credential) of an account. */
 export interface PasskeyRow {
@@ -37,10 +36,6 @@ export class PasskeysRepository {
     return this.sql.transaction(work);
   }
 
-  async findUser(userId: string): Promise<UserRow | null> {
-    const rows = await this.sql.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
-    return rows[0] ?? null;
-  }
 
   async list(userId: string): Promise<PasskeyRow[]> {
     return this.sql.query<PasskeyRow>(`SELECT ${PASSKEY_COLUMNS} FROM passkeys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);

@@ -32,6 +32,7 @@ import {
 } from './dto/passkey.dto.js';
 import { challengeOf, PasskeyAssertions } from './passkey-assertions.service.js';
 import { PasskeysRepository } from './passkeys.repository.js';
+import { UsersService } from '../accounts/users.service.js';
 
 /** How long registration and passwordless sign-in options (their challenge) can be answered, once. */
 export const PASSKEY_CEREMONY_TTL_SECONDS = 5 * 60;
@@ -71,6 +72,7 @@ export class PasskeysService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly repository: PasskeysRepository,
+    private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly secondFactor: SecondFactorService,
     private readonly limiter: SecondFactorRateLimiter,
@@ -92,7 +94,7 @@ export class PasskeysService {
   }
 
   async registrationOptions(userId: string, dto: StartPasskeyRegistrationDto): Promise<PasskeyOptionsDto> {
-    const user = await this.repository.findUser(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!(await this.hasher.verify(dto.password, user.passwordHash))) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
     requireConfirmedEmail(user);

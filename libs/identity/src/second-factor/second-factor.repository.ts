@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { USER_COLUMNS, type UserRow } from '../accounts/account.rows.js';
 import { Database, type Transaction } from '#libs/database';
 
 export interface TotpFactorRow {
@@ -25,10 +24,6 @@ export class SecondFactorRepository {
     return this.sql.transaction(work);
   }
 
-  async findUser(userId: string): Promise<UserRow | null> {
-    const rows = await this.sql.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
-    return rows[0] ?? null;
-  }
 
   async findTotp(userId: string): Promise<TotpFactorRow | null> {
     const rows = await this.sql.query<TotpFactorRow>(`SELECT ${TOTP_FACTOR_COLUMNS} FROM totp_factors WHERE user_id = $1`, [userId]);

@@ -24,6 +24,7 @@ import {
 import { generateChallengeToken, generateRecoveryCodes, hashChallengeToken, hashRecoveryCode, totpSecretSealer } from './second-factor-secrets.js';
 import { SecondFactorRateLimiter } from './second-factor-rate-limiter.service.js';
 import { SecondFactorRepository } from './second-factor.repository.js';
+import { UsersService } from '../accounts/users.service.js';
 
 /** How long the challenge token of a sign-in that answered MFA_REQUIRED stays usable. */
 const MFA_CHALLENGE_TTL_SECONDS = 5 * 60;
@@ -108,6 +109,7 @@ export class SecondFactorService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly repository: SecondFactorRepository,
+    private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly limiter: SecondFactorRateLimiter,
     private readonly activity: SecurityActivityService,
@@ -123,7 +125,7 @@ export class SecondFactorService {
   }
 
   async startTotp(userId: string, dto: StartTotpDto): Promise<TotpEnrolmentDto> {
-    const user = await this.repository.findUser(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!(await this.hasher.verify(dto.password, user.passwordHash))) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The password is wrong');
     requireConfirmedEmail(user);
@@ -327,7 +329,7 @@ export class SecondFactorService {
     needs: 'totp' | 'any' = 'totp',
   ): Promise<void> {
     exactlyOneProof(dto);
-    const [user, factors] = await Promise.all([this.repository.findUser(userId), this.repository.factorsOf(userId)]);
+    const [user, factors] = await Promise.all([this.users.findById(userId), this.repository.factorsOf(userId)]);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     if (!factors.totp && (needs === 'totp' || factors.passkeys === 0)) throw new AppException(ErrorCode.NOT_FOUND, 'The account has no second factor');
     const attempt = await this.limiter.begin(client.ipAddress, userId);

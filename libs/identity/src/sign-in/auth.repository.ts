@@ -19,10 +19,6 @@ export class AuthRepository {
     return this.sql.transaction(work);
   }
 
-  async findUserById(userId: string): Promise<UserRow | null> {
-    const rows: UserRow[] = await this.sql.query(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
-    return rows[0] ?? null;
-  }
 
   /** By e-mail in its canonical form (the unique index is on email_canonical). */
   async findUserByEmail(email: string): Promise<UserRow | null> {

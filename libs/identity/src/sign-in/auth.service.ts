@@ -22,6 +22,7 @@ import type { ChangePasswordDto, LoginDto, LogoutDto, SignupDto } from './dto/au
 import { toPasswordChangedDto, toUserDto, type AuthTokenDataDto, type MessageDto, type PasswordChangedDto, type VerifyDataDto } from './dto/auth-responses.dto.js';
 import { LoginRateLimiter } from './login-rate-limiter.service.js';
 import { TurnstileVerifier } from './turnstile.verifier.js';
+import { UsersService } from '../accounts/users.service.js';
 
 /** How many suffixed variants of a derived username are tried before giving up. */
 const DERIVED_USERNAME_TRIES = 5;
@@ -50,6 +51,7 @@ function mismatch(field: string, other: string): AppException {
 export class AuthService {
   constructor(
     private readonly repository: AuthRepository,
+    private readonly users: UsersService,
     private readonly sessions: SessionsService,
     private readonly accessTokens: AccessTokenService,
     private readonly hasher: PasswordHasher,
@@ -115,7 +117,7 @@ export class AuthService {
   async verifySecondFactor(dto: MfaVerifyDto, client: ClientInfo): Promise<AuthTokenDataDto> {
     const { passkey } = dto;
     const { userId, method } = passkey !== undefined ? await this.passkeys.passChallenge({ ...dto, passkey }, client) : await this.secondFactor.passChallenge(dto, client);
-    const user = await this.repository.findUserById(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.INVALID_TOKEN, 'The sign-in challenge is invalid, expired or already used: sign in again');
     return this.signedIn(user, client, { secondFactor: method });
   }
@@ -123,7 +125,7 @@ export class AuthService {
   /** A passwordless sign-in with a passkey: the same token data as login. */
   async signInWithPasskey(dto: PasskeySignInDto, client: ClientInfo): Promise<AuthTokenDataDto> {
     const userId = await this.passkeys.passwordless(dto, client);
-    const user = await this.repository.findUserById(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.INVALID_CREDENTIALS, 'The passkey was not accepted: ask for new options and try again');
     return this.signedIn(user, client, { method: 'passkey' });
   }
@@ -162,7 +164,7 @@ export class AuthService {
       throw validationException([{ field: 'Idempotency-Key', messages: ['must be 1 to 255 visible ASCII characters'] }], 'The Idempotency-Key header is invalid');
     }
     const issued = await this.sessions.refresh(refreshToken, retryKey);
-    const user = await this.repository.findUserById(issued.userId);
+    const user = await this.users.findById(issued.userId);
     if (!user) throw new AppException(ErrorCode.INVALID_TOKEN, 'The refresh token is invalid, expired or revoked');
     return this.tokenData(user, issued.sessionId, issued.refreshToken);
   }
@@ -215,7 +217,7 @@ export class AuthService {
   }
 
   private async requireUser(userId: string): Promise<UserRow> {
-    const user = await this.repository.findUserById(userId);
+    const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
     return user;
   }
