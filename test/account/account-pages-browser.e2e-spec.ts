@@ -523,6 +523,95 @@ describe('account pages, in Chromium', () => {
     await page.close();
     expect(pageErrors).toEqual([]);
   }, 60_000);
+  /** A confirmed account signed in on a page with a virtual authenticator, its one passkey added in the account centre. */
+  async function signedInWithPasskey(): Promise<{ user: Awaited<ReturnType<typeof signUp>>; page: Page; recoveryCodes: string[] }> {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    const page = await openWithAuthenticator('/account/sign-in');
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${base}/account`);
+    await page.locator('#passkey-password').fill(user.password);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('[data-passkey]').waitFor();
+    const recoveryCodes = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
+    expect(recoveryCodes).toHaveLength(10);
+    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for a passkey' }).waitFor();
+    return { user, page, recoveryCodes };
+  }
+  const pageToken = (page: Page) => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('account-session')).token as string);
+  /** The activity entries of `context` that a passkey answered (the fresh checks it passed). */
+  async function passkeyChecks(token: string, context: string): Promise<number> {
+    const { activity } = (await t.http.get('/api/v1/account/activity?limit=100').set(bearer(token)).expect(200)).body.data;
+    return activity.filter((e: { type: string; details: { context?: string } | null }) => e.type === 'passkey_used' && e.details?.context === context).length;
+  }
+
+  it('a passkey is removed with the password and a passkey as the fresh check, no code typed', async () => {
+    const { user, page } = await signedInWithPasskey();
+    const token = await pageToken(page);
+    const row = page.locator('[data-passkey]');
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByLabel('Current password').fill(user.password);
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await row.screenshot({ path: `${SCREENSHOTS_DIR}/account-passkey-remove-390.png` });
+    await row.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.locator('[data-empty=passkeys]').waitFor();
+    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for your password only.' }).waitFor();
+    expect((await t.http.get('/api/v1/account/passkeys').set(bearer(token)).expect(200)).body.data.passkeys).toEqual([]);
+    expect(await passkeyChecks(token, 'passkey_removal')).toBe(1);
+    await logIn(t, user.email, user.password).expect(200);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('the password is changed with a passkey as the second factor, no code typed: the new one signs in, the old one does not', async () => {
+    const { user, page, recoveryCodes } = await signedInWithPasskey();
+    const token = await pageToken(page);
+    const form = page.locator('#password-form');
+    const newPassword = strongPassword();
+    await form.getByLabel('Current password').fill(user.password);
+    await page.locator('#new-password').fill(newPassword);
+    await page.locator('#new-password-confirm').fill(newPassword);
+    await form.screenshot({ path: `${SCREENSHOTS_DIR}/account-password-passkey-1280.png` });
+    await form.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.locator('#notice').filter({ hasText: 'Your password is changed' }).waitFor();
+    expect((await logIn(t, user.email, user.password).expect(401)).body.error.code).toBe('INVALID_CREDENTIALS');
+    const challenge = await logIn(t, user.email, newPassword).expect(401);
+    expect(challenge.body.error.code).toBe('MFA_REQUIRED');
+    const signedIn = await t.http.post('/api/v1/auth/mfa/verify').send({ challengeToken: challenge.body.error.details.challengeToken, recoveryCode: recoveryCodes[0] }).expect(200);
+    expect(await passkeyChecks(signedIn.body.data.token, 'password_change')).toBe(1);
+    await t.http.get('/api/v1/auth/verify').set(bearer(token)).expect(401);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('the account is deleted with a passkey as the second factor, no code typed (a wrong typed code first is refused): sign-in is refused after', async () => {
+    const { user, page } = await signedInWithPasskey();
+    const form = page.locator('#delete-account-form');
+    await form.getByLabel('Your password').fill(user.password);
+    await form.getByLabel('Type DELETE to confirm').fill('DELETE');
+    await form.getByLabel('Authenticator code or recovery code').fill('not-a-recovery-code');
+    await form.getByRole('button', { name: 'Delete account' }).click();
+    await page.locator('#delete-account-error').filter({ hasText: /wrong/i }).waitFor();
+    await logIn(t, user.email, user.password).expect(401);
+    expect(await t.dataSource.query('SELECT id FROM users WHERE id = $1', [user.userId])).toHaveLength(1);
+
+    await form.getByLabel('Authenticator code or recovery code').fill('');
+    await page.setViewportSize(PHONE);
+    expect(await overflowsSideways(page)).toBe(false);
+    await form.screenshot({ path: `${SCREENSHOTS_DIR}/account-delete-passkey-390.png` });
+    await form.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.waitForURL(`${base}/account/sign-in`);
+    await page.locator('#notice').filter({ hasText: 'Your account is deleted' }).waitFor();
+    expect((await logIn(t, user.email, user.password).expect(401)).body.error.code).toBe('INVALID_CREDENTIALS');
+    expect(await t.dataSource.query('SELECT id FROM users WHERE id = $1', [user.userId])).toEqual([]);
+    await page.close();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
   it('e-mail change from the account centre: the form (pending until the new address confirms it), then the notice’s revert link puts the old address back', async () => {
     const user = await signUp(t);
     await confirmEmail(t, smtp, user.email);

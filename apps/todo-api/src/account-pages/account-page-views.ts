@@ -141,6 +141,14 @@ function resetPage(page: 'forgotPassword' | 'resetPassword', title: string): str
   );
 }
 
+/**
+ * "Use a passkey" in a form whose second factor can also be typed (password change, deletion; account.js builds the
+ * same for a passkey's removal): shown while the account has a passkey and the browser does WebAuthn.
+ */
+function passkeyProof(buttonClass: '' | 'danger'): string {
+  return `<div data-passkey-proof hidden><div class="row"><button type="button"${buttonClass ? ` class="${buttonClass}"` : ''}>Use a passkey</button></div><p class="or muted small-text">or type a code</p></div>`;
+}
+
 const CENTRE_BODY = `<main id="main" class="wide">
 <div class="topbar">
   <h1>${LOGO} Your account</h1>
@@ -170,6 +178,20 @@ const CENTRE_BODY = `<main id="main" class="wide">
     <p id="email-change-error" class="error" role="alert"></p>
   </form>
   <p id="email-change-pending" class="status-line" role="status" hidden></p>
+  <h3>Delete your account</h3>
+  <form id="delete-account-form" class="inset">
+    <p class="small-text">Your account and everything it holds go at once and for good; a paid subscription is cancelled.</p>
+    <div class="fields">
+      <div><label for="delete-password">Your password</label><input id="delete-password" type="password" autocomplete="current-password" maxlength="128" required></div>
+      <div><label for="delete-confirm">Type DELETE to confirm</label><input id="delete-confirm" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" pattern="DELETE" maxlength="6" required></div>
+    </div>
+    <div id="delete-code-field" hidden>
+      ${passkeyProof('danger')}
+      <label for="delete-code">Authenticator code or recovery code</label><input id="delete-code" type="text" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64">
+    </div>
+    <div class="row"><button type="submit" id="delete-account" class="danger">Delete account</button></div>
+    <p id="delete-account-error" class="error" role="alert"></p>
+  </form>
 </section>
 <section id="security" class="card" aria-labelledby="security-title">
   <h2 id="security-title">Security</h2>
@@ -181,7 +203,10 @@ const CENTRE_BODY = `<main id="main" class="wide">
       <div><label for="new-password">New password</label><input id="new-password" type="password" autocomplete="new-password" minlength="8" maxlength="128" required></div>
       <div><label for="new-password-confirm">New password again</label><input id="new-password-confirm" type="password" autocomplete="new-password" minlength="8" maxlength="128" required></div>
     </div>
-    <div id="password-code-field" hidden><label for="password-code">Authenticator code or recovery code</label><input id="password-code" type="text" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64"></div>
+    <div id="password-code-field" hidden>
+      ${passkeyProof('')}
+      <label for="password-code">Authenticator code or recovery code</label><input id="password-code" type="text" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64">
+    </div>
     <p class="muted small-text">Every session is signed out, this one too, and every connected app is disconnected.</p>
     <div class="row"><button type="submit" id="change-password">Change password</button></div>
     <p id="password-error" class="error" role="alert"></p>

@@ -69,6 +69,16 @@
     }
   }
 
+  /**
+   * A fresh passkey proof: one of the signed-in account's passkeys signs the options of POST
+   * /api/v1/account/passkey-check-options (once, minutes), sent as `passkey` where a request asks for a fresh factor check
+   * (new recovery codes, a passkey's removal, password change, deletion) instead of a typed code.
+   */
+  async function freshPasskeyProof() {
+    const { options } = await api('POST', '/api/v1/account/passkey-check-options', {});
+    return passkeyCeremony(webauthn.startAuthentication, options);
+  }
+
   /** The authenticator's six digits, or else a recovery code. */
   function factorBody(typed, extra) {
     const value = typed.trim();
@@ -234,6 +244,35 @@
 
   // ---- the account centre ----
   let mfaEnabled = false;
+  /** How many passkeys the account has (the MFA status and the passkey list both tell). */
+  let passkeyCount = 0;
+
+  /** Every "Use a passkey" of the centre's forms ([data-passkey-proof]) shown while a passkey can answer the check. */
+  function showPasskeyProofs(count) {
+    passkeyCount = count;
+    document.querySelectorAll('[data-passkey-proof]').forEach((box) => { box.hidden = !(passkeysWork && passkeyCount > 0); });
+  }
+
+  /** The typed `code` of a form that asks for one only of an account with a second factor (none typed: none sent, and the API says when it is needed). */
+  function typedCode(inputId) {
+    const code = $(inputId).value.trim();
+    return code ? { code } : {};
+  }
+
+  /**
+   * The "Use a passkey" of a form whose factor can also be typed: the form's other fields checked as its submit would
+   * (the typed code aside), then `send({ passkey })` with a fresh passkey proof; errors land in `errorLine`.
+   */
+  function onPasskeyProof(form, codeInput, errorLine, send) {
+    form.querySelector('[data-passkey-proof] button').addEventListener('click', async () => {
+      errorLine.textContent = '';
+      const fields = Array.from(form.querySelectorAll('input')).filter((field) => field !== codeInput && !field.closest('[hidden]'));
+      if (!fields.every((field) => field.reportValidity())) return;
+      const buttons = form.querySelectorAll('button');
+      buttons.forEach((b) => { b.disabled = true; });
+      try { await send({ passkey: await freshPasskeyProof() }); } catch (error) { errorLine.textContent = describe(error); } finally { buttons.forEach((b) => { b.disabled = false; }); }
+    });
+  }
 
   async function loadProfile() {
     const { user } = await api('GET', '/api/v1/auth/verify');
@@ -268,6 +307,8 @@
     else if (status.passkeys > 0) $('mfa-state').textContent = 'Off. Sign-in asks for a passkey (or a recovery code) after the password.' + recovery;
     else $('mfa-state').textContent = 'Off. Sign-in asks for your password only.';
     $('password-code-field').hidden = !mfaEnabled;
+    $('delete-code-field').hidden = !mfaEnabled;
+    showPasskeyProofs(status.passkeys);
     $('totp-check-form').hidden = !status.totpEnabled;
     $('totp-start-form').hidden = status.totpEnabled || !$('totp-confirm-form').hidden;
     // Without an authenticator app, a passkey is the fresh check for new recovery codes.
@@ -292,12 +333,17 @@
       el('label', { for: 'passkey-rename-' + id, text: 'New name' }),
       el('div', { className: 'row' }, [nameInput, el('button', { type: 'submit', className: 'small', text: 'Save name' })]),
     ]);
+    const codeInput = el('input', { id: 'passkey-remove-code-' + id, type: 'text', autocomplete: 'one-time-code', autocapitalize: 'none', spellcheck: 'false', maxlength: '64', required: true });
     const removeForm = el('form', { className: 'inset', hidden: true, 'data-remove-passkey': id }, [
-      el('p', { className: 'small-text', text: 'Removing a passkey needs your password and a current code (the authenticator’s, or a recovery code).' }),
-      el('div', { className: 'fields' }, [
-        el('div', {}, [el('label', { for: 'passkey-remove-password-' + id, text: 'Current password' }), el('input', { id: 'passkey-remove-password-' + id, type: 'password', autocomplete: 'current-password', maxlength: '1024', required: true })]),
-        el('div', {}, [el('label', { for: 'passkey-remove-code-' + id, text: 'Authenticator code or recovery code' }), el('input', { id: 'passkey-remove-code-' + id, type: 'text', autocomplete: 'one-time-code', autocapitalize: 'none', spellcheck: 'false', maxlength: '64', required: true })]),
+      el('p', { className: 'small-text', text: 'Removing a passkey needs your password and a second factor: a passkey (this one too), the authenticator’s code or a recovery code.' }),
+      el('label', { for: 'passkey-remove-password-' + id, text: 'Current password' }),
+      el('input', { id: 'passkey-remove-password-' + id, type: 'password', autocomplete: 'current-password', maxlength: '1024', required: true }),
+      el('div', { 'data-passkey-proof': true, hidden: !(passkeysWork && passkeyCount > 0) }, [
+        el('div', { className: 'row' }, [el('button', { type: 'button', className: 'danger small', text: 'Use a passkey' })]),
+        el('p', { className: 'or muted small-text', text: 'or type a code' }),
       ]),
+      el('label', { for: 'passkey-remove-code-' + id, text: 'Authenticator code or recovery code' }),
+      codeInput,
       el('div', { className: 'row' }, [el('button', { type: 'submit', className: 'danger small', text: 'Remove passkey' })]),
     ]);
     const submitting = (form, work) => form.addEventListener('submit', async (event) => {
@@ -312,12 +358,13 @@
       notice('Passkey renamed “' + renamed.name + '”.');
       await loadPasskeys();
     });
-    submitting(removeForm, async () => {
-      const body = factorBody($('passkey-remove-code-' + id).value, { password: $('passkey-remove-password-' + id).value });
-      await api('DELETE', '/api/v1/account/passkeys/' + encodeURIComponent(id), body);
+    const remove = async (proof) => {
+      await api('DELETE', '/api/v1/account/passkeys/' + encodeURIComponent(id), Object.assign({ password: $('passkey-remove-password-' + id).value }, proof));
       notice('Passkey “' + passkey.name + '” removed.');
       await Promise.all([loadPasskeys(), loadMfa()]);
-    });
+    };
+    submitting(removeForm, () => remove(factorBody(codeInput.value)));
+    onPasskeyProof(removeForm, codeInput, error, remove);
     const toggle = (show, hide) => () => { hide.hidden = true; show.hidden = !show.hidden; error.textContent = ''; if (!show.hidden) show.querySelector('input').focus(); };
     return el('div', { className: 'site', 'data-passkey': id }, [
       el('div', { className: 'site-head' }, [el('h4', { text: passkey.name })]),
@@ -336,6 +383,7 @@
     const { passkeys } = await api('GET', '/api/v1/account/passkeys');
     const box = clear($('passkey-list'));
     if (passkeys.length === 0) box.appendChild(el('p', { className: 'muted', 'data-empty': 'passkeys', text: 'No passkey yet.' }));
+    showPasskeyProofs(passkeys.length);
     for (const passkey of passkeys) box.appendChild(passkeyRow(passkey));
   }
 
@@ -700,9 +748,9 @@
       sessionStorage.setItem(STORE + '-email-pending', JSON.stringify({ email, at: Date.now() }));
       showPendingEmail($('profile-email').textContent);
     });
-    onSubmit('password-form', 'password-error', async () => {
-      const body = { currentPassword: $('current-password').value, newPassword: $('new-password').value, newPasswordConfirm: $('new-password-confirm').value };
-      if (mfaEnabled) body.code = $('password-code').value.trim();
+    // The second factor of an account that has one: the typed code, or { passkey } from "Use a passkey".
+    const changePassword = async (proof) => {
+      const body = Object.assign({ currentPassword: $('current-password').value, newPassword: $('new-password').value, newPasswordConfirm: $('new-password-confirm').value }, proof);
       try {
         await api('POST', '/api/v1/auth/change-password', body);
       } catch (error) {
@@ -710,7 +758,21 @@
         throw error;
       }
       goToSignIn('Your password is changed: sign in with the new one. Every session was signed out.');
-    });
+    };
+    onSubmit('password-form', 'password-error', () => changePassword(typedCode('password-code')));
+    onPasskeyProof($('password-form'), $('password-code'), $('password-error'), changePassword);
+    const deleteAccount = async (proof) => {
+      const body = Object.assign({ password: $('delete-password').value, confirmText: $('delete-confirm').value }, proof);
+      try {
+        await api('DELETE', '/api/v1/account', body);
+      } catch (error) {
+        if (error.code === 'MFA_CODE_REQUIRED') { $('delete-code-field').hidden = false; $('delete-code').focus(); }
+        throw error;
+      }
+      goToSignIn('Your account is deleted, with everything it held.');
+    };
+    onSubmit('delete-account-form', 'delete-account-error', () => deleteAccount(typedCode('delete-code')));
+    onPasskeyProof($('delete-account-form'), $('delete-code'), $('delete-account-error'), deleteAccount);
     onSubmit('totp-start-form', 'totp-start-error', async () => {
       const enrolment = await api('POST', '/api/v1/account/mfa/totp', { password: $('totp-start-password').value });
       $('totp-start-form').reset();
@@ -763,8 +825,7 @@
       await Promise.all([loadPasskeys(), loadMfa()]);
     });
     onSubmit('passkey-codes-form', 'passkey-codes-error', async () => {
-      const { options } = await api('POST', '/api/v1/account/passkey-check-options', {});
-      const passkey = await passkeyCeremony(webauthn.startAuthentication, options);
+      const passkey = await freshPasskeyProof();
       const { recoveryCodes } = await api('POST', '/api/v1/account/mfa/recovery-codes', { password: $('passkey-codes-password').value, passkey });
       $('passkey-codes-form').reset();
       showRecoveryCodes(recoveryCodes, 'passkey-recovery-codes');
