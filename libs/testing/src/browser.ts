@@ -7,6 +7,9 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, LaunchOptions, Page } from 'playwright-core';
 import { isExecutableFile } from './outside-program.js';
 
+/** Named, so knip sees `require.resolve('@sparticuz/chromium')` as a use of the package. */
+const require = createRequire(import.meta.url);
+
 /** Debian's chromium package. */
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
@@ -51,7 +54,7 @@ function chooseChromium(env: NodeJS.ProcessEnv = process.env): ChromiumChoice {
  * nothing from the system beyond the C library.
  */
 function npmChromium(): ChromiumChoice {
-  const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium');
+  const entry = require.resolve('@sparticuz/chromium');
   const packageDir = join(dirname(entry), '..');
   const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
   const cacheRoot = join(packageDir, '..', '..', '.cache');
