@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SESSION_COLUMNS, type SessionRow } from '#libs/identity';
 import { Database, type Transaction } from '#libs/database';
-import { API_KEY_COLUMNS, SUBSCRIPTION_COLUMNS, type ApiKeyRow, type SubscriptionRow } from '../api-access/api-access.rows.js';
 
 /** Reads of everything an account owns, and its removal. Every query takes the user id first. */
 @Injectable()
@@ -13,9 +12,6 @@ export class AccountRepository {
   }
 
 
-  findApiKeys(userId: string): Promise<ApiKeyRow[]> {
-    return this.sql.query(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
-  }
 
   findSessions(userId: string): Promise<SessionRow[]> {
     return this.sql.query(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
@@ -27,10 +23,6 @@ export class AccountRepository {
     return rows.map((row) => row.id);
   }
 
-  async findSubscription(userId: string): Promise<SubscriptionRow | null> {
-    const rows: SubscriptionRow[] = await this.sql.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions WHERE user_id = $1`, [userId]);
-    return rows[0] ?? null;
-  }
 
   /**
    * Removes the account. Every user-owned table references users(id) ON DELETE CASCADE, so

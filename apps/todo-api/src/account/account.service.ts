@@ -3,9 +3,9 @@ import { AppException, ErrorCode, RateLimitStore, rateLimitTrackerOf } from '#li
 import { ConnectedAppsService, PasskeysService, PasswordHasher, SecondFactorService, SecurityActivityService, toSessionDto, toUserDto, UsersService, type ClientInfo } from '#libs/identity';
 import { WEBHOOK_OWNER_KINDS, WebhookEndpointsService } from '#libs/webhooks';
 import { apiKeyTracker } from '../api-access/api-access.schemes.js';
-import { toApiKeyDto } from '../api-keys/dto/api-key.dto.js';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { BillingCleanupService } from '../billing/billing-cleanup.service.js';
-import { toSubscriptionDto } from '../billing/dto/subscription.dto.js';
+import { BillingService } from '../billing/billing.service.js';
 import { TodoEventsService } from '../todos/todo-events.service.js';
 import { TodosService } from '../todos/todos.service.js';
 import { AccountRepository } from './account.repository.js';
@@ -22,6 +22,8 @@ export class AccountService {
     private readonly todos: TodosService,
     private readonly todoEvents: TodoEventsService,
     private readonly billingCleanup: BillingCleanupService,
+    private readonly billing: BillingService,
+    private readonly apiKeys: ApiKeysService,
     private readonly passwords: PasswordHasher,
     private readonly rateLimits: RateLimitStore,
     private readonly connectedApps: ConnectedAppsService,
@@ -34,11 +36,11 @@ export class AccountService {
   async export(userId: string): Promise<AccountExportDto> {
     const user = await this.users.findById(userId);
     if (!user) throw new AppException(ErrorCode.AUTH_REQUIRED, 'A valid access token is required');
-    const [todos, apiKeys, sessions, subscription, { connectedApps }, securityActivity, secondFactor, webhooks, passkeys, siteIds] = await Promise.all([
+    const [todos, { keys: apiKeys }, sessions, { subscription }, { connectedApps }, securityActivity, secondFactor, webhooks, passkeys, siteIds] = await Promise.all([
       this.todos.allOf(userId),
-      this.repository.findApiKeys(userId),
+      this.apiKeys.list(userId),
       this.repository.findSessions(userId),
-      this.repository.findSubscription(userId),
+      this.billing.getStatus(userId),
       this.connectedApps.list(userId),
       this.activity.allOf(userId),
       this.secondFactor.status(userId),
@@ -53,9 +55,9 @@ export class AccountService {
       version: ACCOUNT_EXPORT_VERSION,
       account: toUserDto(user),
       todos,
-      apiKeys: apiKeys.map(toApiKeyDto),
+      apiKeys,
       sessions: sessions.map((session) => toSessionDto(session, now)),
-      subscription: toSubscriptionDto(subscription),
+      subscription,
       connectedApps,
       securityActivity,
       secondFactor,

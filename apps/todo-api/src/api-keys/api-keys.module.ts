@@ -12,5 +12,6 @@ import { ApiKeysService } from './api-keys.service.js';
   imports: [AccountsCoreModule, ApiAccessModule, SecurityActivityModule],
   controllers: [ApiKeysController],
   providers: [ApiKeysRepository, ApiKeysService, ActiveAccessGuard],
+  exports: [ApiKeysService],
 })
 export class ApiKeysModule {}
