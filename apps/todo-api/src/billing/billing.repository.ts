@@ -64,10 +64,6 @@ export class BillingRepository {
     return rows[0] ?? null;
   }
 
-  async findUserEmail(userId: string): Promise<string | undefined> {
-    const rows: Array<{ email: string }> = await this.sql.query(`SELECT email FROM users WHERE id = $1`, [userId]);
-    return rows[0]?.email;
-  }
 
   /** The id of the user named by id or by e-mail (in its canonical form), if it exists. */
   async findUserId(by: { userId?: string; email?: string }): Promise<string | undefined> {

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { AppException, ErrorCode, trimTrailingSlashes } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { UsersService } from '#libs/identity';
 import { BILLING_CONFIG, type BillingConfig } from './billing.config.js';
 import { BillingRepository } from './billing.repository.js';
 import { CheckoutSessionDto, PortalSessionDto, SubscriptionDto, SubscriptionResultDto, SubscriptionStatusDto, toSubscriptionDto } from './dto/subscription.dto.js';
@@ -25,6 +26,7 @@ export class BillingService {
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(BILLING_CONFIG) private readonly billingConfig: BillingConfig,
     private readonly repository: BillingRepository,
+    private readonly users: UsersService,
   ) {
     this.publicBaseUrl = trimTrailingSlashes(config.publicBaseUrl);
   }
@@ -55,7 +57,7 @@ export class BillingService {
     if (row && PAID_ACCESS_STATUSES.includes(row.status)) {
       throw new AppException(ErrorCode.SUBSCRIPTION_ALREADY_ACTIVE, 'The subscription is already active');
     }
-    const email = await this.repository.findUserEmail(userId);
+    const email = (await this.users.findById(userId))?.email;
     if (!email) throw new AppException(ErrorCode.AUTH_REQUIRED, 'The account no longer exists');
 
     const stored = row?.providerCustomerId ?? undefined;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
+import { UsersService } from '#libs/identity';
 import { MailService } from '#libs/mail';
 import type { DisabledWebhookEndpoint } from '#libs/webhooks';
-import { WebhookOwnersRepository } from './webhook-owners.repository.js';
 
 export const WEBHOOK_DISABLED_SUBJECT = 'Your webhook endpoint was disabled';
 
@@ -12,13 +12,13 @@ export class WebhookOwnerMailService {
   private readonly logger = new Logger(WebhookOwnerMailService.name);
 
   constructor(
-    private readonly owners: WebhookOwnersRepository,
+    private readonly users: UsersService,
     private readonly mail: MailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async endpointDisabled(endpoint: DisabledWebhookEndpoint): Promise<void> {
-    const to = await this.owners.emailOf(endpoint.ownerId);
+    const to = (await this.users.findById(endpoint.ownerId))?.email;
     if (to === undefined) {
       this.logger.warn({ endpointId: endpoint.id }, 'Disabled webhook endpoint has no account to mail');
       return;

@@ -1,17 +1,17 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { MailModule } from '#libs/mail';
+import { AccountsCoreModule } from '#libs/identity';
 import { WebhookEngineModule } from '#libs/webhooks';
 import { ApiAccessModule } from '../api-access/api-access.module.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { MAX_WEBHOOKS_PER_ACCOUNT, TODO_WEBHOOK_EVENTS, TODO_WEBHOOK_OWNER_KIND } from './todo-webhook-events.js';
 import { WebhookOwnerMailService } from './webhook-owner-mail.service.js';
-import { WebhookOwnersRepository } from './webhook-owners.repository.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksMcpTools } from './webhooks-mcp.tools.js';
 
 /** What the engine's options factory injects from todo-api: the mail to an account whose endpoint was disabled. */
-@Module({ imports: [MailModule], providers: [WebhookOwnersRepository, WebhookOwnerMailService], exports: [WebhookOwnerMailService] })
+@Module({ imports: [MailModule, AccountsCoreModule], providers: [WebhookOwnerMailService], exports: [WebhookOwnerMailService] })
 class WebhookOwnerMailModule {}
 
 const engine = WebhookEngineModule.forApp({
