@@ -6,6 +6,7 @@ export * from './accounts/credential-revocations.service.js';
 export * from './access-tokens/jwt-auth.guard.js';
 export * from './access-tokens/jwt.strategy.js';
 export * from './accounts/password-hasher.service.js';
+export * from './accounts/account-row-lock.js';
 export * from './accounts/users.service.js';
 export * from './oauth-resource/index.js';
 export * from './sign-in/auth.module.js';

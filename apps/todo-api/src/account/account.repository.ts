@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SESSION_COLUMNS, type SessionRow } from '#libs/identity';
+import { lockAccountRow, SESSION_COLUMNS, type SessionRow } from '#libs/identity';
 import { Database, type Transaction } from '#libs/database';
 
 /** Reads of everything an account owns, and its removal. Every query takes the user id first. */
@@ -31,8 +31,7 @@ export class AccountRepository {
    * undefined when the user was already gone.
    */
   async deleteUser(tx: Transaction, userId: string): Promise<{ apiKeyIds: string[]; sessionIds: string[] } | undefined> {
-        const locked = await tx.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
-    if (locked.length === 0) return undefined;
+    if (!(await lockAccountRow(tx, userId, 'update'))) return undefined;
     const keys: Array<{ id: string }> = await tx.query(`SELECT id FROM api_keys WHERE user_id = $1`, [userId]);
     const sessions: Array<{ id: string }> = await tx.query(`SELECT id FROM sessions WHERE user_id = $1`, [userId]);
     await tx.query(`DELETE FROM users WHERE id = $1`, [userId]);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { lockAccountRow } from '#libs/identity';
 import { Database, type Transaction } from '#libs/database';
 import { API_KEY_COLUMNS, type ApiKeyRow } from '../api-access/api-access.rows.js';
 
@@ -38,7 +39,7 @@ export class ApiKeysRepository {
    */
   async insertWithinLimit(userId: string, name: string, secret: NewApiKeySecret, expiresAt: Date | null, maxActive: number): Promise<ApiKeyRow | null> {
     return this.transaction(async (tx) => {
-      await tx.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+      await lockAccountRow(tx, userId, 'update');
       const [{ active }] = (await tx.query(
         `SELECT count(*)::int AS active FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
         [userId],

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { lockAccountRow } from '#libs/identity';
 import { PreparedQueries, type DedicatedConnection } from '#libs/database';
 
 export interface HeldLease {
@@ -48,7 +49,7 @@ export class TodoStreamLeasesRepository {
    */
   acquire(userId: string, cap: number, ttlSeconds: number, holder: LeaseHolder | undefined, heldRetrySeconds: number): Promise<LeaseOutcome> {
     return this.prepared.transaction(async (tx) => {
-      await tx.query(`SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
+      await lockAccountRow(tx, userId, 'no-key-update');
       await tx.query(`DELETE FROM todo_stream_leases l WHERE l.user_id = $1 AND ${LEASE_VOID}`, [userId]);
       const [lease] = await tx.query(
         `INSERT INTO todo_stream_leases (user_id, expires_at, holder_pid, holder_started)

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { lockAccountRow } from '#libs/identity';
 import { Database, IdempotencyKeys, PreparedQueries, type DedicatedConnection, type Transaction } from '#libs/database';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/todo-input.dto.js';
 import type { SortOrder, TodoSort } from './todo-limits.js';
@@ -70,8 +71,7 @@ export class TodosRepository {
 
   /** Serialises one account's writes, so its event ids grow in commit order (Last-Event-ID resume relies on it). */
   async lockOwner(tx: Transaction, userId: string): Promise<boolean> {
-    const rows = await tx.query(`SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
-    return rows.length > 0;
+    return lockAccountRow(tx, userId, 'no-key-update');
   }
 
   async list(userId: string, filter: TodoListFilter, sort: TodoSort, order: SortOrder, limit: number, after?: TodoKeyset): Promise<TodoRow[]> {
