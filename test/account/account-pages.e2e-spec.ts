@@ -41,9 +41,11 @@ describe('account pages over HTTP', () => {
     expect(csp.get('img-src')).toEqual(path === '/account' ? ["'self'", 'data:'] : ["'self'"]);
 
     const scripts = [...res.text.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag);
-    // The shared page kit first (account.js reads window.PageKit), then WebAuthn where passkeys are used, all from this origin.
+    // The shared page kit first (account.js reads window.PageKit), then WebAuthn where passkeys are used, the shared
+    // webhook panel on the centre (window.WebhookPanel), all from this origin.
     const webauthn = path === '/account' || path === '/account/sign-in' ? ['<script src="/assets/simplewebauthn-browser.js" defer>'] : [];
-    expect(scripts).toEqual(['<script src="/assets/page-kit.js" defer>', ...webauthn, '<script src="/assets/account.js" defer>']);
+    const webhookPanel = path === '/account' ? ['<script src="/assets/webhook-panel.js" defer>'] : [];
+    expect(scripts).toEqual(['<script src="/assets/page-kit.js" defer>', ...webauthn, ...webhookPanel, '<script src="/assets/account.js" defer>']);
     expect(res.text).not.toMatch(/<script\b[^>]*>[^<]/);
     expect(res.text).not.toMatch(/\son[a-z]+\s*=/i);
     expect(res.text).not.toMatch(/<style\b|\sstyle\s*=/i);
@@ -57,6 +59,9 @@ describe('account pages over HTTP', () => {
     const kit = await t.http.get('/assets/page-kit.js').expect(200);
     expect(kit.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(kit.text).toContain('window.PageKit = {');
+    const panel = await t.http.get('/assets/webhook-panel.js').expect(200);
+    expect(panel.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(panel.text).toContain('window.WebhookPanel = {');
     // @simplewebauthn/browser's own build, as the package ships it (no WebAuthn encoding written here).
     const webauthn = await t.http.get('/assets/simplewebauthn-browser.js').expect(200);
     expect(webauthn.headers['content-type']).toBe('text/javascript; charset=utf-8');

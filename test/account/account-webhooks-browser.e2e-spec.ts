@@ -1,5 +1,5 @@
 /**
- * The account centre's webhook panel (todo events; the twin of the dashboard's site panel) in Chromium, at 1280 px and
+ * The account centre's webhook panel (todo events; the dashboard's shared panel on the account's routes) in Chromium, at 1280 px and
  * at 390 px, against a real receiver this test starts (loopback allowed by the WEBHOOKS_LOOPBACK test switch) and the
  * app's own delivery queue: create an endpoint (event checkboxes from todo-api's catalogue; its secret shown once, the
  * one that signs), send a test event, see its delivery with the receiver's status code, replay it; disable and enable,

@@ -22,6 +22,7 @@ export * from './http/envelope.js';
 export * from './http/html-page.js';
 export * from './pages/page-layout.js';
 export * from './pages/pages.module.js';
+export * from './pages/webhook-panel.js';
 export * from './http/json-body.js';
 export * from './http/validation.js';
 export * from './http/paged-query.js';

@@ -1,5 +1,5 @@
 import { escape } from 'html-escaper';
-import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage, trimTrailingSlashes } from '#libs/common';
+import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage, renderWebhookPanel, trimTrailingSlashes, WEBHOOK_PANEL_SCRIPT, type WebhookPanelWords } from '#libs/common';
 import { FEEDBACK_WEBHOOK_EVENTS } from '../webhooks/feedback-webhook-events.js';
 
 /**
@@ -12,6 +12,14 @@ export function dashboardHeaders(authBaseUrl: string): Record<string, string> {
   const authOrigin = new URL(authBaseUrl).origin;
   return { ...PAGE_HEADERS, 'Content-Security-Policy': PAGE_CSP.replace("connect-src 'self'", `connect-src 'self' ${authOrigin}`) };
 }
+
+/** The site's webhook tab in this app's words; the event checkboxes are the site webhooks' catalogue, from its one home. */
+const WEBHOOK_PANEL: WebhookPanelWords = {
+  introHtml: 'Each new feedback, status change and question-batch step is POSTed, signed (Standard Webhooks), to the endpoints below.',
+  eventTypes: Object.keys(FEEDBACK_WEBHOOK_EVENTS),
+  urlPlaceholder: 'https://example.com/hooks/feedback',
+  descriptionPlaceholder: 'Post new bugs to Slack',
+};
 
 export function renderDashboardPage(authBaseUrl: string): string {
   // The account pages (sign-up, password reset) are the account service's.
@@ -113,20 +121,7 @@ export function renderDashboardPage(authBaseUrl: string): string {
       <div id="batch-list"></div>
     </div>
     <div id="panel-webhooks" role="tabpanel" aria-labelledby="tab-webhooks" hidden>
-      <p class="muted small-text">Each new feedback, status change and question-batch step is POSTed, signed (Standard Webhooks), to the endpoints below.</p>
-      <div class="row"><button type="button" id="new-webhook">New endpoint</button></div>
-      <form id="webhook-editor" class="inset" aria-labelledby="webhook-editor-title" hidden>
-        <h3 id="webhook-editor-title">New webhook endpoint</h3>
-        <label for="webhook-url">URL</label>
-        <input id="webhook-url" type="url" maxlength="2000" required placeholder="https://example.com/hooks/feedback" autocomplete="off" spellcheck="false">
-        <label for="webhook-description">Description <span class="muted">(optional)</span></label>
-        <input id="webhook-description" type="text" maxlength="200" placeholder="Post new bugs to Slack">
-        <fieldset id="webhook-event-types"><legend>Events <span class="muted">(none ticked: all of them)</span></legend></fieldset>
-        <p id="webhook-error" class="error" role="alert"></p>
-        <div class="row"><button type="submit" id="create-webhook">Create endpoint</button><button type="button" id="cancel-webhook" class="secondary">Cancel</button></div>
-      </form>
-      <div id="webhook-secret"></div>
-      <div id="webhook-list"></div>
+${renderWebhookPanel(WEBHOOK_PANEL)}
     </div>
   </section>
   <section class="card" aria-labelledby="portfolio-title">
@@ -138,9 +133,5 @@ export function renderDashboardPage(authBaseUrl: string): string {
   </section>
 </section>
 </main>`;
-  return renderPage('Feedback dashboard', body, [PAGE_KIT_SCRIPT, '/assets/dashboard.js'], {
-    'data-auth-base': trimTrailingSlashes(authBaseUrl),
-    // The webhook panel's event checkboxes and test-event choices: the site webhooks' catalogue, from its one home.
-    'data-webhook-events': Object.keys(FEEDBACK_WEBHOOK_EVENTS).join(' '),
-  });
+  return renderPage('Feedback dashboard', body, [PAGE_KIT_SCRIPT, WEBHOOK_PANEL_SCRIPT, '/assets/dashboard.js'], { 'data-auth-base': trimTrailingSlashes(authBaseUrl) });
 }

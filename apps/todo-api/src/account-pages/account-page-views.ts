@@ -1,4 +1,4 @@
-import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage } from '#libs/common';
+import { PAGE_CSP, PAGE_HEADERS, PAGE_KIT_SCRIPT, renderPage, renderWebhookPanel, WEBHOOK_PANEL_SCRIPT, type WebhookPanelWords } from '#libs/common';
 import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
 import { TODO_WEBHOOK_EVENTS } from '../webhooks/todo-webhook-events.js';
 
@@ -22,9 +22,10 @@ export type AccountPageName = keyof typeof ACCOUNT_PAGE_PATHS;
 /** @simplewebauthn/browser's browser build, served from this origin: the sign-in page and the account centre use passkeys. */
 export const WEBAUTHN_SCRIPT_PATH = '/assets/simplewebauthn-browser.js';
 
-/** The scripts of a page, in order: the page kit, WebAuthn where passkeys are used, then account.js. */
+/** The scripts of a page, in order: the page kit, WebAuthn where passkeys are used, the webhook panel on the centre, then account.js. */
 function pageScripts(page: AccountPageName): string[] {
-  return page === 'signIn' || page === 'centre' ? [PAGE_KIT_SCRIPT, WEBAUTHN_SCRIPT_PATH, '/assets/account.js'] : [PAGE_KIT_SCRIPT, '/assets/account.js'];
+  if (page === 'centre') return [PAGE_KIT_SCRIPT, WEBAUTHN_SCRIPT_PATH, WEBHOOK_PANEL_SCRIPT, '/assets/account.js'];
+  return page === 'signIn' ? [PAGE_KIT_SCRIPT, WEBAUTHN_SCRIPT_PATH, '/assets/account.js'] : [PAGE_KIT_SCRIPT, '/assets/account.js'];
 }
 
 export const ACCOUNT_PAGE_HEADERS: Record<string, string> = PAGE_HEADERS;
@@ -148,6 +149,14 @@ function resetPage(page: 'forgotPassword' | 'resetPassword', title: string): str
 function passkeyProof(buttonClass: '' | 'danger'): string {
   return `<div data-passkey-proof hidden><div class="row"><button type="button"${buttonClass ? ` class="${buttonClass}"` : ''}>Use a passkey</button></div><p class="or muted small-text">or type a code</p></div>`;
 }
+
+/** The centre's webhook section in this app's words; the event checkboxes are todo-api's catalogue, from its one home. */
+const WEBHOOK_PANEL: WebhookPanelWords = {
+  introHtml: "Endpoints that receive your todo events, each POSTed signed (Standard Webhooks: the <code>webhook-signature</code> header). An endpoint's signing secret is shown once, when it is created or rotated.",
+  eventTypes: Object.keys(TODO_WEBHOOK_EVENTS),
+  urlPlaceholder: 'https://example.com/hooks/todos',
+  descriptionPlaceholder: 'Todos to the team chat',
+};
 
 const CENTRE_BODY = `<main id="main" class="wide">
 <div class="topbar">
@@ -288,20 +297,7 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </section>
 <section id="webhooks" class="card" aria-labelledby="webhooks-title">
   <h2 id="webhooks-title">Webhooks</h2>
-  <p class="muted small-text">Endpoints that receive your todo events, each POSTed signed (Standard Webhooks: the <code>webhook-signature</code> header). An endpoint's signing secret is shown once, when it is created or rotated.</p>
-  <div class="row"><button type="button" id="new-webhook" hidden>New endpoint</button></div>
-  <form id="webhook-editor" class="inset" aria-labelledby="webhook-editor-title" hidden>
-    <h3 id="webhook-editor-title">New webhook endpoint</h3>
-    <label for="webhook-url">URL</label>
-    <input id="webhook-url" type="url" maxlength="2000" required placeholder="https://example.com/hooks/todos" autocomplete="off" spellcheck="false">
-    <label for="webhook-description">Description <span class="muted">(optional)</span></label>
-    <input id="webhook-description" type="text" maxlength="200" placeholder="Todos to the team chat">
-    <fieldset id="webhook-event-types"><legend>Events <span class="muted">(none ticked: all of them)</span></legend></fieldset>
-    <p id="webhook-error" class="error" role="alert"></p>
-    <div class="row"><button type="submit" id="create-webhook">Create endpoint</button><button type="button" id="cancel-webhook" class="secondary">Cancel</button></div>
-  </form>
-  <div id="webhook-secret"></div>
-  <div id="webhook-list"><p class="muted">Loading…</p></div>
+${renderWebhookPanel(WEBHOOK_PANEL)}
 </section>
 <section id="subscription" class="card" aria-labelledby="subscription-title">
   <h2 id="subscription-title">Subscription</h2>
@@ -321,11 +317,7 @@ const CENTRE_BODY = `<main id="main" class="wide">
 </main>`;
 
 const PAGES: Record<AccountPageName, string> = {
-  centre: renderPage('Your account', CENTRE_BODY, pageScripts('centre'), {
-    'data-page': 'centre',
-    // The webhook panel's event checkboxes and test-event choices: todo-api's catalogue, from its one home.
-    'data-webhook-events': Object.keys(TODO_WEBHOOK_EVENTS).join(' '),
-  }),
+  centre: renderPage('Your account', CENTRE_BODY, pageScripts('centre'), { 'data-page': 'centre' }),
   signIn: SIGN_IN,
   signUp: SIGN_UP,
   verifyEmail: VERIFY_EMAIL,

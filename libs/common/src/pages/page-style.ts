@@ -117,7 +117,7 @@ details.menu summary::after { content: " ▾"; }
 details.menu .menu-body { display: flex; flex-direction: column; gap: .4rem; margin-top: .4rem; padding: .5rem; border: 1px solid var(--line); border-radius: .5rem; background: #fff; min-width: 14rem; }
 details.menu hr { border: 0; border-top: 1px solid var(--line); margin: .2rem 0; width: 100%; }
 .empty p { margin: 0 0 .5rem; }
-/* Dashboard webhooks: endpoint cards, the event checkboxes, the deliveries table (cards of rows on a phone). */
+/* The webhook panel (dashboard and account centre): endpoint cards, the event checkboxes, the deliveries table (cards of rows on a phone). */
 input[type=url] { width: 100%; font: inherit; padding: .55rem .65rem; border: 1px solid #9aa5b4; border-radius: .4rem; background: #fff; color: var(--ink); }
 #webhook-event-types { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; }
 #webhook-event-types legend { width: 100%; margin-bottom: .25rem; }

@@ -9,8 +9,9 @@ import { APP_CSS } from './page-style.js';
 const FAVICON_SVG = readFileSync(new URL('./public/favicon.svg', import.meta.url), 'utf8');
 const FAVICON_ICO = readFileSync(new URL('./public/favicon.ico', import.meta.url));
 const PAGE_KIT = readFileSync(new URL('./public/page-kit.js', import.meta.url), 'utf8');
+const WEBHOOK_PANEL = readFileSync(new URL('./public/webhook-panel.js', import.meta.url), 'utf8');
 
-/** The stylesheet every page links (share page, dashboard, account pages), and the script the signed-in pages share. */
+/** The stylesheet every page links (share page, dashboard, account pages), and the scripts the signed-in pages share. */
 @Public()
 @Controller('assets')
 export class PageAssetsController {
@@ -31,6 +32,16 @@ export class PageAssetsController {
   @ApiExcludeEndpoint()
   pageKit(): string {
     return PAGE_KIT;
+  }
+
+  /** The webhook panel of the dashboard and the account centre (WEBHOOK_PANEL_SCRIPT, after the page kit). */
+  @Get('webhook-panel.js')
+  @RawResponse()
+  @Header('Content-Type', 'text/javascript; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiExcludeEndpoint()
+  webhookPanel(): string {
+    return WEBHOOK_PANEL;
   }
 }
 
