@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { fastestOf, withinOneWindow } from './timing.js';
+import { fastestOf, timed, withinOneWindow } from './timing.js';
 
 describe('withinOneWindow', () => {
   afterEach(() => {
@@ -49,5 +49,28 @@ describe('fastestOf', () => {
     const { ms } = await fastestOf(() => new Promise((resolve) => setTimeout(resolve, durations[runs++])), 200, 3);
     expect(runs).toBe(2);
     expect(ms).toBeLessThan(200);
+  });
+});
+
+describe('timed', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const spin = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+
+  it('counts elapsed time on the wall clock and work done on the CPU clock', async () => {
+    expect((await timed(() => sleep(100))).ms).toBeGreaterThanOrEqual(95);
+    // Waiting costs no CPU; spinning does.
+    expect((await timed(() => sleep(100), 'cpu')).ms).toBeLessThan(50);
+    expect((await timed(() => spin(100), 'cpu')).ms).toBeGreaterThanOrEqual(50);
+  });
+
+  it('keeps the cheapest CPU run when fastestOf runs on the CPU clock', async () => {
+    const costs = [120, 5];
+    let runs = 0;
+    const { ms } = await fastestOf(() => spin(costs[runs++]), 60, 3, 'cpu');
+    expect(runs).toBe(2);
+    expect(ms).toBeLessThan(60);
   });
 });
