@@ -21,19 +21,27 @@ export interface PatternField {
   rules: string[];
 }
 
-/** Every DTO property of both apps (the apps are loaded) with a pattern-like rule, from class-validator's metadata. */
+/**
+ * Every DTO property of both apps (the apps are loaded) with a pattern-like rule, from class-validator's metadata.
+ * A DTO's rules include those it inherits (class-validator validates them too); a base class is audited through
+ * the DTOs that extend it, since routes take those (an abstract base has no schema of its own).
+ */
 export function patternFields(): PatternField[] {
   orderConstraintsCheapFirst();
   const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<unknown, ValidationRule[]> };
+  const targets = [...storage.validationMetadatas.keys()].filter((target): target is new () => object => typeof target === 'function');
+  const isExtended = (target: new () => object) => targets.some((other) => other.prototype instanceof target);
   const fields: PatternField[] = [];
-  for (const [target, rules] of storage.validationMetadatas) {
-    if (typeof target !== 'function') continue;
+  for (const target of targets) {
+    if (isExtended(target)) continue;
     const byProperty = new Map<string, ValidationRule[]>();
-    for (const rule of rules) byProperty.set(rule.propertyName, [...(byProperty.get(rule.propertyName) ?? []), rule]);
+    for (let owner: unknown = target; typeof owner === 'function' && owner !== Function.prototype; owner = Object.getPrototypeOf(owner)) {
+      for (const rule of storage.validationMetadatas.get(owner) ?? []) byProperty.set(rule.propertyName, [...(byProperty.get(rule.propertyName) ?? []), rule]);
+    }
     for (const [property, own] of byProperty) {
       const custom = own.filter((rule) => rule.type === 'customValidation').map(constraintNameOf);
       const patternRules = custom.filter((name) => constraintRank(name) === 2);
-      if (patternRules.length > 0) fields.push({ dto: target.name, dtoProperties: [...byProperty.keys()].sort(), target: target as new () => object, property, patternRules, rules: custom });
+      if (patternRules.length > 0) fields.push({ dto: target.name, dtoProperties: [...byProperty.keys()].sort(), target, property, patternRules, rules: custom });
     }
   }
   return fields.sort((a, b) => `${a.dto}.${a.property}`.localeCompare(`${b.dto}.${b.property}`));

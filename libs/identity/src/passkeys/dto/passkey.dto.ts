@@ -100,8 +100,8 @@ const CredentialTypeRules = () => applyDecorators(ApiProperty({ enum: ['public-k
 const ExtensionResultsRules = () => applyDecorators(ApiProperty({ type: 'object', additionalProperties: true, example: {} }), IsObject());
 const AttachmentRules = () => applyDecorators(ApiPropertyOptional({ enum: ATTACHMENTS }), IsOptionalNotNull(), IsIn(ATTACHMENTS));
 
-/** A new passkey as the browser answers it (@simplewebauthn/browser's startRegistration: RegistrationResponseJSON). */
-export class PasskeyRegistrationCredentialDto {
+/** What every credential the browser answers with carries, whatever the ceremony. */
+abstract class PasskeyCredentialDto {
   @CredentialIdRules('id')
   id: string;
 
@@ -116,7 +116,10 @@ export class PasskeyRegistrationCredentialDto {
 
   @AttachmentRules()
   authenticatorAttachment?: 'platform' | 'cross-platform';
+}
 
+/** A new passkey as the browser answers it (@simplewebauthn/browser's startRegistration: RegistrationResponseJSON). */
+export class PasskeyRegistrationCredentialDto extends PasskeyCredentialDto {
   @ApiProperty({ type: AttestationResponseDto })
   @IsObject()
   @ValidateNested()
@@ -125,22 +128,7 @@ export class PasskeyRegistrationCredentialDto {
 }
 
 /** A passkey's signature as the browser answers it (@simplewebauthn/browser's startAuthentication: AuthenticationResponseJSON). */
-export class PasskeyAssertionDto {
-  @CredentialIdRules('id')
-  id: string;
-
-  @CredentialIdRules('rawId')
-  rawId: string;
-
-  @CredentialTypeRules()
-  type: 'public-key';
-
-  @ExtensionResultsRules()
-  clientExtensionResults: Record<string, unknown>;
-
-  @AttachmentRules()
-  authenticatorAttachment?: 'platform' | 'cross-platform';
-
+export class PasskeyAssertionDto extends PasskeyCredentialDto {
   @ApiProperty({ type: AssertionResponseDto })
   @IsObject()
   @ValidateNested()
