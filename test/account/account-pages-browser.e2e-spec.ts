@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
-import { freePort, launchBrowser, SmtpTestServer } from '#libs/testing';
+import { addVirtualAuthenticator, freePort, launchBrowser, SmtpTestServer } from '#libs/testing';
 import { VERIFY_EMAIL_PAGE_PATH } from '#libs/identity';
 import { bearer, logIn, signUp, strongPassword, uniqueEmail } from '../auth/helpers.js';
 import { consentInBrowser } from '../oauth/support/consent-page.js';
@@ -45,9 +45,11 @@ describe('account pages, in Chromium', () => {
   let browser: Browser;
   const pageErrors: string[] = [];
 
-  async function openPage(path: string, viewport = DESKTOP): Promise<Page> {
+  /** A new page at `path`; with `authenticator`, a virtual authenticator of its own first (a platform one holding discoverable passkeys). */
+  async function openPage(path: string, viewport = DESKTOP, { authenticator = false } = {}): Promise<Page> {
     const page = await browser.newPage({ viewport });
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    if (authenticator) await addVirtualAuthenticator(page);
     await page.goto(`${base}${path}`);
     await page.waitForSelector('body[data-ready=true]');
     return page;
@@ -73,9 +75,9 @@ describe('account pages, in Chromium', () => {
     await stripe.stop();
   });
 
-  /** Signs a user in on the sign-in page and waits for the account centre. */
-  async function signIn(email: string, password: string, viewport = DESKTOP): Promise<Page> {
-    const page = await openPage('/account/sign-in', viewport);
+  /** Signs a user in on the sign-in page (a page with a virtual authenticator when asked) and waits for the account centre. */
+  async function signIn(email: string, password: string, viewport = DESKTOP, { authenticator = false } = {}): Promise<Page> {
+    const page = await openPage('/account/sign-in', viewport, { authenticator });
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -84,18 +86,28 @@ describe('account pages, in Chromium', () => {
     return page;
   }
 
-  /** A page with a virtual authenticator of its own (a platform authenticator holding discoverable passkeys), then `path`. */
-  async function openWithAuthenticator(path: string, viewport = DESKTOP): Promise<Page> {
-    const page = await browser.newPage({ viewport });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-    });
-    await page.goto(`${base}${path}`);
-    await page.waitForSelector('body[data-ready=true]');
-    return page;
+  /** A confirmed account signed in on a page with a virtual authenticator, no passkey yet. */
+  async function signedInWithAuthenticator(): Promise<{ user: Awaited<ReturnType<typeof signUp>>; page: Page }> {
+    const user = await signUp(t);
+    await confirmEmail(t, smtp, user.email);
+    return { user, page: await signIn(user.email, user.password, DESKTOP, { authenticator: true }) };
+  }
+
+  /** Adds a passkey in the account centre with `password` as the fresh check: the account's first factor, so its recovery codes show once. */
+  async function addPasskey(page: Page, password: string): Promise<string[]> {
+    await page.locator('#passkey-password').fill(password);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('[data-passkey]').waitFor();
+    const recoveryCodes = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
+    expect(recoveryCodes).toHaveLength(10);
+    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for a passkey' }).waitFor();
+    return recoveryCodes;
+  }
+
+  /** A confirmed account signed in on a page with a virtual authenticator, its one passkey added in the account centre. */
+  async function signedInWithPasskey(): Promise<{ user: Awaited<ReturnType<typeof signUp>>; page: Page; recoveryCodes: string[] }> {
+    const signedIn = await signedInWithAuthenticator();
+    return { ...signedIn, recoveryCodes: await addPasskey(signedIn.page, signedIn.user.password) };
   }
 
   /** The address the page went to through `location.assign` to Stripe's host (the request is answered here, never sent). */
@@ -378,13 +390,7 @@ describe('account pages, in Chromium', () => {
   }, 120_000);
 
   it('passkeys: added (named, renamed) in the account centre → sign out → sign in with the passkey alone → with the password and the passkey as second factor → removed', async () => {
-    const user = await signUp(t);
-    await confirmEmail(t, smtp, user.email);
-    const page = await openWithAuthenticator('/account/sign-in');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${base}/account`);
+    const { user, page } = await signedInWithAuthenticator();
     await page.locator('[data-empty=passkeys]').filter({ hasText: 'No passkey yet.' }).waitFor();
 
     // Add one: the password first, then the browser's ceremony; the account's first factor shows its recovery codes once.
@@ -392,14 +398,10 @@ describe('account pages, in Chromium', () => {
     await page.locator('#passkey-password').fill('not-the-password');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.locator('#passkey-error').filter({ hasText: /password/i }).waitFor();
-    await page.locator('#passkey-password').fill(user.password);
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    const recoveryCodes = await addPasskey(page, user.password);
     const row = page.locator('[data-passkey]');
     await row.filter({ hasText: 'Test laptop' }).waitFor();
     await expect(row.textContent()).resolves.toContain('last used never');
-    const recoveryCodes = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
-    expect(recoveryCodes).toHaveLength(10);
-    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for a passkey' }).waitFor();
     const token = () => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('account-session')).token as string);
     const listed = async () => (await t.http.get('/api/v1/account/passkeys').set(bearer(await token())).expect(200)).body.data.passkeys as Array<{ name: string; lastUsedAt: string | null }>;
     expect((await listed()).map((p) => p.name)).toEqual(['Test laptop']);
@@ -483,20 +485,10 @@ describe('account pages, in Chromium', () => {
     expect(pageErrors).toEqual([]);
   }, 60_000);
   it('a passkey-only account replaces its recovery codes in the account centre with the passkey as the fresh check', async () => {
-    const user = await signUp(t);
-    await confirmEmail(t, smtp, user.email);
-    const page = await openWithAuthenticator('/account/sign-in');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${base}/account`);
+    const { user, page } = await signedInWithAuthenticator();
     await page.locator('[data-empty=passkeys]').waitFor();
     await expect(page.locator('#passkey-codes-form').isVisible()).resolves.toBe(false);
-    await page.locator('#passkey-password').fill(user.password);
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
-    await page.locator('[data-passkey]').waitFor();
-    const first = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
-    expect(first).toHaveLength(10);
+    const first = await addPasskey(page, user.password);
 
     // No authenticator app: the passkey answers the fresh check for new codes (a wrong password first).
     const form = page.locator('#passkey-codes-form');
@@ -523,23 +515,6 @@ describe('account pages, in Chromium', () => {
     await page.close();
     expect(pageErrors).toEqual([]);
   }, 60_000);
-  /** A confirmed account signed in on a page with a virtual authenticator, its one passkey added in the account centre. */
-  async function signedInWithPasskey(): Promise<{ user: Awaited<ReturnType<typeof signUp>>; page: Page; recoveryCodes: string[] }> {
-    const user = await signUp(t);
-    await confirmEmail(t, smtp, user.email);
-    const page = await openWithAuthenticator('/account/sign-in');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${base}/account`);
-    await page.locator('#passkey-password').fill(user.password);
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
-    await page.locator('[data-passkey]').waitFor();
-    const recoveryCodes = (await page.locator('#passkey-recovery-codes [data-secret=recovery-codes]').textContent())!.split('\n');
-    expect(recoveryCodes).toHaveLength(10);
-    await page.locator('#mfa-state').filter({ hasText: 'Sign-in asks for a passkey' }).waitFor();
-    return { user, page, recoveryCodes };
-  }
   const pageToken = (page: Page) => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('account-session')).token as string);
   /** The activity entries of `context` that a passkey answered (the fresh checks it passed). */
   async function passkeyChecks(token: string, context: string): Promise<number> {

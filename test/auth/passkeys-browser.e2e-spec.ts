@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePort, launchBrowser, SmtpTestServer } from '#libs/testing';
+import { addVirtualAuthenticator, freePort, launchBrowser, SmtpTestServer } from '#libs/testing';
 import { bearer, expectError, logIn, signUp, type SignedUp } from './helpers.js';
 import { confirmEmail } from '../support/account-mails.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
@@ -45,11 +45,7 @@ describe('passkeys (WebAuthn) in Chromium', () => {
   async function authenticatorPage(): Promise<Page> {
     const page = await context.newPage();
     await page.goto(`${origin}/livez`);
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-    });
+    await addVirtualAuthenticator(page);
     await page.addScriptTag({ path: BROWSER_BUNDLE });
     return page;
   }

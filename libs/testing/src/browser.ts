@@ -109,3 +109,15 @@ export function watchPage(page: Page): { errors: string[]; failed: string[] } {
   });
   return seen;
 }
+
+/**
+ * Gives `page` a virtual authenticator of its own through the DevTools protocol: a platform authenticator holding
+ * discoverable passkeys, which verifies its user, so WebAuthn ceremonies complete with no one at the keyboard.
+ */
+export async function addVirtualAuthenticator(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  });
+}
