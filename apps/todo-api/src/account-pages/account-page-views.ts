@@ -143,10 +143,11 @@ function resetPage(page: 'forgotPassword' | 'resetPassword', title: string): str
 }
 
 /**
- * "Use a passkey" in a form whose second factor can also be typed (password change, deletion; account.js builds the
- * same for a passkey's removal): shown while the account has a passkey and the browser does WebAuthn.
+ * "Use a passkey" in a form whose second factor can also be typed (password change, deletion, and a passkey's removal,
+ * whose form account.js builds from the #passkey-proof-template copy): shown while the account has a passkey and the
+ * browser does WebAuthn.
  */
-function passkeyProof(buttonClass: '' | 'danger'): string {
+function passkeyProof(buttonClass: '' | 'danger' | 'danger small'): string {
   return `<div data-passkey-proof hidden><div class="row"><button type="button"${buttonClass ? ` class="${buttonClass}"` : ''}>Use a passkey</button></div><p class="or muted small-text">or type a code</p></div>`;
 }
 
@@ -251,6 +252,7 @@ const CENTRE_BODY = `<main id="main" class="wide">
   <h3>Passkeys</h3>
   <p class="muted small-text">A passkey signs you in with your device’s screen lock or a security key, without a password, and answers the second-factor step.</p>
   <div id="passkey-list"><p class="muted">Loading…</p></div>
+  <template id="passkey-proof-template">${passkeyProof('danger small')}</template>
   <form id="passkey-form" class="inset">
     <div class="fields">
       <div><label for="passkey-name">Passkey name</label><input id="passkey-name" type="text" maxlength="64" placeholder="Laptop (Touch ID)"></div>

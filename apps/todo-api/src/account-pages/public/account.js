@@ -253,6 +253,13 @@
     document.querySelectorAll('[data-passkey-proof]').forEach((box) => { box.hidden = !(passkeysWork && passkeyCount > 0); });
   }
 
+  /** A "Use a passkey" box for a form built here: a copy of the page's own (#passkey-proof-template), shown as the others are. */
+  function passkeyProofBox() {
+    const box = $('passkey-proof-template').content.firstElementChild.cloneNode(true);
+    box.hidden = !(passkeysWork && passkeyCount > 0);
+    return box;
+  }
+
   /** The typed `code` of a form that asks for one only of an account with a second factor (none typed: none sent, and the API says when it is needed). */
   function typedCode(inputId) {
     const code = $(inputId).value.trim();
@@ -338,10 +345,7 @@
       el('p', { className: 'small-text', text: 'Removing a passkey needs your password and a second factor: a passkey (this one too), the authenticator’s code or a recovery code.' }),
       el('label', { for: 'passkey-remove-password-' + id, text: 'Current password' }),
       el('input', { id: 'passkey-remove-password-' + id, type: 'password', autocomplete: 'current-password', maxlength: '1024', required: true }),
-      el('div', { 'data-passkey-proof': true, hidden: !(passkeysWork && passkeyCount > 0) }, [
-        el('div', { className: 'row' }, [el('button', { type: 'button', className: 'danger small', text: 'Use a passkey' })]),
-        el('p', { className: 'or muted small-text', text: 'or type a code' }),
-      ]),
+      passkeyProofBox(),
       el('label', { for: 'passkey-remove-code-' + id, text: 'Authenticator code or recovery code' }),
       codeInput,
       el('div', { className: 'row' }, [el('button', { type: 'submit', className: 'danger small', text: 'Remove passkey' })]),
