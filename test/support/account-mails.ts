@@ -1,7 +1,7 @@
 import type { MailMatch, ReceivedMail, SmtpTestServer } from '#libs/testing';
 import { MAIL_SUBJECTS } from '../../libs/identity/src/email-verification/email-verification.service.js';
 import { NEW_SIGN_IN_SUBJECT } from '../../libs/identity/src/email-verification/sign-in-notices.service.js';
-import { WEBHOOK_DISABLED_SUBJECT } from '../../apps/todo-api/src/webhooks/webhook-owner-mail.service.js';
+import { WEBHOOK_DISABLED_SUBJECT } from '../../apps/todo-api/src/webhooks/todo-webhook-events.js';
 import type { TestApp } from './test-apps.js';
 
 /**

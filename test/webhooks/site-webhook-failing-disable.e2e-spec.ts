@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertUser, SmtpTestServer, type TestUser } from '#libs/testing';
 import { WebhookDeliveryService } from '#libs/webhooks';
-import { SITE_WEBHOOK_DISABLED_SUBJECT } from '../../apps/feedback-export/src/webhooks/site-webhook-owner-mail.service.js';
+import { SITE_WEBHOOK_DISABLED_SUBJECT } from '../../apps/feedback-export/src/webhooks/feedback-webhook-events.js';
 import { bearer } from '../feedback/feedback-fixtures.js';
 import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';

@@ -5,6 +5,7 @@ import { AppMetrics, BackgroundWork, DependencyOutages, guardedFetch, OutboundAd
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
+import { WebhookDisabledMailService } from './webhook-disabled-mail.service.js';
 import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-engine.options.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, retryDelayMs } from './webhook-retry-schedule.js';
 import { signedWebhookHeaders, webhookSecretSealer } from './webhook-signing.js';
@@ -76,6 +77,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     metrics: AppMetrics,
     private readonly outages: DependencyOutages,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly disabledMail: WebhookDisabledMailService,
   ) {
     this.sealer = webhookSecretSealer(config.jwtSecret);
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
@@ -281,16 +283,14 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     this.disabledEndpoints.inc({ reason: 'failing' });
     const failingSince = new Date(endpoint.failingSince!);
     this.logger.warn({ endpointId, ownerKind: endpoint.ownerKind, ownerId: endpoint.ownerId, failingSince: failingSince.toISOString(), failureStreak: endpoint.failureStreak }, 'Webhook endpoint disabled: failing too long');
-    const notify = this.options.notifyOwnerOfDisabledEndpoint;
-    if (notify) {
-      // In the background: a slow mail server never holds up the deliveries to other endpoints.
-      const notice = notify({ id: endpoint.id, ownerId: endpoint.ownerId, url: endpoint.url, description: endpoint.description, reason, failingSince, failureStreak: endpoint.failureStreak }).catch(
-        (notifyError: unknown) =>
-          // The endpoint stays disabled (its listing shows why); the notice is not retried: at most one mail.
-          this.logger.error({ endpointId, err: { message: (notifyError as Error)?.message } }, 'Could not tell the owner of a disabled webhook endpoint'),
+    // In the background: a slow mail server never holds up the deliveries to other endpoints.
+    const notice = this.disabledMail
+      .endpointDisabled({ id: endpoint.id, ownerId: endpoint.ownerId, url: endpoint.url, description: endpoint.description, reason, failingSince, failureStreak: endpoint.failureStreak })
+      .catch((notifyError: unknown) =>
+        // The endpoint stays disabled (its listing shows why); the notice is not retried: at most one mail.
+        this.logger.error({ endpointId, err: { message: (notifyError as Error)?.message } }, 'Could not tell the owner of a disabled webhook endpoint'),
       );
-      this.pendingNotices.track(notice);
-    }
+    this.pendingNotices.track(notice);
     return true;
   }
 }

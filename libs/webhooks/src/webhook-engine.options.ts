@@ -24,10 +24,22 @@ export interface WebhookEngineOptions {
   /** Connect + answer of one attempt (5 s unless shortened); the claim lease is derived from it. */
   attemptTimeoutMs?: number;
   /**
-   * Tells the owner that an endpoint was disabled for failing (the app knows who the owner is and how to reach
-   * them: todo-api mails the account). Called once per disablement, by the replica whose UPDATE disabled it.
+   * How the owner of an endpoint disabled for failing is mailed (once per disablement, by the replica whose UPDATE
+   * disabled it): the app knows who owns its endpoints and where one is switched back on. No mail when absent.
    */
-  notifyOwnerOfDisabledEndpoint?: (notice: DisabledWebhookEndpoint) => Promise<void>;
+  disabledEndpointMail?: DisabledEndpointMailWords;
+}
+
+/** An app's part of the mail to the owner of an endpoint disabled for failing; WebhookDisabledMailService writes the rest. */
+interface DisabledEndpointMailWords {
+  subject: string;
+  /**
+   * The owner's address, and `ownerName` when the owner is not the account itself (`your site Checkout shop`);
+   * undefined when the owner is gone (nobody is mailed).
+   */
+  recipientOf(ownerId: string): Promise<{ email: string; ownerName?: string } | undefined>;
+  /** How the owner switches it back on: `PATCH https://…/api/v1/webhooks/<id> with {"enabled": true}`. */
+  reEnableHow(endpoint: DisabledWebhookEndpoint): string;
 }
 
 /** An endpoint the engine has just disabled because it kept failing. */

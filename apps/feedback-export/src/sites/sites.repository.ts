@@ -47,6 +47,12 @@ export class SitesRepository {
     return rows[0];
   }
 
+  /** Who owns the site and its name, whoever asks (the webhook engine's mail about the site's disabled endpoint); undefined when it is gone. */
+  async ownerAndName(siteId: string): Promise<{ ownerId: string; name: string } | undefined> {
+    const rows = await this.sql.query<{ ownerId: string; name: string }>(`SELECT owner_id AS "ownerId", name FROM sites WHERE id = $1`, [siteId]);
+    return rows[0];
+  }
+
   /** Replaces the site's sealed identity secret in one statement (the old one stops at once); false when the site is not the owner's. */
   async replaceIdentitySecret(ownerId: string, siteId: string, sealed: string): Promise<boolean> {
     const rows = await this.sql.query(

@@ -133,6 +133,11 @@ export class SitesService {
     return { id: site.id, ownerId: site.ownerId, identitySecret };
   }
 
+  /** Who owns the site and its name (undefined when it is gone): a site's webhook endpoints belong to the site. */
+  ownerAndName(siteId: string): Promise<{ ownerId: string; name: string } | undefined> {
+    return this.sites.ownerAndName(siteId);
+  }
+
   /** Every site of the owner as the portfolio lists them. */
   listEntries(ownerId: string): Promise<Array<{ id: string; slug: string; name: string }>> {
     return this.sites.listEntries(ownerId);

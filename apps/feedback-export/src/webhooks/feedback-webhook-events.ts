@@ -10,6 +10,9 @@ import type { FeedbackEventType } from './feedback-event-log.js';
 /** The owner kind of feedback-export's webhook endpoints (owner id: the site id); the feedback_events trigger names it too. */
 export const FEEDBACK_WEBHOOK_OWNER_KIND = WEBHOOK_OWNER_KINDS.site;
 
+/** The subject of the mail to a site's owner whose webhook endpoint was disabled for failing too long. */
+export const SITE_WEBHOOK_DISABLED_SUBJECT = "Your site's webhook endpoint was disabled";
+
 /** Most webhook endpoints one site may have. */
 export const MAX_WEBHOOKS_PER_SITE = 10;
 

@@ -1,25 +1,25 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { MailModule } from '#libs/mail';
+import { AccountsCoreModule, UsersService } from '#libs/identity';
 import { WebhookEngineModule } from '#libs/webhooks';
 import { FeedbackMcpModule } from '../mcp/mcp.module.js';
 import { SitesModule } from '../sites/sites.module.js';
-import { FEEDBACK_WEBHOOK_EVENTS, FEEDBACK_WEBHOOK_OWNER_KIND, MAX_WEBHOOKS_PER_SITE } from './feedback-webhook-events.js';
+import { SitesService } from '../sites/sites.service.js';
+import { FEEDBACK_WEBHOOK_EVENTS, FEEDBACK_WEBHOOK_OWNER_KIND, MAX_WEBHOOKS_PER_SITE, SITE_WEBHOOK_DISABLED_SUBJECT } from './feedback-webhook-events.js';
 import { FeedbackEventsRepository } from './feedback-events.repository.js';
 import { FeedbackEventsSweeper } from './feedback-events.sweeper.js';
-import { SiteWebhookOwnerMailService } from './site-webhook-owner-mail.service.js';
 import { SiteWebhooksController } from './site-webhooks.controller.js';
 import { SiteWebhooksMcpTools } from './site-webhooks-mcp.tools.js';
 import { SiteWebhooksService } from './site-webhooks.service.js';
 
-/** The event log's upkeep, and what the engine's options factory injects from feedback-export: the mail to a site's owner whose endpoint was disabled. */
-@Module({ imports: [MailModule], providers: [FeedbackEventsRepository, SiteWebhookOwnerMailService, FeedbackEventsSweeper], exports: [SiteWebhookOwnerMailService] })
+/** The event log's upkeep. */
+@Module({ providers: [FeedbackEventsRepository, FeedbackEventsSweeper] })
 class FeedbackEventLogModule {}
 
 const engine = WebhookEngineModule.forApp({
-  imports: [FeedbackEventLogModule],
-  inject: [APP_CONFIG, SiteWebhookOwnerMailService],
-  useFactory: (config: AppConfig, ownerMail: SiteWebhookOwnerMailService) => ({
+  imports: [SitesModule, AccountsCoreModule],
+  inject: [APP_CONFIG, SitesService, UsersService],
+  useFactory: (config: AppConfig, sites: SitesService, users: UsersService) => ({
     ownerKind: FEEDBACK_WEBHOOK_OWNER_KIND,
     ownerNoun: 'site',
     eventCatalogue: FEEDBACK_WEBHOOK_EVENTS,
@@ -27,7 +27,16 @@ const engine = WebhookEngineModule.forApp({
     httpsOnly: config.nodeEnv === 'production',
     maxEndpointsPerOwner: MAX_WEBHOOKS_PER_SITE,
     disableAfterFailingMs: config.webhookDisableAfterMs,
-    notifyOwnerOfDisabledEndpoint: (endpoint) => ownerMail.endpointDisabled(endpoint),
+    // An endpoint's owner is a site: its owner's account is mailed, naming the site.
+    disabledEndpointMail: {
+      subject: SITE_WEBHOOK_DISABLED_SUBJECT,
+      recipientOf: async (siteId) => {
+        const site = await sites.ownerAndName(siteId);
+        const owner = site && (await users.findById(site.ownerId));
+        return site && owner ? { email: owner.email, ownerName: `your site ${site.name}` } : undefined;
+      },
+      reEnableHow: (endpoint) => `PATCH ${config.feedbackPublicBaseUrl}/api/v1/sites/${endpoint.ownerId}/webhooks/${endpoint.id} with {"enabled": true}`,
+    },
   }),
 });
 

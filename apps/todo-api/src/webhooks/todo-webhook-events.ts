@@ -5,6 +5,9 @@ import type { TodoEventData } from '../todos/dto/todo-event.dto.js';
 /** The owner kind of todo-api's webhook endpoints (owner id: the user id); the todo_events trigger names it too. */
 export const TODO_WEBHOOK_OWNER_KIND = WEBHOOK_OWNER_KINDS.account;
 
+/** The subject of the mail to an account whose webhook endpoint was disabled for failing too long. */
+export const WEBHOOK_DISABLED_SUBJECT = 'Your webhook endpoint was disabled';
+
 /** Most webhook endpoints one account may have. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
 

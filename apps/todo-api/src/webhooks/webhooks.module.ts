@@ -1,23 +1,17 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { MailModule } from '#libs/mail';
-import { AccountsCoreModule } from '#libs/identity';
+import { AccountsCoreModule, UsersService } from '#libs/identity';
 import { WebhookEngineModule } from '#libs/webhooks';
 import { ApiAccessModule } from '../api-access/api-access.module.js';
 import { McpModule } from '../mcp/mcp.module.js';
-import { MAX_WEBHOOKS_PER_ACCOUNT, TODO_WEBHOOK_EVENTS, TODO_WEBHOOK_OWNER_KIND } from './todo-webhook-events.js';
-import { WebhookOwnerMailService } from './webhook-owner-mail.service.js';
+import { MAX_WEBHOOKS_PER_ACCOUNT, TODO_WEBHOOK_EVENTS, TODO_WEBHOOK_OWNER_KIND, WEBHOOK_DISABLED_SUBJECT } from './todo-webhook-events.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksMcpTools } from './webhooks-mcp.tools.js';
 
-/** What the engine's options factory injects from todo-api: the mail to an account whose endpoint was disabled. */
-@Module({ imports: [MailModule, AccountsCoreModule], providers: [WebhookOwnerMailService], exports: [WebhookOwnerMailService] })
-class WebhookOwnerMailModule {}
-
 const engine = WebhookEngineModule.forApp({
-  imports: [WebhookOwnerMailModule],
-  inject: [APP_CONFIG, WebhookOwnerMailService],
-  useFactory: (config: AppConfig, ownerMail: WebhookOwnerMailService) => ({
+  imports: [AccountsCoreModule],
+  inject: [APP_CONFIG, UsersService],
+  useFactory: (config: AppConfig, users: UsersService) => ({
     ownerKind: TODO_WEBHOOK_OWNER_KIND,
     eventCatalogue: TODO_WEBHOOK_EVENTS,
     allowLoopback: config.webhooksLoopback,
@@ -25,7 +19,15 @@ const engine = WebhookEngineModule.forApp({
     maxEndpointsPerOwner: MAX_WEBHOOKS_PER_ACCOUNT,
     disableAfterFailingMs: config.webhookDisableAfterMs,
     attemptTimeoutMs: config.webhookAttemptTimeoutMs,
-    notifyOwnerOfDisabledEndpoint: (endpoint) => ownerMail.endpointDisabled(endpoint),
+    // An endpoint's owner is the account: mailed at its address.
+    disabledEndpointMail: {
+      subject: WEBHOOK_DISABLED_SUBJECT,
+      recipientOf: async (userId) => {
+        const user = await users.findById(userId);
+        return user ? { email: user.email } : undefined;
+      },
+      reEnableHow: (endpoint) => `PATCH ${config.publicBaseUrl}/api/v1/webhooks/${endpoint.id} with {"enabled": true} (or switch it on in the dashboard)`,
+    },
   }),
 });
 
