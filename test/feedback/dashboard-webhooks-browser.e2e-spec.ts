@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { Webhook } from 'standardwebhooks';
 import { insertUser, launchBrowser, watchPage, type TestUser } from '#libs/testing';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps, type TestApp } from '../support/test-apps.js';
-import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { WebhookPanel } from '../support/webhook-panel.js';
+import { startReceiver, verifiedEvents, type Receiver } from '../support/webhook-receiver.js';
+import { FEEDBACK_WEBHOOK_EVENTS } from '../../apps/feedback-export/src/webhooks/feedback-webhook-events.js';
 import { bearer } from './feedback-fixtures.js';
 
 /**
@@ -52,21 +53,6 @@ describe('dashboard webhook panel in Chromium', () => {
     await page.locator('[data-empty=webhooks]').waitFor();
   }
 
-  /** Fills and submits the new-endpoint form; answers the secret the page shows once. */
-  async function createEndpoint(page: Page, url: string, description: string, eventTypes: string[], screenshot?: string): Promise<string> {
-    await page.getByRole('button', { name: 'New endpoint' }).click();
-    await page.getByLabel('URL').fill(url);
-    await page.getByLabel('Description').fill(description);
-    for (const type of eventTypes) await page.locator(`[data-event-type="${type}"]`).check();
-    if (screenshot) await page.locator('#webhook-editor').screenshot({ path: `${SCREENSHOTS_DIR}/${screenshot}` });
-    await page.getByRole('button', { name: 'Create endpoint' }).click();
-    const secret = (await page.locator('#webhook-secret [data-secret=webhook]').textContent())!;
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
-    return secret;
-  }
-
-  const row = (page: Page) => page.locator('tr[data-delivery]');
-
   it('at desktop width: create, test event delivered with the receiver’s code, replay, disable and enable, rotate, delete', async () => {
     // The receiver answers the first delivery 202 and the replay 204: each code the page shows is the receiver's own.
     receiver.behaviours.set('/acme', (n) => (n === 0 ? 202 : 204));
@@ -74,70 +60,35 @@ describe('dashboard webhook panel in Chromium', () => {
     const seen = watchPage(page);
     await openWebhooks(page, 'Acme');
 
+    const hooks = new WebhookPanel(page, '#panel-webhooks');
     // Every type of the catalogue is offered, as a checkbox and as a test event.
-    const offered = await page.locator('#webhook-event-types [data-event-type]').evaluateAll((boxes) => boxes.map((box) => (box as any).value));
-    expect(offered).toEqual(['feedback.created', 'feedback.status_changed', 'batch.sent', 'batch.opened', 'batch.answer_saved', 'batch.answered']);
+    expect(await hooks.offeredEventTypes()).toEqual(Object.keys(FEEDBACK_WEBHOOK_EVENTS));
 
-    const secret = await createEndpoint(page, `${receiver.base}/acme`, 'Bugs to the team chat', ['feedback.created', 'batch.answered'], 'dashboard-webhooks-new-endpoint.png');
-    await page.locator('#webhook-secret').getByRole('button', { name: 'Copy' }).waitFor();
-    const card = page.locator('article[data-webhook]');
-    await expect(card.locator('.hook-url').textContent()).resolves.toBe(`${receiver.base}/acme`);
-    await expect(card.locator('[data-webhook-state]').textContent()).resolves.toBe('Enabled');
-    await expect(card.locator('p.muted').textContent()).resolves.toMatch(/^Bugs to the team chat · feedback\.created, batch\.answered · created /);
+    const secret = await hooks.createEndpoint(`${receiver.base}/acme`, 'Bugs to the team chat', ['feedback.created', 'batch.answered'], 'dashboard-webhooks-new-endpoint.png');
+    await expect(hooks.card.locator('p.muted').textContent()).resolves.toMatch(/^Bugs to the team chat · feedback\.created, batch\.answered · created /);
     // The API holds what the form sent, and never hands the secret out again.
-    const listed = (await t.http.get(`/api/v1/sites/${sites.Acme}/webhooks`).set(bearer(jwt)).expect(200)).body.data.webhooks;
+    const webhooks = async () => (await t.http.get(`/api/v1/sites/${sites.Acme}/webhooks`).set(bearer(jwt)).expect(200)).body.data.webhooks;
+    const listed = await webhooks();
     expect(listed).toEqual([expect.objectContaining({ url: `${receiver.base}/acme`, description: 'Bugs to the team chat', eventTypes: ['feedback.created', 'batch.answered'], enabled: true })]);
     expect(JSON.stringify(listed)).not.toContain(secret);
 
-    // A test event of the chosen type: the app's queue delivers it, the page follows it to "delivered" with the code.
-    await card.getByLabel('Event type of the test event').selectOption('batch.answered');
-    await card.getByRole('button', { name: 'Send test event' }).click();
-    await row(page).locator('[data-delivery-status=delivered]').waitFor();
-    await expect(row(page).locator('[data-response-code]').textContent()).resolves.toBe('202');
-    expect(await row(page).locator('td[data-label=Event] code').textContent()).toBe('batch.answered');
-    expect(await row(page).locator('td[data-label=Attempts]').textContent()).toBe('1');
-    const eventId = (await row(page).getAttribute('data-event-id'))!;
-    expect(eventId).toMatch(/^evt_test_/);
-    // It reached the receiver once, signed with the secret the page showed, under the row's event id.
-    expect(receiver.on('/acme')).toHaveLength(1);
-    const [hit] = receiver.on('/acme');
-    expect(hit.headers['webhook-id']).toBe(eventId);
-    expect(new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>)).toMatchObject({ type: 'batch.answered' });
+    // A test event of the chosen type: the app's queue delivers it, the page follows it to "delivered" with the code;
+    // it reached the receiver once, signed with the secret the page showed, under the row's event id.
+    const eventId = await hooks.sendTestEvent(202, 'batch.answered');
+    expect(verifiedEvents(secret, receiver.on('/acme'))).toEqual([expect.objectContaining({ id: eventId, type: 'batch.answered' })]);
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/dashboard-webhooks-desktop.png`, fullPage: true });
 
-    // Replay: the same event again, the receiver's new answer on the row.
-    await row(page).getByRole('button', { name: /^Replay/ }).click();
-    await row(page).locator('[data-response-code="204"]').waitFor();
-    await row(page).locator('[data-delivery-status=delivered]').waitFor();
-    expect(receiver.on('/acme').map((h) => h.headers['webhook-id'])).toEqual([eventId, eventId]);
-    expect(new Webhook(secret).verify(receiver.on('/acme')[1].body, receiver.on('/acme')[1].headers as Record<string, string>)).toMatchObject({ type: 'batch.answered' });
+    // Replay: the same event again, signed, the receiver's new answer on the row.
+    await hooks.replay(204);
+    expect(verifiedEvents(secret, receiver.on('/acme')).map((event) => [event.id, event.type])).toEqual([
+      [eventId, 'batch.answered'],
+      [eventId, 'batch.answered'],
+    ]);
 
-    // Disable, then enable again (from the card's menu).
-    await card.locator('[data-webhook-menu]').click();
-    await card.getByRole('button', { name: 'Disable' }).click();
-    await page.locator('[data-webhook-state=disabled]').waitFor();
-    expect((await t.http.get(`/api/v1/sites/${sites.Acme}/webhooks`).set(bearer(jwt)).expect(200)).body.data.webhooks[0].enabled).toBe(false);
-    await page.locator('[data-webhook-menu]').click();
-    await page.getByRole('button', { name: 'Enable' }).click();
-    await page.locator('[data-webhook-state=enabled]').waitFor();
-
-    // Rotate: asks once more, then the new secret is shown once; both sign for a day.
-    await page.locator('[data-webhook-menu]').click();
-    await page.getByRole('button', { name: 'Rotate secret' }).click();
-    await page.getByRole('button', { name: 'Confirm: new signing secret' }).click();
-    const rotated = page.locator('article[data-webhook] [data-secret=webhook]');
-    await rotated.waitFor();
-    const newSecret = (await rotated.textContent())!;
-    expect(newSecret).toMatch(/^whsec_/);
-    expect(newSecret).not.toBe(secret);
-    await page.locator('article[data-webhook] p.muted').filter({ hasText: 'previous secret signs too until' }).waitFor();
-
-    // Delete: asks once more; the list is empty again.
-    await page.locator('[data-webhook-menu]').click();
-    await page.getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('button', { name: 'Confirm: delete this endpoint and its deliveries' }).click();
-    await page.locator('[data-empty=webhooks]').waitFor();
-    expect((await t.http.get(`/api/v1/sites/${sites.Acme}/webhooks`).set(bearer(jwt)).expect(200)).body.data.webhooks).toEqual([]);
+    await hooks.disableThenEnable(async () => expect((await webhooks())[0].enabled).toBe(false));
+    await hooks.rotateSecret(secret);
+    await hooks.deleteEndpoint();
+    expect(await webhooks()).toEqual([]);
     expect(seen).toEqual({ errors: [], failed: [] });
     await page.close();
   }, 90_000);
@@ -148,20 +99,16 @@ describe('dashboard webhook panel in Chromium', () => {
     const page = await phone.newPage();
     const seen = watchPage(page);
     await openWebhooks(page, 'Phone shop');
-    const secret = await createEndpoint(page, `${receiver.base}/phone`, 'Phone check', []);
-    const card = page.locator('article[data-webhook]');
-    await expect(card.locator('p.muted').textContent()).resolves.toMatch(/^Phone check · all events · created /);
-    await card.getByLabel('Event type of the test event').selectOption('feedback.created');
-    await card.getByRole('button', { name: 'Send test event' }).tap();
-    await row(page).locator('[data-response-code="200"]').waitFor();
-    await row(page).locator('[data-delivery-status=delivered]').waitFor();
-    expect(new Webhook(secret).verify(receiver.on('/phone')[0].body, receiver.on('/phone')[0].headers as Record<string, string>)).toMatchObject({ type: 'feedback.created' });
+    const hooks = new WebhookPanel(page, '#panel-webhooks', 'tap');
+    const secret = await hooks.createEndpoint(`${receiver.base}/phone`, 'Phone check', []);
+    await expect(hooks.card.locator('p.muted').textContent()).resolves.toMatch(/^Phone check · all events · created /);
+    const eventId = await hooks.sendTestEvent(200, 'feedback.created');
+    expect(verifiedEvents(secret, receiver.on('/phone'))).toEqual([expect.objectContaining({ id: eventId, type: 'feedback.created' })]);
     const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/dashboard-webhooks-phone.png`, fullPage: true });
-    await row(page).getByRole('button', { name: /^Replay/ }).tap();
-    await row(page).locator('[data-response-code="202"]').waitFor();
-    expect(receiver.on('/phone')).toHaveLength(2);
+    await hooks.replay(202);
+    expect(verifiedEvents(secret, receiver.on('/phone')).map((event) => event.id)).toEqual([eventId, eventId]);
     expect(seen).toEqual({ errors: [], failed: [] });
     await phone.close();
   }, 90_000);

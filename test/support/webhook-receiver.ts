@@ -1,10 +1,28 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface Hit {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+}
+
+/** A delivery's payload as the receiver verified it, with the `webhook-id` it came under. */
+export interface SignedEvent {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: any;
+}
+
+/**
+ * The payloads of `hits`, each verified (Standard Webhooks, with the standardwebhooks library) against `secret`:
+ * throws at the first hit that secret did not sign.
+ */
+export function verifiedEvents(secret: string, hits: Hit[]): SignedEvent[] {
+  const verifier = new Webhook(secret);
+  return hits.map((hit) => ({ id: String(hit.headers['webhook-id']), ...(verifier.verify(hit.body, hit.headers as Record<string, string>) as Omit<SignedEvent, 'id'>) }));
 }
 
 /** What the receiver answers to the n-th request (0-based) on a path: a status, or 'hang' (never answers). */

@@ -9,10 +9,9 @@ import { bearer, createOwner, createSite, type TestOwner, type TestSite } from '
 import { sampleQuestions, tokenOfUrl } from '../questions/questions-fixtures.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { scrape } from '../support/metrics-scrape.js';
-import { startReceiver, type Hit, type Receiver } from '../support/webhook-receiver.js';
+import { startReceiver, verifiedEvents, type Receiver } from '../support/webhook-receiver.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text: string }> };
-type Signed = { type: string; timestamp: string; data: any };
 
 const METRICS_TOKEN = 'feedback-webhook-metrics-token-0123';
 
@@ -51,8 +50,6 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
     return { id: response.body.data.webhook.id, secret: response.body.data.secret };
   }
 
-  const verified = (secret: string, hits: Hit[]): Signed[] => hits.map((hit) => new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as Signed);
-
   it('delivers every feedback and batch event type once, signed (verified with standardwebhooks), from the change that wrote it', async () => {
     const endpoint = await createEndpoint(site.writeToken, site.id, '/all');
     const widget = (message: string) => t.http.post('/api/v1/widget/feedback').send({ siteKey: site.siteKey, type: 'bug', message, rating: 2, pageUrl: 'https://shop.example.org/cart' }).expect(201);
@@ -82,7 +79,7 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
     await delivery.dispatchDue();
     await delivery.dispatchDue();
     const hits = receiver.on('/all');
-    const bodies = verified(endpoint.secret, hits);
+    const bodies = verifiedEvents(endpoint.secret, hits);
     expect(bodies.map((body) => body.type)).toEqual([
       'feedback.created',
       'feedback.created',
@@ -213,7 +210,7 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
     expect(queued).toMatchObject({ webhookId: endpoint.id, eventType: 'batch.answered', status: 'pending', eventId: expect.stringMatching(/^evt_test_[0-9a-f]{32}$/) });
     await delivery.dispatchDue();
     const [test] = receiver.on('/test-event');
-    const [body] = verified(endpoint.secret, [test]);
+    const [body] = verifiedEvents(endpoint.secret, [test]);
     expect(test.headers['webhook-id']).toBe(queued.eventId);
     expect(body).toMatchObject({ type: 'batch.answered', data: FEEDBACK_WEBHOOK_EVENTS['batch.answered'] });
 
@@ -223,7 +220,7 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
     await t.http.post(`${hooks(otherSite.id)}/deliveries/${queued.id}/replay`).set(bearer(otherSite.writeToken)).expect(404);
     await delivery.dispatchDue();
     expect(receiver.on('/test-event').map((hit) => hit.headers['webhook-id'])).toEqual([queued.eventId, queued.eventId]);
-    expect(verified(endpoint.secret, receiver.on('/test-event'))[1]).toMatchObject({ type: 'batch.answered' });
+    expect(verifiedEvents(endpoint.secret, receiver.on('/test-event'))[1]).toMatchObject({ type: 'batch.answered' });
 
     const since = new Date(Date.now() - 60_000).toISOString();
     expect((await t.http.post(`${hooks(site.id)}/${endpoint.id}/replay`).set(bearer(site.writeToken)).send({ since }).expect(202)).body.data).toEqual({ replayed: 1 });
@@ -251,7 +248,7 @@ describe("a site's webhooks: feedback and question-batch events (Standard Webhoo
     expect((await call(writer, 'list_webhooks')).structuredContent.webhooks.map((hook: { id: string }) => hook.id)).toEqual([webhook.id]);
     await t.http.post('/api/v1/widget/feedback').send({ siteKey: site.siteKey, type: 'feedback', message: 'via the agent’s hook', pageUrl: 'https://shop.example.org/' }).expect(201);
     await delivery.dispatchDue();
-    expect(verified(secret, receiver.on('/mcp')).map((body) => body.data.message)).toEqual(['via the agent’s hook']);
+    expect(verifiedEvents(secret, receiver.on('/mcp')).map((body) => body.data.message)).toEqual(['via the agent’s hook']);
     expect((await call(writer, 'list_webhook_deliveries', { id: webhook.id })).structuredContent.deliveries.map((row: { eventType: string; status: string }) => [row.eventType, row.status])).toEqual([
       ['feedback.created', 'delivered'],
     ]);
