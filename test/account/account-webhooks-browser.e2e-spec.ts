@@ -16,6 +16,7 @@ import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { WebhookPanel } from '../support/webhook-panel.js';
 import { startReceiver, verifiedEvents, type Receiver } from '../support/webhook-receiver.js';
 import { TODO_WEBHOOK_EVENTS } from '../../apps/todo-api/src/webhooks/todo-webhook-events.js';
+import { submitSignIn } from '../support/sign-in-page.js';
 
 describe('account centre webhook panel in Chromium', () => {
   const smtp = new SmtpTestServer();
@@ -41,11 +42,7 @@ describe('account centre webhook panel in Chromium', () => {
   });
 
   async function signIn(page: Page, user: SignedUp): Promise<void> {
-    await page.goto(`${base}/account/sign-in`);
-    await page.waitForSelector('body[data-ready=true]');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await submitSignIn(page, `${base}/account/sign-in`, user);
     await page.waitForURL(`${base}/account`);
     await page.waitForSelector('body[data-ready=true]');
   }

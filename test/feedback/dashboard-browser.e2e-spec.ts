@@ -5,6 +5,7 @@ import { insertUser, launchBrowser, watchPage, type TestUser } from '#libs/testi
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { bearer } from './feedback-fixtures.js';
+import { signInToDashboard } from '../support/sign-in-page.js';
 
 /**
  * The owner dashboard in Chromium, everything an owner does without the API: create, rename and
@@ -31,14 +32,7 @@ describe('owner dashboard in Chromium', () => {
   });
 
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${t.baseUrl}/dashboard`);
-    await page.waitForSelector('body[data-ready=true]');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#who').filter({ hasText: user.email }).waitFor();
-  }
+  const signIn = (page: Page) => signInToDashboard(page, t.baseUrl, user);
 
   const clipboard = (page: Page) => page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>);
 

@@ -6,6 +6,7 @@ import { insertUser, launchBrowser, type TestUser } from '#libs/testing';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { bearer } from './feedback-fixtures.js';
+import { signInToDashboard } from '../support/sign-in-page.js';
 
 /** The signed reporter in the dashboard's feedback list, at desktop width and at 390 px, written as text only. */
 describe('dashboard: signed reporter in Chromium', () => {
@@ -45,11 +46,7 @@ describe('dashboard: signed reporter in Chromium', () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('dialog', (dialog) => errors.push(`dialog: ${dialog.message()}`));
-    await page.goto(`${t.baseUrl}/dashboard`);
-    await page.waitForSelector('body[data-ready=true]');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInToDashboard(page, t.baseUrl, user);
     await page.getByRole('button', { name: 'Open Acme' }).click();
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('tr[data-row]').length === 3);
     return errors;

@@ -7,6 +7,7 @@ import { bearer, signUp, type SignedUp } from '../auth/helpers.js';
 import { confirmEmail } from '../support/account-mails.js';
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps } from '../support/test-apps.js';
+import { submitSignIn } from '../support/sign-in-page.js';
 
 /** The code an authenticator app shows `steps` time steps from now, away from a step's last seconds. */
 async function codeAt(secret: string, steps = 0): Promise<string> {
@@ -46,11 +47,7 @@ describe('owner dashboard sign-in with a second factor, in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${apps.feedback.baseUrl}/dashboard`);
-    await page.waitForSelector('body[data-ready=true]');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, `${apps.feedback.baseUrl}/dashboard`, user);
     const code = page.getByLabel('Authenticator code or recovery code');
     await code.waitFor();
     expect(await page.locator('#sign-in-form').isHidden()).toBe(true);
@@ -71,11 +68,7 @@ describe('owner dashboard sign-in with a second factor, in Chromium', () => {
 
   it('signs in with a recovery code', async () => {
     const page = await browser.newPage();
-    await page.goto(`${apps.feedback.baseUrl}/dashboard`);
-    await page.waitForSelector('body[data-ready=true]');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, `${apps.feedback.baseUrl}/dashboard`, user);
     await page.getByLabel('Authenticator code or recovery code').fill(user.recoveryCodes[0]);
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.locator('#who').filter({ hasText: user.email }).waitFor();

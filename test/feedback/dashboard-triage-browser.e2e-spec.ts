@@ -5,6 +5,7 @@ import { insertUser, launchBrowser, watchPage, type TestUser } from '#libs/testi
 import { SCREENSHOTS_DIR } from '../support/screenshots.js';
 import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { bearer } from './feedback-fixtures.js';
+import { signInToDashboard } from '../support/sign-in-page.js';
 
 /**
  * Triage in the dashboard, in Chromium at desktop width and at 390 px: newest first, search,
@@ -55,14 +56,7 @@ describe('dashboard triage in Chromium', () => {
   });
 
 
-  async function signIn(page: Page, path = '/dashboard'): Promise<void> {
-    await page.goto(`${t.baseUrl}${path}`);
-    await page.waitForSelector('body[data-ready=true]');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#who').filter({ hasText: user.email }).waitFor();
-  }
+  const signIn = (page: Page, path = '/dashboard') => signInToDashboard(page, t.baseUrl, user, path);
 
   const messages = (page: Page) => page.locator('tr[data-row] td.message > div:first-child').allTextContents();
   const rowsAre = (page: Page, count: number) => page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('tr[data-row]').length === n, count);

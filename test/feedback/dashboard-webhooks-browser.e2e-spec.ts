@@ -8,6 +8,7 @@ import { WebhookPanel } from '../support/webhook-panel.js';
 import { startReceiver, verifiedEvents, type Receiver } from '../support/webhook-receiver.js';
 import { FEEDBACK_WEBHOOK_EVENTS } from '../../apps/feedback-export/src/webhooks/feedback-webhook-events.js';
 import { bearer } from './feedback-fixtures.js';
+import { signInToDashboard } from '../support/sign-in-page.js';
 
 /**
  * The dashboard's webhook panel in Chromium, at desktop width and at 390 px, against a real receiver this test
@@ -42,12 +43,7 @@ describe('dashboard webhook panel in Chromium', () => {
 
 
   async function openWebhooks(page: Page, site: string): Promise<void> {
-    await page.goto(`${t.baseUrl}/dashboard`);
-    await page.waitForSelector('body[data-ready=true]');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#who').filter({ hasText: user.email }).waitFor();
+    await signInToDashboard(page, t.baseUrl, user);
     await page.getByRole('button', { name: `Open ${site}` }).click();
     await page.getByRole('tab', { name: 'Webhooks' }).click();
     await page.locator('[data-empty=webhooks]').waitFor();

@@ -5,6 +5,7 @@ import { insertUser, launchBrowser, SmtpTestServer, type TestUser } from '#libs/
 import { FeedbackRepository } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
 import { startDashboardApps, type TestApp } from '../support/test-apps.js';
 import { bearer, createSite, type TestOwner, type TestSite } from './questions-fixtures.js';
+import { submitSignIn } from '../support/sign-in-page.js';
 
 const SHOTS = `${process.cwd()}/test-results`;
 
@@ -212,11 +213,7 @@ describe('share page and dashboard in Chromium', () => {
   });
 
   async function signIn(page: Page): Promise<void> {
-    await page.goto(`${t.baseUrl}/dashboard`);
-    await page.waitForSelector('body[data-ready=true]');
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, `${t.baseUrl}/dashboard`, user);
     await page.getByRole('button', { name: 'Open Client portal' }).waitFor();
   }
 
