@@ -81,7 +81,7 @@ if (TRACED) {
 const database = await createDatabase(adminUrl, `bench_ab_${process.pid}`);
 const children = [];
 try {
-  const env = { NODE_ENV: 'production', DATABASE_URL: database.url, JWT_SECRET: 'bench-jwt-secret-0123456789-0123456789-0123456789', LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', REDIS_URL: '' };
+  const env = { NODE_ENV: 'production', DATABASE_URL: database.url, JWT_SECRET: 'bench-jwt-secret-0123456789-0123456789-0123456789', LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', REDIS_URL: '', PUBLIC_BASE_URL: 'http://127.0.0.1', FEEDBACK_PUBLIC_BASE_URL: 'http://127.0.0.1' };
   const services = [];
   for (const [index, dir] of builds.entries()) {
     const port = await freePort();

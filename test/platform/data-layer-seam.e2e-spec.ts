@@ -31,6 +31,12 @@ describe('the data layer has one seam', () => {
     expect(drivers).toEqual([]);
   });
 
+  it('runs only the rate-limit store’s own statements on the counters’ pool: no SQL is handed to it from elsewhere', () => {
+    const allowed = ['libs/common/src/rate-limit/counter-connection.ts', 'libs/common/src/rate-limit/postgres-rate-limit.store.ts', 'libs/common/src/rate-limit/rate-limit.module.ts'];
+    const users = files.filter((file) => /\bCounterConnection\b/.test(file.text)).map((file) => file.path);
+    expect(users.filter((path) => !allowed.includes(path))).toEqual([]);
+  });
+
   it('keeps typeorm out of the apps, and out of every service, controller, guard and repository', () => {
     const leaking = files
       .filter((file) => file.path.startsWith('apps/') || /\.(service|controller|guard|repository)\.ts$/.test(file.path))

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { counterKeySql, CountingLookups, tokenTrackerSql, type RateLimitCounting } from '#libs/common';
+import { counterKeySql, CountingLookups, countingLookupSql, tokenTrackerSql, type CountedHitColumns, type RateLimitCounting } from '#libs/common';
 import { PreparedQueries } from '#libs/database';
 import { exportTokenBudgetSql } from './export-token-budget.js';
 import type { FeedbackTokenKind } from './feedback-token.format.js';
@@ -13,13 +13,14 @@ const TOKEN_SQL = `SELECT id, owner_id AS "ownerId", site_id AS "siteId", kind F
  * (site or portfolio) and the token's budget (exportTokenBudgetOf: site and kind, or account), as
  * RateLimitGuard counts it.
  */
-const TOKEN_COUNTING_SQL = `WITH found AS (${TOKEN_SQL}),
-  hit AS (
-    SELECT counted.hits, counted.reset_ms
-    FROM found, LATERAL rate_limit_hit(${counterKeySql('$2', tokenTrackerSql(`CASE WHEN found.kind = 'portfolio' THEN 'portfolio' ELSE 'site' END`, exportTokenBudgetSql({ kind: 'found.kind', siteId: 'found."siteId"', ownerId: 'found."ownerId"' })))}, $3) AS counted
-    WHERE found.kind = ANY($4::text[])
-  )
-  SELECT found.*, hit.hits AS rate_limit_hits, hit.reset_ms AS rate_limit_reset_ms FROM found LEFT JOIN hit ON true`;
+const TOKEN_COUNTING_SQL = countingLookupSql(TOKEN_SQL, {
+  counterKey: counterKeySql(
+    '$2',
+    tokenTrackerSql(`CASE WHEN found.kind = 'portfolio' THEN 'portfolio' ELSE 'site' END`, exportTokenBudgetSql({ kind: 'found.kind', siteId: 'found."siteId"', ownerId: 'found."ownerId"' })),
+  ),
+  windowMs: '$3',
+  when: 'found.kind = ANY($4::text[])',
+});
 
 export interface TokenRow {
   id: string;
@@ -43,7 +44,10 @@ export class TokenAuthRepository {
    */
   async findTokenByHash(tokenHash: string, accepted: readonly FeedbackTokenKind[], counting?: RateLimitCounting): Promise<TokenRow | undefined> {
     const lookup = this.countingLookups.for(counting);
-    if (lookup) return lookup.find<TokenRow>(TOKEN_COUNTING_SQL, [tokenHash, lookup.bucketKey, lookup.windowMs, accepted]);
+    if (lookup) {
+      const counted = await this.prepared.query<TokenRow & CountedHitColumns>(TOKEN_COUNTING_SQL, [tokenHash, lookup.bucketKey, lookup.windowMs, accepted]);
+      return lookup.rowOf(counted);
+    }
     const rows = await this.prepared.query<TokenRow>(TOKEN_SQL, [tokenHash]);
     return rows[0];
   }

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PreparedQueries } from '#libs/database';
-import { counterKeySql, CountingLookups, type RateLimitCounting } from '#libs/common';
+import { counterKeySql, CountingLookups, countingLookupSql, type CountedHitColumns, type RateLimitCounting } from '#libs/common';
 import { apiKeyTrackerSql } from './api-access.schemes.js';
 import { apiAccessSql, hasApiAccess, liveApiKeySql } from './subscription-access.js';
 
@@ -37,15 +37,13 @@ const COUNTING_FIXED_PARAMS: unknown[] = [];
 /**
  * KEY_ACCESS_SQL counting the request in the same statement when the key is usable (for a
  * CountingLookup): $1 the key hash, $2 the counter key's bucket part, $3 the window in ms. The
- * hit goes through rate_limit_hit, the store's one window; the counter is the key's tracker.
+ * counter is the key's tracker.
  */
-const KEY_ACCESS_COUNTING_SQL = `WITH found AS (${KEY_ACCESS_SQL}),
-  hit AS (
-    SELECT counted.hits, counted.reset_ms
-    FROM found, LATERAL rate_limit_hit(${counterKeySql('$2', apiKeyTrackerSql('found."apiKeyId"'))}, $3) AS counted
-    WHERE ${usableApiKeySql('found', (value) => `$${3 + COUNTING_FIXED_PARAMS.push(value)}`)}
-  )
-  SELECT found.*, hit.hits AS rate_limit_hits, hit.reset_ms AS rate_limit_reset_ms FROM found LEFT JOIN hit ON true`;
+const KEY_ACCESS_COUNTING_SQL = countingLookupSql(KEY_ACCESS_SQL, {
+  counterKey: counterKeySql('$2', apiKeyTrackerSql('found."apiKeyId"')),
+  windowMs: '$3',
+  when: usableApiKeySql('found', (value) => `$${3 + COUNTING_FIXED_PARAMS.push(value)}`),
+});
 
 /** The hot-path read of API-key authentication: one indexed lookup, key and access together. */
 @Injectable()
@@ -65,7 +63,10 @@ export class ApiKeyAccessRepository {
    */
   async findByHash(keyHash: string, counting?: RateLimitCounting): Promise<ApiKeyAccessRow | undefined> {
     const lookup = this.countingLookups.for(counting);
-    if (lookup) return lookup.find<ApiKeyAccessRow>(KEY_ACCESS_COUNTING_SQL, [keyHash, lookup.bucketKey, lookup.windowMs, ...COUNTING_FIXED_PARAMS]);
+    if (lookup) {
+      const counted = await this.prepared.query<ApiKeyAccessRow & CountedHitColumns>(KEY_ACCESS_COUNTING_SQL, [keyHash, lookup.bucketKey, lookup.windowMs, ...COUNTING_FIXED_PARAMS]);
+      return lookup.rowOf(counted);
+    }
     const rows = await this.prepared.query<ApiKeyAccessRow>(KEY_ACCESS_SQL, [keyHash]);
     return rows[0];
   }

@@ -19,8 +19,9 @@ export function hitOf(row: { hits: number | string; reset_ms: string }): RateLim
  * The data path of the rate-limit counters in PostgreSQL: a small pool of its own with
  * `synchronous_commit=off`. A hit is a write on every limited request, and waiting for its WAL
  * flush doubled the cost of a cached read; a crash can lose the last few milliseconds of counts,
- * which only undercounts a window. PostgresRateLimitStore runs its statements here, and so do
- * the credential repositories' counting lookups (CountingLookups), each its own statement.
+ * which only undercounts a window. Only PostgresRateLimitStore's own statements run here; the
+ * credential repositories' counting lookups run on their own data path and turn the wait off for
+ * their statement alone (countingLookupSql).
  */
 export class CounterConnection {
   private pool?: pg.Pool;

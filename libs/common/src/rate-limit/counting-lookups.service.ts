@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type { RateLimitOptions } from './rate-limit.constants.js';
 import { rateLimitCounterKey } from './rate-limit.keys.js';
 import { RateLimitStore, type RateLimitHit } from './rate-limit.store.js';
-import { CounterConnection, hitOf } from './counter-connection.js';
+import { hitOf } from './counter-connection.js';
 
 /** The request an auth guard authenticates, and its route's @RateLimit (if any) to count it against. */
 export interface RateLimitCounting {
@@ -12,7 +12,7 @@ export interface RateLimitCounting {
 }
 
 /** The columns a counting statement's row adds for its hit (both null when it did not count). */
-interface CountedHitColumns {
+export interface CountedHitColumns {
   rate_limit_hits: number | null;
   rate_limit_reset_ms: string | null;
 }
@@ -26,16 +26,45 @@ export function countedHitOf(request: Request, bucket: string): RateLimitHit | u
   return counted?.bucket === bucket ? counted.hit : undefined;
 }
 
+/** What a counting statement counts: the counter key and the window (SQL expressions over the lookup's row `found`), and when. */
+export interface CountedHitSql {
+  /** The counter key, counterKeySql of the bucket parameter (CountingLookup.bucketKey) and the credential's tracker. */
+  counterKey: string;
+  /** The parameter holding CountingLookup.windowMs. */
+  windowMs: string;
+  /** When the credential is usable, so its request counts (a predicate over `found`). */
+  when: string;
+}
+
+/**
+ * A credential lookup (`lookupSql`, at most one row) that also counts its request in the same
+ * statement when `hit.when` holds: the database's `rate_limit_hit(counter_key, window_ms)`
+ * (migration RateLimitHitFunction, the store's one window) answers the hit as `rate_limit_hits`
+ * and `rate_limit_reset_ms` beside the row (both null when it did not count).
+ *
+ * The statement's transaction commits without waiting for its WAL flush (synchronous_commit off
+ * for that transaction only, set_config's is_local), as the PostgreSQL store's own counter pool
+ * does: a hit is a write on every limited request, and the flush doubled the cost of a cached
+ * read; a crash can lose the last milliseconds of counts, which only undercounts a window. The
+ * statement is a transaction of its own, so nothing else commits with it.
+ */
+export function countingLookupSql(lookupSql: string, hit: CountedHitSql): string {
+  return `WITH found AS (${lookupSql}),
+  hit AS (
+    SELECT counted.hits, counted.reset_ms
+    FROM found, LATERAL rate_limit_hit(${hit.counterKey}, ${hit.windowMs}) AS counted, LATERAL set_config('synchronous_commit', 'off', true) AS async_commit
+    WHERE ${hit.when}
+  )
+  SELECT found.*, hit.hits AS rate_limit_hits, hit.reset_ms AS rate_limit_reset_ms FROM found LEFT JOIN hit ON true`;
+}
+
 /**
  * One request's credential lookup that counts the request in its own statement: the
- * repository's fixed statement, which calls the database's `rate_limit_hit(counter_key,
- * window_ms)` (migration RateLimitHitFunction) when the credential is usable, naming the counter
- * with counterKeySql and the tracker SQL of rate-limit.keys.ts from `bucketKey`, and answers the
- * hit as `rate_limit_hits` and `rate_limit_reset_ms` beside the row.
+ * repository runs its countingLookupSql statement on its own data path, with bucketKey and
+ * windowMs as parameters, and hands the rows to rowOf, which keeps the hit for RateLimitGuard.
  */
 export class CountingLookup {
   constructor(
-    private readonly connection: CounterConnection,
     private readonly request: Request,
     private readonly limit: RateLimitOptions,
   ) {}
@@ -49,13 +78,8 @@ export class CountingLookup {
     return this.limit.windowSeconds * 1000;
   }
 
-  /**
-   * Runs the repository's counting statement on the counters' connection (one round trip for
-   * the credential and its hit) and answers its row without the hit columns; the hit, when it
-   * counted one, goes to RateLimitGuard.
-   */
-  async find<T extends object>(sql: string, params: unknown[]): Promise<T | undefined> {
-    const rows = await this.connection.query<T & CountedHitColumns>(sql, params);
+  /** The credential's row of a countingLookupSql statement without the hit columns; the hit, when it counted one, goes to RateLimitGuard. */
+  rowOf<T extends object>(rows: ReadonlyArray<T & CountedHitColumns>): T | undefined {
     if (rows.length === 0) return undefined;
     const { rate_limit_hits: hits, rate_limit_reset_ms: resetMs, ...row } = rows[0];
     if (hits !== null) (this.request as WithCountedHit)[COUNTED_HIT] = { bucket: this.limit.bucket, hit: hitOf({ hits, reset_ms: resetMs! }) };
@@ -71,13 +95,10 @@ export class CountingLookup {
  */
 @Injectable()
 export class CountingLookups {
-  constructor(
-    private readonly store: RateLimitStore,
-    private readonly connection: CounterConnection,
-  ) {}
+  constructor(private readonly store: RateLimitStore) {}
 
   for(counting: RateLimitCounting | undefined): CountingLookup | undefined {
     if (!counting?.limit || this.store.storage !== 'postgres') return undefined;
-    return new CountingLookup(this.connection, counting.request, counting.limit);
+    return new CountingLookup(counting.request, counting.limit);
   }
 }

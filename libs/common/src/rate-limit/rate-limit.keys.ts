@@ -7,7 +7,7 @@ import { clientNetworkOf } from './client-network.js';
  * of the canonical address>`, a client and an e-mail together, `ip:<address>:<digest>`, or an
  * app's own credential: `<principal kind>:<credential id>` (credentialTrackerOf) or
  * `<principal kind>-token:<token budget>` (tokenTrackerOf)). Both stores keep it as is (Redis behind
- * REDIS_KEY_PREFIX); the credential repositories' counting statements (run by a CountingLookup) build
+ * REDIS_KEY_PREFIX); the credential repositories' counting statements (countingLookupSql) build
  * the same tracker with trackerSql / credentialTrackerSql / tokenTrackerSql, rendered from the same definitions.
  */
 export const TRACKER_PREFIX = {
