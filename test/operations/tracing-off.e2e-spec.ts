@@ -5,45 +5,26 @@
  * registered (the API's stays the no-op one), no request runs in a span, no statement in a child span.
  * `@opentelemetry/api` alone loads, and would without any tracing of ours: prom-client requires it
  * for exemplars. A module hook in the child (node:module registerHooks, through NODE_OPTIONS=--import)
- * names every OpenTelemetry package as it loads; the same build with the endpoint set shows the hook
+ * (test/support/module-hook.ts) names every package as it loads; the same build with the endpoint set shows the hook
  * sees them. What tracing off costs is measured in bench/README.md ("Tracing off and on").
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
+import { loadedPackages, packageLoadHook } from '../support/module-hook.js';
 import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 
-const MARK = 'opentelemetry-module-loaded ';
-
-/** Loaded first in the child: writes one line per OpenTelemetry module the process loads (import or require). */
-const MODULE_HOOK = `
-import { registerHooks } from 'node:module';
-registerHooks({
-  load(url, context, nextLoad) {
-    const match = /\\/node_modules\\/(@opentelemetry\\/[^/]+)\\//.exec(url);
-    if (match) process.stderr.write(${JSON.stringify(MARK)} + match[1] + '\\n');
-    return nextLoad(url, context);
-  },
-});
-`;
-
 function loadedOpenTelemetry(app: BuiltTodoApi): string[] {
-  const packages = app.output
-    .split('\n')
-    .filter((line) => line.startsWith(MARK))
-    .map((line) => line.slice(MARK.length));
-  return [...new Set(packages)].sort();
+  return loadedPackages(app.output).filter((name) => name.startsWith('@opentelemetry/'));
 }
 
-describe('Tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset): the tracing SDK is never loaded', () => {
+describe('Packages on demand: with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset) the tracing SDK is never loaded, nor what only some replicas need', () => {
   let built: BuiltServices;
   let database: TestDatabase;
   let dataSource: DataSource;
@@ -53,13 +34,12 @@ describe('Tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset): the tracing SDK is ne
 
   beforeAll(async () => {
     built = buildServices();
-    const hook = join(built.root, 'opentelemetry-module-hook.mjs');
-    writeFileSync(hook, MODULE_HOOK);
+    const hook = packageLoadHook(built.root);
     database = await createTestDatabase({ migrated: true });
     // A collector that takes whatever the traced child exports.
     receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}')));
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const env = { DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, DB_POOL_SIZE: '2', NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` };
+    const env = { DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, DB_POOL_SIZE: '2', NODE_OPTIONS: hook };
     untraced = await startBuiltTodoApi(built, env, '/readyz');
     traced = await startBuiltTodoApi(built, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}` }, '/readyz');
     dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 1, applicationName: 'tracing-off-test' }));
@@ -87,5 +67,12 @@ describe('Tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset): the tracing SDK is ne
 
     expect(loadedOpenTelemetry(untraced)).toEqual(['@opentelemetry/api']);
     expect(loadedOpenTelemetry(traced)).toEqual(expect.arrayContaining(['@opentelemetry/api', '@opentelemetry/context-async-hooks', '@opentelemetry/sdk-trace-base']));
+  });
+
+  it('loads what only some replicas or some requests need on demand: the Redis client with REDIS_URL, the QR code library at an authenticator enrolment', async () => {
+    // By now the untraced child has started and served writes and reads; neither needed these.
+    const loaded = loadedPackages(untraced.output);
+    expect(loaded).toEqual(expect.arrayContaining(['@nestjs/core', 'pg']));
+    expect(loaded.filter((name) => ['ioredis', 'qrcode'].includes(name))).toEqual([]);
   });
 });

@@ -47,7 +47,6 @@ export * from './rate-limit/rate-limit-rejections.service.js';
 export * from './rate-limit/attempt-limiter.service.js';
 export * from './rate-limit/rate-limited.js';
 export * from './rate-limit/postgres-rate-limit.store.js';
-export * from './rate-limit/redis-rate-limit.store.js';
 export * from './rate-limit/rate-limit.decorator.js';
 export * from './rate-limit/rate-limit.module.js';
 export * from './bootstrap/service-runner.js';

@@ -13,12 +13,13 @@ import { RATE_LIMIT_THROTTLER } from './rate-limit.decorator.js';
 import { RateLimitRejections } from './rate-limit-rejections.service.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitStore } from './rate-limit.store.js';
-import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 import { ThrottlerModule } from './throttler.js';
 
-function createStore(config: AppConfig, connection: CounterConnection, checks: DependencyChecks): RateLimitStore {
+async function createStore(config: AppConfig, connection: CounterConnection, checks: DependencyChecks): Promise<RateLimitStore> {
   if (!config.redisUrl) return new PostgresRateLimitStore(connection);
   new Logger('RateLimitModule').log({ keyPrefix: config.redisKeyPrefix }, 'Rate-limit counters in Redis');
+  // Loaded only with REDIS_URL: a replica without Redis does not carry the client in memory.
+  const { RedisRateLimitStore } = await import('./redis-rate-limit.store.js');
   const store = new RedisRateLimitStore(config);
   // Shown in /readyz and dependency_up; not a reason to take this replica out (see affectsReadiness).
   checks.add({ name: 'redis', check: () => store.ping(), affectsReadiness: false, isDown: () => store.isDown });

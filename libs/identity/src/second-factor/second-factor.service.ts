@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { generateSecret, generateURI, verify } from 'otplib';
-import QRCode from 'qrcode';
 import { AppException, ErrorCode, SecretSealer, validationException } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import type { Transaction } from '#libs/database';
@@ -134,6 +133,8 @@ export class SecondFactorService {
       throw new AppException(ErrorCode.CONFLICT, 'An authenticator is already on: disable it first to enrol another');
     }
     const otpauthUri = generateURI({ issuer: this.issuer, label: user.email, secret });
+    // Loaded on first use: only enrolment draws a QR code, and the library costs every replica memory from start.
+    const { default: QRCode } = await import('qrcode');
     return { secret, otpauthUri, qrCodeDataUrl: await QRCode.toDataURL(otpauthUri), confirmed: false };
   }
 
