@@ -31,6 +31,11 @@ describe('the data layer has one seam', () => {
     expect(drivers).toEqual([]);
   });
 
+  it('opens every connection in libs/database: no other file imports the driver as a value (types are free)', () => {
+    const drivers = files.filter((file) => /^import (?!type )[^;]*from 'pg';|require\('pg'\)/m.test(file.text)).map((file) => file.path);
+    expect(drivers).toEqual([]);
+  });
+
   it('runs only the rate-limit store’s own statements on the counters’ pool: no SQL is handed to it from elsewhere', () => {
     const allowed = ['libs/common/src/rate-limit/counter-connection.ts', 'libs/common/src/rate-limit/postgres-rate-limit.store.ts', 'libs/common/src/rate-limit/rate-limit.module.ts'];
     const users = files.filter((file) => /\bCounterConnection\b/.test(file.text)).map((file) => file.path);

@@ -7,6 +7,7 @@ export * from './database.module.js';
 export * from './embedded-postgres.js';
 export * from './run-migrations.js';
 export * from './prepared-queries.js';
+export * from './side-pool.js';
 export * from './sql-executor.js';
 export * from './transaction.js';
 export * from './fail-fast-client.js';

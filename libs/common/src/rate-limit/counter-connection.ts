@@ -1,6 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, failFastWhile, FailFastClient, PreparedQueries, queryTimeouts } from '#libs/database';
+import { createSidePool, PreparedQueries } from '#libs/database';
 import type { DependencyOutages } from '../health/dependency-outages.service.js';
 import { DATABASE_DEPENDENCY } from '../health/dependency-checks.service.js';
 import type { RateLimitHit } from './rate-limit.store.js';
@@ -46,24 +46,16 @@ export class CounterConnection {
   }
 
   private getPool(): pg.Pool {
-    if (!this.pool) {
-      const options = this.dataSource.options as { url?: string; extra?: { connectionTimeoutMillis?: number; query_timeout?: number } };
-      this.pool = new pg.Pool({
-        connectionString: options.url,
-        max: COUNTER_POOL_SIZE,
-        Client: FailFastClient,
-        options: '-c synchronous_commit=off',
-        ...queryTimeouts(Math.min(options.extra?.query_timeout ?? DEFAULT_QUERY_TIMEOUT_MS, COUNTER_QUERY_TIMEOUT_MS)),
-        connectionTimeoutMillis: options.extra?.connectionTimeoutMillis ?? CONNECT_TIMEOUT_MS,
-        idleTimeoutMillis: 30_000,
-        application_name: 'rate-limit',
-      });
-      // An idle client dying (database restart) must not crash the process; the pool replaces it.
-      // It hints at an outage, which the database check confirms (one log line per outage, not per connection).
-      this.pool.on('error', (error) => this.outages.suspect(DATABASE_DEPENDENCY, error));
-      // The database's circuit breaker covers this pool too: while the database is known down, a hit fails at once.
-      failFastWhile(this.pool, () => this.outages.isDown(DATABASE_DEPENDENCY));
-    }
+    // An idle client dying (database restart) hints at an outage, which the database check confirms (one log
+    // line per outage, not per connection); while the database is known down, a hit fails at once.
+    this.pool ??= createSidePool(this.dataSource, {
+      applicationName: 'rate-limit',
+      size: COUNTER_POOL_SIZE,
+      maxQueryTimeoutMs: COUNTER_QUERY_TIMEOUT_MS,
+      sessionOptions: '-c synchronous_commit=off',
+      onIdleError: (error) => this.outages.suspect(DATABASE_DEPENDENCY, error),
+      failFastWhile: () => this.outages.isDown(DATABASE_DEPENDENCY),
+    });
     return this.pool;
   }
 }
