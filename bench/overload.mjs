@@ -5,7 +5,7 @@
 // serve normally again once the load stopped.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
+import { Client } from 'undici';
 import { load, sleep } from './lib.mjs';
 
 /** Connections per request per second offered: a client opens more while answers are slow, up to this many. */
@@ -31,20 +31,55 @@ function request(agent, url, path, headers) {
   });
 }
 
+/** Connections opened at a time before a load starts: more at once overflowed the server's listen backlog. */
+const CONNECT_BATCH = 50;
+
+/**
+ * `size` keep-alive connections, all opened before the clock starts (a batch at a time, each with a
+ * GET /livez, which admission control never refuses), lent to one request at a time; a request that
+ * finds none free waits for the next (that wait counts in its latency). undici's Pool opened
+ * connections during the load instead, as answers slowed: a thousand arrived at once, overflowed
+ * the listen backlog (TcpExtListenOverflows), and the kernel's SYN retries 1 s and 3 s later were
+ * what those requests measured.
+ */
+async function openConnections(url, size) {
+  const clients = Array.from({ length: size }, () => new Client(url, { pipelining: 1, keepAliveTimeout: 30_000 }));
+  for (let opened = 0; opened < size; opened += CONNECT_BATCH) {
+    await Promise.all(clients.slice(opened, opened + CONNECT_BATCH).map((client) => client.request({ method: 'GET', path: '/livez' }).then(({ body }) => body.dump())));
+  }
+  const idle = [...clients];
+  const waiting = [];
+  return {
+    async request(options) {
+      const client = idle.pop() ?? (await new Promise((resolve) => waiting.push(resolve)));
+      try {
+        const { statusCode, body } = await client.request(options);
+        await body.dump();
+        return statusCode;
+      } finally {
+        const next = waiting.shift();
+        if (next) next(client);
+        else idle.push(client);
+      }
+    },
+    close: () => Promise.all(clients.map((client) => client.close())),
+  };
+}
+
 /**
  * `rate` GETs of `path` per second for `seconds`, open loop: arrival i is due at i / rate s from the
  * start, whatever the answers so far, and its latency runs from that moment to the end of its answer
  * (a request that waits for a free connection, or for the generator itself, counts that wait: no
- * coordinated omission). Arrivals go out evenly, TICK_MS apart at most, over an undici pool of up to
- * CONNECTIONS_PER_RPS × rate connections. (autocannon's overallRate lets every connection send its
- * share at the start of each second: at 2,000/s a hello-world server in its own process answered
- * with a p99 of 279 ms, the bursts' queue, not the server's.) `headersOf(i)` gives arrival i its
- * headers; `onTick` runs every 20 ms. Answers' latencies are split by status; `lateMs` is how far
- * behind its schedule the generator fell at worst (a saturated generator shows here).
+ * coordinated omission). Arrivals go out evenly, TICK_MS apart at most, over CONNECTIONS_PER_RPS ×
+ * rate connections opened beforehand (openConnections). (autocannon's overallRate lets every
+ * connection send its share at the start of each second: at 2,000/s a hello-world server in its own
+ * process answered with a p99 of 279 ms, the bursts' queue, not the server's.) `headersOf(i)` gives
+ * arrival i its headers; `onTick` runs every 20 ms. Answers' latencies are split by status; `lateMs`
+ * is how far behind its schedule the generator fell at worst (a saturated generator shows here).
  */
 export async function openLoop({ url, path, headersOf, rate, seconds, onTick }) {
   const connections = Math.min(MAX_CONNECTIONS, Math.max(10, Math.ceil(rate * CONNECTIONS_PER_RPS)));
-  const pool = new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 10_000 });
+  const pool = await openConnections(url, connections);
   const latencies = new Map();
   const total = Math.round(rate * seconds);
   const pending = new Set();
@@ -56,10 +91,6 @@ export async function openLoop({ url, path, headersOf, rate, seconds, onTick }) 
   const send = (i, dueAt) => {
     const answered = pool
       .request({ method: 'GET', path, headers: headersOf(i) })
-      .then(async ({ statusCode, body }) => {
-        await body.dump();
-        return statusCode;
-      })
       .catch(() => {
         errors++;
         return 0;
