@@ -79,6 +79,22 @@ describe('admission control: an overloaded replica refuses new work with 503 SER
       success: false,
       error: { code: 'SERVICE_OVERLOADED', message: 'The service is overloaded; retry in 1 s', details: { retryAfterSeconds: 1 } },
     });
+    // Refused ahead of the router, it still carries what every answer carries: security headers, CORS a browser can
+    // read it through (Retry-After exposed), and its access line with the error code.
+    const fromPage = await fetch(`${t.baseUrl}/api/v1/todos`, { headers: { 'X-API-Key': apiKey, Origin: 'https://app.example.test' } });
+    expect(fromPage.status).toBe(503);
+    expect(fromPage.headers.get('access-control-allow-origin')).toBe('https://app.example.test');
+    expect(fromPage.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    expect(fromPage.headers.get('x-content-type-options')).toBe('nosniff');
+    const requestId = fromPage.headers.get('x-request-id');
+    await until(
+      async () => t.logs.lines.map((line) => JSON.parse(line) as { msg?: string; errorCode?: string; req?: { id?: string } }).find((line) => line.req?.id === requestId),
+      (line) => line !== undefined,
+      'the refusal’s access line',
+    ).then((line) => expect(line).toMatchObject({ msg: 'request refused', errorCode: 'SERVICE_OVERLOADED', res: { statusCode: 503 } }));
+    // A CORS preflight is the CORS middleware's to answer, overloaded or not.
+    const preflight = await fetch(`${t.baseUrl}/api/v1/todos`, { method: 'OPTIONS', headers: { Origin: 'https://app.example.test', 'Access-Control-Request-Method': 'GET' } });
+    expect(preflight.status).toBe(204);
     // Neither the credential (none here) nor the body (not JSON) is looked at.
     const unauthenticated = await fetch(`${t.baseUrl}/api/v1/todos`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{not json' });
     expect(unauthenticated.status).toBe(503);
@@ -86,7 +102,7 @@ describe('admission control: an overloaded replica refuses new work with 503 SER
 
     // The probes, the status route and the scrape are never refused.
     for (const path of ['/livez', '/readyz', '/api/v1/status', '/livez/']) expect({ path, status: (await fetch(`${t.baseUrl}${path}`)).status }).toEqual({ path, status: 200 });
-    expect(await metric('overload_rejections_total', { reason: 'in_flight' })).toBe(refusedBefore + 2);
+    expect(await metric('overload_rejections_total', { reason: 'in_flight' })).toBe(refusedBefore + 3);
 
     await release();
     expect((await listTodos()).status).toBe(200);

@@ -2,7 +2,8 @@ import type { DynamicModule } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import cors, { type CorsOptions } from 'cors';
+import express, { type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '#libs/config';
@@ -71,6 +72,12 @@ class AppExpressAdapter extends ExpressAdapter {
   }
 }
 
+/** The request's path: Express's `path` once its router has seen the request, else the URL before its query. */
+function pathOf(request: IncomingMessage): string {
+  const url = request.url ?? '/';
+  return (request as Partial<Request>).path ?? url.split('?', 1)[0];
+}
+
 /** Response headers a browser on another origin may read (Access-Control-Expose-Headers). */
 const EXPOSED_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id', 'Idempotent-Replayed'];
 
@@ -79,7 +86,7 @@ const EXPOSED_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining'
  * not depend on the request: they are worked out once and set in one step, instead of
  * running helmet's eleven middlewares on every request.
  */
-function securityHeaders(): (request: Request, response: Response, next: NextFunction) => void {
+function securityHeaders(): (request: IncomingMessage, response: ServerResponse, next: () => void) => void {
   const headers: Array<[string, string]> = [];
   const recorder = { setHeader: (name: string, value: string) => headers.push([name, String(value)]), removeHeader: () => undefined };
   helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, crossOriginResourcePolicy: false })(
@@ -138,8 +145,9 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
   app.disable('x-powered-by');
   // Responses are per-credential JSON that clients re-fetch; hashing every body for an ETag cost more than it saved.
   app.set('etag', false);
-  app.use(securityHeaders());
-  const corsOptions = {
+  const security = securityHeaders();
+  app.use(security);
+  const corsOptions: CorsOptions = {
     origin: config.corsOrigins === '*' ? true : config.corsOrigins,
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
@@ -148,11 +156,17 @@ async function buildHttpApp(rootModule: DynamicModule, config: AppConfig, option
   const openCorsPaths = options.openCorsPaths ?? [];
   const rawBodyPaths = options.rawBodyPaths ?? [];
   const keepsRawBody = (request: Request) => rawBodyPaths.includes(request.path ?? request.url);
-  app.enableCors((request: Request, callback: (error: Error | null, options: typeof corsOptions | (Omit<typeof corsOptions, 'origin'> & { origin: string })) => void) =>
-    callback(null, openCorsPaths.includes(request.path) ? { ...corsOptions, origin: '*' } : corsOptions),
+  // What Nest's enableCors installs, kept as a value: admission control answers refusals with the same headers.
+  const corsHeaders = cors((request: IncomingMessage, callback: (error: Error | null, options: CorsOptions) => void) =>
+    callback(null, openCorsPaths.includes(pathOf(request)) ? { ...corsOptions, origin: '*' } : corsOptions),
   );
-  // Admission control: an overloaded replica refuses here, before the body is read, any guard runs or the database is asked.
-  app.use(app.get(OverloadGate).middleware(options.longLivedPaths));
+  app.use(corsHeaders);
+  // Admission control, on the server ahead of Express: an overloaded replica refuses before the router, the body,
+  // any guard or the database; a refusal still gets its request id and access line, the security headers and CORS.
+  app.get(OverloadGate).admitOn(app.getHttpServer() as Server, app.getHttpAdapter().getInstance(), {
+    longLivedPaths: options.longLivedPaths,
+    refusalSteps: [requestLogging, security, corsHeaders],
+  });
   // Size (also after inflating), depth and prototype keys are refused here, before any validation.
   app.use(jsonBodyParser(keepsRawBody));
   app.use(checkJsonBody(keepsRawBody));

@@ -1,6 +1,6 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
 import type { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig, type OverloadConfig } from '#libs/config';
 import { ErrorCode, statusOf } from '../errors/error-code.enum.js';
@@ -22,6 +22,43 @@ const OVERLOAD_WINDOW_MS = 250;
 const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
 export type OverloadReason = 'in_flight' | 'event_loop_delay';
+
+/** The refusal is the same every time: its body is serialised once. */
+const REFUSAL_STATUS = statusOf(ErrorCode.SERVICE_OVERLOADED);
+const REFUSAL_BODY = Buffer.from(
+  JSON.stringify(
+    errorBody(ErrorCode.SERVICE_OVERLOADED, `The service is overloaded; retry in ${OVERLOAD_RETRY_AFTER_SECONDS} s`, { retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS }),
+  ),
+);
+/** Beside the headers the refusal's steps set (request id, security headers, CORS). */
+const REFUSAL_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Content-Length': String(REFUSAL_BODY.length),
+  'Retry-After': String(OVERLOAD_RETRY_AFTER_SECONDS),
+};
+
+/**
+ * What every answer carries, a refusal too (connect-style middleware the app also runs in Express):
+ * the request id and its access-log line, the security headers, CORS.
+ */
+export type RefusalStep = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
+
+function runSteps(steps: readonly RefusalStep[], request: IncomingMessage, response: ServerResponse, last: () => void): void {
+  let index = 0;
+  const next = (): void => {
+    const step = steps[index++];
+    if (step) step(request, response, next);
+    else last();
+  };
+  next();
+}
+
+/** The request's path as Express reads it (before the query), trailing slashes trimmed. */
+function gatePathOf(url = '/'): string {
+  const query = url.indexOf('?');
+  const raw = query === -1 ? url : url.slice(0, query);
+  return raw.length > 1 ? trimTrailingSlashes(raw) : raw;
+}
 
 /** The limits the decision compares against (OverloadConfig without the switch). */
 export type OverloadLimits = Pick<OverloadConfig, 'maxEventLoopDelayMs' | 'maxInFlight' | 'minInFlight'>;
@@ -106,13 +143,18 @@ export class OverloadMonitor {
 }
 
 /**
- * Admission control: the first thing after the request id, the security headers and CORS, before
- * the body is read, any guard runs or the database is asked. While the replica is overloaded
- * (OverloadMonitor) a request is answered at once with 503 SERVICE_OVERLOADED and
- * `Retry-After: 1` in the envelope, counted in `overload_rejections_total`; OVERLOAD_EXEMPT_PATHS
- * always pass. An admitted request counts as in flight until its response closes, except a
- * long-lived one (an event stream, the app's `longLivedPaths`), which is judged once, when it
- * opens, and then no longer counts: idle streams are not load.
+ * Admission control, on the HTTP server itself, ahead of Express: a refusal must cost far less than
+ * the work it sheds. Through Express (its router, then the request id, security headers and CORS
+ * middlewares) a refusal cost about 210 µs of CPU, a third of a GET, so at three times capacity the
+ * refusals alone filled the event loop; here it costs about 25 µs (bench/README.md, round 10).
+ * While the replica is overloaded (OverloadMonitor) a request is answered at once with 503
+ * SERVICE_OVERLOADED and `Retry-After: 1` in the envelope, counted in `overload_rejections_total`,
+ * after the steps every answer takes (its request id and access line, the security headers, CORS);
+ * no body is read, no guard runs, the database is not asked. OVERLOAD_EXEMPT_PATHS and CORS
+ * preflights (OPTIONS, which the CORS middleware answers itself) always pass. An admitted request
+ * counts as in flight until its response closes, except a long-lived one (an event stream, the
+ * app's `longLivedPaths`), which is judged once, when it opens, and then no longer counts: idle
+ * streams are not load.
  */
 @Injectable()
 export class OverloadGate implements OnModuleDestroy {
@@ -145,34 +187,37 @@ export class OverloadGate implements OnModuleDestroy {
     });
   }
 
-  /** The Express middleware; `longLivedPaths` are the app's streaming routes (judged at admission only). */
-  middleware(longLivedPaths: readonly string[] = []): (request: Request, response: Response, next: NextFunction) => void {
+  /**
+   * Puts the gate in front of `handler` (the app's Express instance, one of `server`'s request
+   * listeners). `longLivedPaths` are the app's streaming routes (judged at admission only);
+   * `refusalSteps` run on a refusal before it is written.
+   */
+  admitOn(server: Server, handler: RequestListener, options: { longLivedPaths?: readonly string[]; refusalSteps: readonly RefusalStep[] }): void {
     const monitor = this.monitor;
-    if (!monitor) return (_request, _response, next) => next();
+    if (!monitor) return;
     const exempt = new Set(OVERLOAD_EXEMPT_PATHS);
-    const longLived = new Set(longLivedPaths);
+    const longLived = new Set(options.longLivedPaths ?? []);
     const leave = () => monitor.leave();
-    return (request, response, next) => {
-      const path = request.path.length > 1 ? trimTrailingSlashes(request.path) : request.path;
-      if (exempt.has(path)) return next();
+    server.removeListener('request', handler);
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      if (request.method === 'OPTIONS') return handler(request, response);
+      const path = gatePathOf(request.url);
+      if (exempt.has(path)) return handler(request, response);
       const reason = monitor.check();
-      if (reason !== undefined) return this.refuse(response, reason);
+      if (reason !== undefined) return this.refuse(request, response, reason, options.refusalSteps);
       if (!longLived.has(path)) {
         monitor.enter();
         response.once('close', leave);
       }
-      next();
-    };
+      handler(request, response);
+    });
   }
 
-  private refuse(response: Response, reason: OverloadReason): void {
+  private refuse(request: IncomingMessage, response: ServerResponse, reason: OverloadReason, steps: readonly RefusalStep[]): void {
     this.rejections.inc({ reason });
-    // For the access-log line (request logging), as the exception filter does.
-    response.locals.errorCode = ErrorCode.SERVICE_OVERLOADED;
-    response
-      .status(statusOf(ErrorCode.SERVICE_OVERLOADED))
-      .setHeader('Retry-After', String(OVERLOAD_RETRY_AFTER_SECONDS))
-      .json(errorBody(ErrorCode.SERVICE_OVERLOADED, `The service is overloaded; retry in ${OVERLOAD_RETRY_AFTER_SECONDS} s`, { retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS }));
+    // For the access-log line (request logging), as the exception filter leaves it on Express's response.
+    (response as ServerResponse & { locals?: Record<string, unknown> }).locals = { errorCode: ErrorCode.SERVICE_OVERLOADED };
+    runSteps(steps, request, response, () => response.writeHead(REFUSAL_STATUS, REFUSAL_HEADERS).end(REFUSAL_BODY));
   }
 
   onModuleDestroy(): void {
