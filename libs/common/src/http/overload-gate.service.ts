@@ -198,6 +198,8 @@ export class OverloadGate implements OnModuleDestroy {
     const exempt = new Set(OVERLOAD_EXEMPT_PATHS);
     const longLived = new Set(options.longLivedPaths ?? []);
     const leave = () => monitor.leave();
+    // Both would answer every request otherwise.
+    if (!server.listeners('request').includes(handler)) throw new Error('OverloadGate.admitOn: the handler is not a request listener of the server');
     server.removeListener('request', handler);
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       if (request.method === 'OPTIONS') return handler(request, response);
