@@ -146,7 +146,8 @@ export class OverloadMonitor {
  * Admission control, on the HTTP server itself, ahead of Express: a refusal must cost far less than
  * the work it sheds. Through Express (its router, then the request id, security headers and CORS
  * middlewares) a refusal cost about 210 µs of CPU, a third of a GET, so at three times capacity the
- * refusals alone filled the event loop; here it costs about 25 µs (bench/README.md, round 10).
+ * refusals alone filled the event loop; here it costs about 80 µs, half of it the access line
+ * (bench/README.md, round 10).
  * While the replica is overloaded (OverloadMonitor) a request is answered at once with 503
  * SERVICE_OVERLOADED and `Retry-After: 1` in the envelope, counted in `overload_rejections_total`,
  * after the steps every answer takes (its request id and access line, the security headers, CORS);
