@@ -27,7 +27,7 @@ export * from './http/json-body.js';
 export * from './http/validation.js';
 export * from './http/paged-query.js';
 export * from './http/positive-int.pipe.js';
-export * from './http/trim-slashes.js';
+export * from './http/url-path.js';
 export * from './ids/uuid.js';
 export * from './cursors/signed-cursor.js';
 export * from './lifecycle/bounded-step.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { fastestOf, timed, withinOneWindow } from './timing.js';
+import { fastestOf, startClock, timed, withinOneWindow } from './timing.js';
 
 describe('withinOneWindow', () => {
   afterEach(() => {
@@ -56,11 +56,7 @@ describe('timed', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Busy work until this process has spent `ms` of CPU: by the CPU clock, since a busy machine may deschedule it. */
   const spin = (ms: number) => {
-    const started = process.cpuUsage();
-    const spent = () => {
-      const used = process.cpuUsage(started);
-      return (used.user + used.system) / 1000;
-    };
+    const spent = startClock('cpu');
     while (spent() < ms);
   };
 

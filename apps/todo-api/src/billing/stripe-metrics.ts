@@ -1,6 +1,6 @@
 import type { Counter, Histogram } from 'prom-client';
 import type Stripe from 'stripe';
-import type { AppMetrics } from '#libs/common';
+import { pathBeforeQuery, type AppMetrics } from '#libs/common';
 import { outgoingCall } from '#libs/tracing';
 
 type HttpClient = ReturnType<typeof Stripe.createNodeHttpClient>;
@@ -10,8 +10,7 @@ const STRIPE_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
 
 /** `/v1/customers/cus_Nff…?expand=x` -> `/v1/customers/:id`: object ids (digits or capitals) never become labels. */
 function stripePathTemplate(path: string): string {
-  return path
-    .split('?')[0]
+  return pathBeforeQuery(path)
     .split('/')
     .map((segment) => (/[0-9A-Z]/.test(segment) && segment !== 'v1' ? ':id' : segment))
     .join('/');

@@ -6,7 +6,7 @@ import { needsDatabase } from '../http/without-database.js';
 import { isRawResponse } from '../http/envelope.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitOptions } from '../rate-limit/rate-limit.constants.js';
 import { AUTH_SCHEME, AuthScheme } from './auth-scheme.decorator.js';
-import { trimSlashes } from '../http/trim-slashes.js';
+import { trimSlashes } from '../http/url-path.js';
 
 export interface RouteEntry {
   method: string;

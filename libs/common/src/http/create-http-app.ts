@@ -21,6 +21,7 @@ import { buildOpenApiDocument, OpenApiInfo, serveOpenApi } from '../openapi/open
 import { OverloadGate } from './overload-gate.service.js';
 import { observeRequests } from './request-observer.js';
 import { ServiceIndexModule, type ServiceIndexOptions } from './service-index.module.js';
+import { pathBeforeQuery } from './url-path.js';
 
 export interface HttpAppOptions {
   openApi: Omit<OpenApiInfo, 'serverUrl'>;
@@ -74,8 +75,7 @@ class AppExpressAdapter extends ExpressAdapter {
 
 /** The request's path: Express's `path` once its router has seen the request, else the URL before its query. */
 function pathOf(request: IncomingMessage): string {
-  const url = request.url ?? '/';
-  return (request as Partial<Request>).path ?? url.split('?', 1)[0];
+  return (request as Partial<Request>).path ?? pathBeforeQuery(request.url ?? '/');
 }
 
 /** Response headers a browser on another origin may read (Access-Control-Expose-Headers). */

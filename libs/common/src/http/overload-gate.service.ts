@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig, type OverloadConfig } from '#libs/config';
 import { ErrorCode, statusOf } from '../errors/error-code.enum.js';
 import { AppMetrics } from '../metrics/app-metrics.js';
 import { errorBody } from './all-exceptions.filter.js';
-import { trimTrailingSlashes } from './trim-slashes.js';
+import { pathBeforeQuery, trimTrailingSlashes } from './url-path.js';
 
 /**
  * Routes the gate never refuses, whatever the load: the probes, the status route and the metrics
@@ -55,8 +55,7 @@ function runSteps(steps: readonly RefusalStep[], request: IncomingMessage, respo
 
 /** The request's path as Express reads it (before the query), trailing slashes trimmed. */
 function gatePathOf(url = '/'): string {
-  const query = url.indexOf('?');
-  const raw = query === -1 ? url : url.slice(0, query);
+  const raw = pathBeforeQuery(url);
   return raw.length > 1 ? trimTrailingSlashes(raw) : raw;
 }
 

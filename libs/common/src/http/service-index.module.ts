@@ -2,7 +2,7 @@ import { Controller, DynamicModule, Get, Inject, Injectable, Module } from '@nes
 import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth-scheme.decorator.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/envelope.schemas.js';
-import { trimTrailingSlashes } from './trim-slashes.js';
+import { trimTrailingSlashes } from './url-path.js';
 import { WithoutDatabase } from './without-database.js';
 
 /** What an app says about itself at `GET /` and in its start block. */

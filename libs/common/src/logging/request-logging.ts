@@ -5,6 +5,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import type { AppConfig } from '#libs/config';
 import { traceLogFields } from '#libs/tracing';
+import { pathBeforeQuery } from '../http/url-path.js';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -65,7 +66,7 @@ function secretSegmentRedactor(prefixes: readonly string[]): ((path: string) => 
 
 /** Strips query strings (they may carry access_token) and secret path segments from logged URLs. */
 function safeUrl(url: string | undefined, redact: ((path: string) => string) | undefined): string | undefined {
-  const path = url?.split('?')[0];
+  const path = url === undefined ? undefined : pathBeforeQuery(url);
   return path !== undefined && redact ? redact(path) : path;
 }
 

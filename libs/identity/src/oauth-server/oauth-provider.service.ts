@@ -5,7 +5,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import { isDetailFor, oauthIssuer, type ProtectedResource } from '../oauth-resource/protected-resource.js';
 import { OAUTH_ID_TOKEN_SIGNING_ALGS, OAUTH_SIGNING_ALG, OAuthSigningKeys } from '../oauth-resource/oauth-signing-keys.service.js';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { HTML_PAGE_HEADERS } from '#libs/common';
+import { HTML_PAGE_HEADERS, queryOf } from '#libs/common';
 import { ClientMetadataRefusals, clientIdMetadataDocumentFeature, clientMetadataFetchOptions } from './oauth-client-metadata-documents.js';
 import { checkClientMetadata } from './oauth-client-rules.js';
 import { OAUTH_ERROR_PAGE_CSP, renderOAuthErrorPage } from './oauth-pages.js';
@@ -47,8 +47,7 @@ const OAUTH_AUTHORIZE_LIMITS = { requestBytes: 4096, parameterChars: 2048, state
 
 /** Why an authorization request is too large to be stored, or undefined. */
 function authorizeRequestProblem(request: IncomingMessage): string | undefined {
-  const url = request.url ?? '';
-  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+  const query = queryOf(request.url ?? '');
   if (Buffer.byteLength(query) > OAUTH_AUTHORIZE_LIMITS.requestBytes) return `the authorization request's parameters must be at most ${OAUTH_AUTHORIZE_LIMITS.requestBytes} bytes`;
   const length = Number(request.headers['content-length'] ?? 0);
   if (request.method === 'POST' && (request.headers['transfer-encoding'] !== undefined || !(length <= OAUTH_AUTHORIZE_LIMITS.requestBytes))) {
