@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { counterKeySql, countingLookupSql, rateLimitCounterKey } from '#libs/common';
-import { migrateDatabase } from '#libs/database';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 
 /**
@@ -24,7 +23,6 @@ describe('a counting lookup statement', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase({ migrated: true });
-    if (db.kind === 'postgres') await migrateDatabase({ url: db.url, applicationName: 'counting-lookups-test', queryTimeoutMs: 60_000 });
     client = new pg.Client({ connectionString: db.url });
     await client.connect();
   });

@@ -34,13 +34,13 @@ describe('createTestDatabase', () => {
     }
   });
 
-  // Embedded databases for apps start from a kept cluster the migrations were run on: it must hold
-  // exactly this checkout's migrations, and nothing a file wrote to its copy.
+  // Databases for apps start from a kept migrated cluster (embedded) or a migrated template (PostgreSQL): each must
+  // hold exactly this checkout's migrations, and nothing a file wrote to its copy.
   it('gives a migrated database with every migration of this checkout recorded, and nothing an earlier copy was made to hold', async () => {
     const first = await createTestDatabase({ migrated: true });
     try {
       await query(first.url, `CREATE TABLE left_behind (id int)`);
-      if (first.kind === 'embedded') await query(first.url, `DELETE FROM schema_migrations`);
+      await query(first.url, `DELETE FROM schema_migrations`);
     } finally {
       await first.drop();
     }
@@ -48,12 +48,9 @@ describe('createTestDatabase', () => {
     try {
       const tables = (await query(second.url, userTables)).map((row) => row.tablename);
       expect(tables).not.toContain('left_behind');
-      // On PostgreSQL (TEST_DB=pg) the database stays empty: the app migrates it at start.
-      if (second.kind === 'embedded') {
-        expect(tables).toEqual(expect.arrayContaining(['schema_migrations', 'users', 'todos']));
-        const applied = (await query(second.url, `SELECT name FROM schema_migrations ORDER BY id`)).map((row) => row.name);
-        expect(applied).toEqual(migrations.map((migration) => migration.name));
-      } else expect(tables).toEqual([]);
+      expect(tables).toEqual(expect.arrayContaining(['schema_migrations', 'users', 'todos']));
+      const applied = (await query(second.url, `SELECT name FROM schema_migrations ORDER BY id`)).map((row) => row.name);
+      expect(applied).toEqual(migrations.map((migration) => migration.name));
     } finally {
       await second.drop();
     }

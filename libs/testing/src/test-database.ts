@@ -17,17 +17,17 @@ export function usingRealPostgres(): boolean {
 
 export interface TestDatabaseOptions {
   /**
-   * Embedded only: start from a kept cluster that has every migration of this checkout applied
-   * (what an app migrating at start would make of an empty one), instead of an empty one. For
-   * files that start apps; a test of the migrations themselves takes the default, empty database.
-   * On PostgreSQL (TEST_DB=pg) the database is empty either way and the app migrates it.
+   * Start from a database that has every migration of this checkout applied (what an app migrating
+   * at start would make of an empty one), instead of an empty one: for files that start apps or
+   * query the schema. A test of the migrations themselves takes the default, empty database.
+   * Embedded: a kept migrated cluster; PostgreSQL (TEST_DB=pg): a copy of a migrated template database.
    */
   migrated?: boolean;
 }
 
 /**
- * A fresh, empty database for one test file: a new database on the real server
- * (TEST_DB=pg), or an in-memory embedded PGlite served on a free loopback port.
+ * A fresh database for one test file: a new database on the real server (TEST_DB=pg), or an
+ * in-memory embedded PGlite served on a free loopback port; empty, or migrated (see the option).
  */
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (!usingRealPostgres()) {
@@ -37,28 +37,63 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DB=pg needs DATABASE_URL pointing at a PostgreSQL server');
   const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await withAdminClient(adminUrl, async (admin) => {
+    if (options.migrated) await admin.query(`CREATE DATABASE ${name} TEMPLATE ${await migratedTemplate(admin, adminUrl)}`);
+    else await admin.query(`CREATE DATABASE ${name}`);
+  });
+  return {
+    url: databaseUrl(adminUrl, name),
+    kind: 'postgres',
+    drop: async () => {
+      await withAdminClient(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+async function withAdminClient<T>(adminUrl: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    return await work(admin);
   } finally {
     await admin.end();
   }
+}
+
+function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    kind: 'postgres',
-    drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+  return url.toString();
+}
+
+/**
+ * The name of the server's template database with every migration of this checkout applied, made
+ * by the first test file that needs it (the others wait on an advisory lock): named by the same
+ * hash as the kept embedded cluster, so a new or edited migration makes a new one, and the
+ * templates of earlier migration lists are dropped. Copying it (CREATE DATABASE … TEMPLATE) costs
+ * a fraction of migrating; it refuses connections, since a copy cannot be made while one is open.
+ */
+async function migratedTemplate(admin: pg.Client, adminUrl: string): Promise<string> {
+  const template = `test_template_${migrationsHash()}`;
+  await admin.query(`SELECT pg_advisory_lock(hashtext('test_template'))`);
+  try {
+    const { rowCount } = await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [template]);
+    if (rowCount) return template;
+    const building = `${template}_building`;
+    await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${building}`);
+    await migrateDatabase({ url: databaseUrl(adminUrl, building), applicationName: 'test-template', queryTimeoutMs: 60_000 });
+    await admin.query(`ALTER DATABASE ${building} RENAME TO ${template}`);
+    await admin.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'test\\_template\\_%' AND datname <> $1`, [template]);
+    for (const { datname } of rows) {
+      await admin.query(`ALTER DATABASE ${datname} WITH IS_TEMPLATE false`);
+      await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+    return template;
+  } finally {
+    await admin.query(`SELECT pg_advisory_unlock(hashtext('test_template'))`);
+  }
 }
 
 /**
@@ -79,10 +114,15 @@ function pgliteVersion(): string {
  * or editing a migration makes (and keeps) a new one.
  */
 function migratedClusterFile(): string {
+  return join(process.cwd(), '.data', 'test-template', `pglite-${pgliteVersion()}-migrated-${migrationsHash()}.tgz`);
+}
+
+/** A hash of every migration file's name and content (16 hex digits). */
+function migrationsHash(): string {
   const dir = join(process.cwd(), 'libs', 'database', 'src', 'migrations');
   const hash = createHash('sha256');
   for (const name of readdirSync(dir).sort()) hash.update(`${name}\0`).update(readFileSync(join(dir, name))).update('\0');
-  return join(process.cwd(), '.data', 'test-template', `pglite-${pgliteVersion()}-migrated-${hash.digest('hex').slice(0, 16)}.tgz`);
+  return hash.digest('hex').slice(0, 16);
 }
 
 async function startEmbeddedFromEmptyCluster(): Promise<EmbeddedPostgres> {
