@@ -17,7 +17,7 @@ import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
 import { loadedPackages, packageLoadHook } from '../support/module-hook.js';
-import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
+import { buildServices, startBuiltApp, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 
 function loadedOpenTelemetry(app: BuiltTodoApi): string[] {
@@ -74,5 +74,26 @@ describe('Packages on demand: with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unse
     const loaded = loadedPackages(untraced.output);
     expect(loaded).toEqual(expect.arrayContaining(['@nestjs/core', 'pg']));
     expect(loaded.filter((name) => ['ioredis', 'qrcode'].includes(name))).toEqual([]);
+  });
+
+  it('loads the OAuth server (oidc-provider, Koa) when a request needs it: todo-api at its first authorization-server request, feedback-export (which imports the same identity wing) never', async () => {
+    const oauthPackages = (output: string) => loadedPackages(output).filter((name) => ['oidc-provider', 'koa'].includes(name));
+    // Started, and served writes and reads: no sign-in of an agent yet.
+    expect(oauthPackages(untraced.output)).toEqual([]);
+    const metadata = await fetch(`${untraced.base}/.well-known/oauth-authorization-server`);
+    expect(metadata.status).toBe(200);
+    expect(((await metadata.json()) as { issuer: string }).issuer).toMatch(/^http/);
+    expect(oauthPackages(untraced.output)).toEqual(['koa', 'oidc-provider']);
+
+    const feedback = await startBuiltApp(built, 'feedback-export', { DATABASE_URL: database.url, JWT_SECRET: TEST_JWT_SECRET, DB_POOL_SIZE: '2', NODE_OPTIONS: packageLoadHook(built.root) }, '/readyz');
+    try {
+      // An owner route through the identity wing's JWT guard first, with a token it refuses.
+      const refused = await fetch(`${feedback.base}/api/v1/sites`, { headers: { authorization: 'Bearer not-a-token' } });
+      expect(refused.status).toBe(401);
+      expect(loadedPackages(feedback.output)).toEqual(expect.arrayContaining(['@nestjs/core', 'pg']));
+      expect(oauthPackages(feedback.output)).toEqual([]);
+    } finally {
+      feedback.stop();
+    }
   });
 });

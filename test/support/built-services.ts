@@ -58,11 +58,17 @@ export interface BuiltTodoApi {
  * JWT secret and whatever else the test needs. `port` restarts a replica where a gateway expects it.
  */
 export async function startBuiltTodoApi(built: BuiltServices, env: Record<string, string | undefined>, readyPath = '/livez', port?: number): Promise<BuiltTodoApi> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'todo-api-data-'));
+  return startBuiltApp(built, 'todo-api', env, readyPath, port);
+}
+
+/** The same for either app: feedback-export listens on FEEDBACK_API_PORT. */
+export async function startBuiltApp(built: BuiltServices, app: 'todo-api' | 'feedback-export', env: Record<string, string | undefined>, readyPath = '/livez', port?: number): Promise<BuiltTodoApi> {
+  const dataDir = mkdtempSync(join(tmpdir(), `${app}-data-`));
   port ??= await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [built.entries.todoApi], {
-    env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, HOST: '127.0.0.1', TODO_API_PORT: String(port), ...env },
+  const [entry, portVariable] = app === 'todo-api' ? [built.entries.todoApi, 'TODO_API_PORT'] : [built.entries.feedbackExport, 'FEEDBACK_API_PORT'];
+  const child = spawn(process.execPath, [entry], {
+    env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, HOST: '127.0.0.1', [portVariable]: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

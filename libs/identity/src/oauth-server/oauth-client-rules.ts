@@ -1,4 +1,4 @@
-import { errors } from 'oidc-provider';
+import { oidcErrors } from './oidc-provider-package.js';
 
 /**
  * What a client may register (dynamic registration) or declare (client ID metadata document);
@@ -41,6 +41,7 @@ function redirectUriProblem(uri: unknown, applicationType: unknown): string | un
  * errors: invalid_redirect_uri, invalid_client_metadata.
  */
 export function checkClientMetadata(metadata: Record<string, unknown>): void {
+  const errors = oidcErrors();
   const size = Buffer.byteLength(JSON.stringify(metadata));
   if (size > OAUTH_CLIENT_LIMITS.metadataBytes) throw new errors.InvalidClientMetadata(`client metadata must be at most ${OAUTH_CLIENT_LIMITS.metadataBytes} bytes`);
   const name = metadata.client_name;

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { errors } from 'oidc-provider';
 import { isDetailFor } from '../oauth-resource/protected-resource.js';
 import { AppException, ErrorCode, HTML_PAGE_HEADERS } from '#libs/common';
 import { AuthService } from '../sign-in/auth.service.js';
@@ -9,6 +8,7 @@ import { SecurityActivityService } from '../security-activity/security-activity.
 import { SecondFactorService } from '../second-factor/second-factor.service.js';
 import { OAuthProvider } from './oauth-provider.service.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
+import { oidcErrors } from './oidc-provider-package.js';
 import { renderOAuthErrorPage, renderSignInPage, signInPageCsp, SIGN_IN_STYLESHEET, type SignInView } from './oauth-pages.js';
 import { OAUTH_RESOURCES, OAuthConsentChoice, type ConsentOption, type OAuthResourceDeclaration } from './oauth-resources.js';
 
@@ -195,9 +195,9 @@ export class OAuthInteractionService {
   private async load(request: Request, response: Response): Promise<{ details: InteractionDetails; asked: Request_ } | undefined> {
     let details: InteractionDetails;
     try {
-      details = await this.oauth.provider.interactionDetails(request, response);
+      details = await (await this.oauth.ready()).interactionDetails(request, response);
     } catch (error) {
-      if (error instanceof errors.OIDCProviderError) {
+      if (error instanceof oidcErrors().OIDCProviderError) {
         this.errorPage(response, error.statusCode, error.error, 'the sign-in expired or was started in another browser');
         return undefined;
       }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { JWK } from 'jose';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { default as Provider, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { isDetailFor, oauthIssuer, type ProtectedResource } from '../oauth-resource/protected-resource.js';
 import { OAUTH_ID_TOKEN_SIGNING_ALGS, OAUTH_SIGNING_ALG, OAuthSigningKeys } from '../oauth-resource/oauth-signing-keys.service.js';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
@@ -12,6 +12,7 @@ import { OAUTH_ERROR_PAGE_CSP, renderOAuthErrorPage } from './oauth-pages.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { OAUTH_RESOURCES, type OAuthResourceDeclaration } from './oauth-resources.js';
 import { oauthStorageAdapter } from './oauth-storage.adapter.js';
+import { loadOidcProvider, oidcErrors } from './oidc-provider-package.js';
 import { UNUSED_ENDPOINTS_OFF } from './oauth-unused-endpoints.js';
 
 /** Where the authorization server's endpoints live (the issuer is the service's public base URL). */
@@ -106,13 +107,30 @@ export class OAuthProvider implements OnModuleInit {
     return this.instance;
   }
 
+  /**
+   * The signing keys exist from the first replica's start (each checks, one creates); the server is built
+   * on the first request that needs it (handle, ready), not here: loading oidc-provider and Koa and
+   * building the server would hold memory in every replica that never serves a sign-in.
+   */
   async onModuleInit(): Promise<void> {
-    await this.useSigningKeys(await this.keys.privateJwks());
+    await this.keys.privateJwks();
+  }
+
+  /** The server, built first with the stored signing keys if this replica has not needed it yet. */
+  async ready(): Promise<Provider> {
+    if (!this.instance) await this.followStoredSigningKeys();
+    return this.provider;
+  }
+
+  /** For the key rotation timer: a server already built follows the stored keys; one not built yet will be built with them. */
+  async followStoredSigningKeysIfBuilt(): Promise<void> {
+    if (this.instance) await this.followStoredSigningKeys();
   }
 
   /** (Re)builds the server with these signing keys, newest first: per algorithm the first signs, all are published (see OAuthSigningKeyRotation). */
   async useSigningKeys(signingKeys: JWK[]): Promise<void> {
     const cookieSecret = await this.keys.cookieSecret();
+    const { default: Provider } = await loadOidcProvider();
     const provider = new Provider(this.issuer, this.configuration(signingKeys, cookieSecret));
     // Trusts the forwarded host and protocol that handle() pins to the issuer's, whatever the client sent.
     provider.proxy = true;
@@ -183,7 +201,7 @@ export class OAuthProvider implements OnModuleInit {
       try {
         return await find(id, ...rest);
       } catch (error) {
-        if (typeof id === 'string' && id.startsWith('https://') && error instanceof errors.OIDCProviderError) this.metadataRefusals.refuse(id);
+        if (typeof id === 'string' && id.startsWith('https://') && error instanceof oidcErrors().OIDCProviderError) this.metadataRefusals.refuse(id);
         throw error;
       }
     };
@@ -239,7 +257,7 @@ export class OAuthProvider implements OnModuleInit {
           useGrantedResource: async () => true,
           getResourceServerInfo: async (_ctx, indicator) => {
             const resource = resources.find((candidate) => candidate.resource === indicator);
-            if (!resource) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+            if (!resource) throw new (oidcErrors().InvalidTarget)(`unknown resource ${indicator}`);
             return {
               scope: resource.scopes.join(' '),
               audience: resource.resource,

@@ -48,6 +48,6 @@ export class OAuthSigningKeyRotation implements OnModuleInit, OnModuleDestroy {
       this.logger.log({ retired }, 'OAuth signing keys retired');
       this.keys.forgetVerificationKeys();
     }
-    await this.oauth.followStoredSigningKeys();
+    await this.oauth.followStoredSigningKeysIfBuilt();
   }
 }
