@@ -33,9 +33,9 @@ export async function waitForOk(url, timeoutMs = 30_000) {
   }
 }
 
-/** Starts a Node process; its output is kept (and printed if it dies early). */
-export function startProcess(name, args, env) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts a Node process (or `command`, which execs one); its output is kept (and printed if it dies early). */
+export function startProcess(name, args, env, command = process.execPath) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
   child.output = output;
   child.stdout.on('data', (d) => output.push(d.toString()));

@@ -5,7 +5,7 @@
 // Needs DATABASE_URL naming a role that may create databases (the bench makes its own).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcrypt';
 import { Redis } from 'ioredis';
@@ -128,19 +128,39 @@ function rotatingKeys(keys) {
   };
 }
 
+/**
+ * Our services start as the image starts them: through docker/node-entry.sh (its V8 flags, and the old space sized
+ * from the container's memory limit), under the Kubernetes manifests' limit (BENCH_MEMORY_LIMIT_MIB, 512) given to it
+ * as a cgroup file would. Without a limit V8 sizes the heap from the machine's memory (4 GB on this 24 GB machine) and
+ * grows it before collecting: todo-api then held 375 MB of RSS after the load, 210 MB of it garbage a full GC frees.
+ */
+const MEMORY_LIMIT_MIB = Number(process.env.BENCH_MEMORY_LIMIT_MIB ?? 512);
+
 async function startService(name, script, env) {
   const port = await freePort();
   const portVar = name.startsWith('feedback-export') ? 'FEEDBACK_API_PORT' : name.startsWith('todo-api') ? 'TODO_API_PORT' : 'PORT';
+  const ours = script.startsWith('dist/');
+  const ports = { [portVar]: String(port), PORT: String(port), HOST: '127.0.0.1' };
+  if (!ours) {
+    const child = startProcess(name, [join(root, script)], { ...env, ...ports });
+    processes.push(child);
+    return { child, port, url: `http://127.0.0.1:${port}` };
+  }
   // BENCH_PROFILE=1 writes a CPU profile of each of our services to bench/results/profiles/ (open in Chrome DevTools).
-  const profile = process.env.BENCH_PROFILE && script.startsWith('dist/') ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : [];
-  // Our services run with the same V8 flags as `npm start` and the Dockerfiles.
-  const shipped = script.startsWith('dist/') ? (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=4').split(' ').filter(Boolean) : [];
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/profiles')}`] : [];
   // The inspector (idle until the end) lets the bench force a full GC to read the heap after the load.
-  const inspect = script.startsWith('dist/') ? ['--inspect=127.0.0.1:0'] : [];
-  const child = startProcess(name, [...shipped, ...inspect, ...profile, join(root, script)], { ...env, [portVar]: String(port), PORT: String(port), HOST: '127.0.0.1' });
+  // BENCH_NODE_FLAGS adds V8 flags for an experiment (node-entry.sh keeps a --max-old-space-size given there).
+  const nodeOptions = ['--inspect=127.0.0.1:0', ...profile, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)].join(' ');
+  const limitFile = join(memoryLimitDir, 'memory.max');
+  writeFileSync(limitFile, String(MEMORY_LIMIT_MIB * 1048576));
+  // node-entry.sh runs `node` from PATH: this process's (the shipped runtime), not the machine's.
+  const path = `${dirname(process.execPath)}:${process.env.PATH}`;
+  const child = startProcess(name, [join(root, 'docker/node-entry.sh'), join(root, script)], { ...env, ...ports, PATH: path, NODE_OPTIONS: nodeOptions, MEMORY_LIMIT_FILES: limitFile }, 'sh');
   processes.push(child);
   return { child, port, url: `http://127.0.0.1:${port}` };
 }
+const memoryLimitDir = mkdtempSync(join(tmpdir(), 'bench-memory-limit-'));
+process.on('exit', () => rmSync(memoryLimitDir, { recursive: true, force: true }));
 
 async function main() {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
