@@ -1,5 +1,3 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AppMetrics, BackgroundWork, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, type SecretSealer, unavailableDependencyOf } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
@@ -7,6 +5,7 @@ import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-del
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
 import { WebhookDisabledMailService } from './webhook-disabled-mail.service.js';
 import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-engine.options.js';
+import { receiverAgents } from './receiver-agents.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, retryDelayMs } from './webhook-retry-schedule.js';
 import { signedWebhookHeaders, webhookSecretSealer } from './webhook-signing.js';
 
@@ -64,11 +63,11 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   private readonly disabledEndpoints;
   private readonly sealer: SecretSealer;
   /**
-   * Connections to receivers are kept alive and reused between attempts (a receiver's answer says how long it keeps
-   * them: Node's agent honours its Keep-Alive timeout). This engine's own pair, always used with its one
-   * `allowLoopback`, so a pooled connection only ever goes to an address vetted under the same rule.
+   * Connections to receivers are kept alive and reused between attempts, and closed by us when idle a while
+   * (receiverAgents). This engine's own pair, always used with its one `allowLoopback`, so a pooled connection only
+   * ever goes to an address vetted under the same rule.
    */
-  private readonly agents = { http: new HttpAgent({ keepAlive: true, maxFreeSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxFreeSockets: 64 }) };
+  private readonly agents = receiverAgents();
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
