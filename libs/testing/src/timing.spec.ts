@@ -62,8 +62,9 @@ describe('timed', () => {
 
   it('counts elapsed time on the wall clock and work done on the CPU clock', async () => {
     expect((await timed(() => sleep(100))).ms).toBeGreaterThanOrEqual(95);
-    // Waiting costs no CPU; spinning does.
-    expect((await timed(() => sleep(100), 'cpu')).ms).toBeLessThan(50);
+    // Waiting costs no CPU; spinning does. The CPU clock counts every thread of the process (a neighbouring test's
+    // garbage collection too: CI once saw 106 ms during the sleep), so the wait is judged by its cheapest of three tries.
+    expect((await fastestOf(() => sleep(100), 50, 3, 'cpu')).ms).toBeLessThan(50);
     expect((await timed(() => spin(100), 'cpu')).ms).toBeGreaterThanOrEqual(100);
   });
 
