@@ -142,9 +142,15 @@ describe('OpenTelemetry traces (OTLP/HTTP)', () => {
       .send({ email: uniqueEmail('traced'), password, passwordConfirm: password, turnstileToken: 'pass' })
       .expect(201);
 
-    // The server span ends when the response closes; the batch goes out 50 ms later.
-    await until(() => receiver.inTrace(traceId).some((span) => span.kind === SERVER), 10_000, 'the server span');
-    const spans = receiver.inTrace(traceId);
+    // The server span ends when the response closes; the batch goes out 50 ms later. Work the request started may end
+    // after it (the sign-up's mail in the background): its spans can arrive before the transaction span they sit in,
+    // so the trace is read once every span's parent has arrived (CI once read a statement whose parent had not).
+    const complete = (inTrace: ReceivedSpan[]) => inTrace.every((span) => span.parentSpanId === callerSpanId || inTrace.some((parent) => parent.spanId === span.parentSpanId));
+    let spans = receiver.inTrace(traceId);
+    await until(() => {
+      spans = receiver.inTrace(traceId);
+      return spans.some((span) => span.kind === SERVER) && complete(spans);
+    }, 10_000, 'the server span, and every span with its parent');
     expect(receiver.contentTypes[0]).toBe('application/json');
     const server = spans.find((span) => span.kind === SERVER)!;
     expect(server).toMatchObject({ service: 'todo-api', parentSpanId: callerSpanId, name: 'POST /api/v1/auth/signup' });
