@@ -44,6 +44,8 @@ const STALLS = [
 ] as const;
 /** While the store is known down a rate-limited request must not wait for Redis. */
 const FAST_MS = 50;
+/** A request that waited for Redis takes the store's whole command timeout (1 s: COMMAND_TIMEOUT_MS): 900 ms and more is such a wait, less a busy machine. */
+const WAITED_FOR_REDIS_MS = 900;
 /** From SIGCONT until dependency_up{redis} is 1 everywhere and limits count again at normal latency. */
 const RECOVERY_LIMIT_MS = 2_000;
 
@@ -317,8 +319,9 @@ const HAS_REDIS_SERVER = outsideProgramInstalled('faults-redis-outage', REDIS_SE
     const downMs = afterDetection.map((o) => o.ms);
     expect(afterDetection.length).toBeGreaterThan(0);
     expect(median(downMs)).toBeLessThan(FAST_MS);
-    // A shared 2-core CI box has its hiccups; a request that waited for Redis would take the whole 1 s command timeout.
-    expect(afterDetection.filter((o) => o.ms > 5 * FAST_MS)).toEqual([]);
+    // A shared 2-core CI box has its hiccups (CI saw two requests of 409 and 427 ms at once, the median fast); a request
+    // that waited for Redis would take the whole command timeout.
+    expect(afterDetection.filter((o) => o.ms >= WAITED_FOR_REDIS_MS)).toEqual([]);
     expect(afterDetection.length).toBeGreaterThan(10);
 
     // Resumed: dependency_up{redis} 1 on every app, and each limit counts again at its usual latency.
