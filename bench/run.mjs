@@ -151,15 +151,16 @@ async function startService(name, script, env) {
   // The inspector (idle until the end) lets the bench force a full GC to read the heap after the load.
   // BENCH_NODE_FLAGS adds V8 flags for an experiment (node-entry.sh keeps a --max-old-space-size given there).
   const nodeOptions = ['--inspect=127.0.0.1:0', ...profile, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)].join(' ');
-  const limitFile = join(memoryLimitDir, 'memory.max');
-  writeFileSync(limitFile, String(MEMORY_LIMIT_MIB * 1048576));
   // node-entry.sh runs `node` from PATH: this process's (the shipped runtime), not the machine's.
   const path = `${dirname(process.execPath)}:${process.env.PATH}`;
-  const child = startProcess(name, [join(root, 'docker/node-entry.sh'), join(root, script)], { ...env, ...ports, PATH: path, NODE_OPTIONS: nodeOptions, MEMORY_LIMIT_FILES: limitFile }, 'sh');
+  const child = startProcess(name, [join(root, 'docker/node-entry.sh'), join(root, script)], { ...env, ...ports, PATH: path, NODE_OPTIONS: nodeOptions, MEMORY_LIMIT_FILES: memoryLimitFile }, 'sh');
   processes.push(child);
   return { child, port, url: `http://127.0.0.1:${port}` };
 }
+// The cgroup-style file node-entry.sh reads the limit from (MEMORY_LIMIT_FILES), written once for every service.
 const memoryLimitDir = mkdtempSync(join(tmpdir(), 'bench-memory-limit-'));
+const memoryLimitFile = join(memoryLimitDir, 'memory.max');
+writeFileSync(memoryLimitFile, String(MEMORY_LIMIT_MIB * 1048576));
 process.on('exit', () => rmSync(memoryLimitDir, { recursive: true, force: true }));
 
 async function main() {
