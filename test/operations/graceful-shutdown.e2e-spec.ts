@@ -12,7 +12,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
-import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
+import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltApp } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 
 /** Room for twelve cost-10 hashes on a loaded two-worker run; a drain that finishes exits at once, so it costs nothing when idle. */
@@ -33,7 +33,7 @@ describe('SIGTERM under load (a real child process)', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
   let built: BuiltServices;
-  let todoApi: BuiltTodoApi;
+  let todoApi: BuiltApp;
 
   beforeAll(async () => {
     built = buildServices();

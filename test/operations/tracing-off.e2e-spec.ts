@@ -17,10 +17,10 @@ import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
 import { loadedPackages, packageLoadHook } from '../support/module-hook.js';
-import { buildServices, startBuiltApp, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
+import { buildServices, startBuiltApp, startBuiltTodoApi, type BuiltServices, type BuiltApp } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 
-function loadedOpenTelemetry(app: BuiltTodoApi): string[] {
+function loadedOpenTelemetry(app: BuiltApp): string[] {
   return loadedPackages(app.output).filter((name) => name.startsWith('@opentelemetry/'));
 }
 
@@ -29,8 +29,8 @@ describe('Packages on demand: with tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unse
   let database: TestDatabase;
   let dataSource: DataSource;
   let receiver: Server;
-  let untraced: BuiltTodoApi;
-  let traced: BuiltTodoApi;
+  let untraced: BuiltApp;
+  let traced: BuiltApp;
 
   beforeAll(async () => {
     built = buildServices();

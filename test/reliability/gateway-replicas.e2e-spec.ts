@@ -23,7 +23,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, freePort, outsideProgramInstalled, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
-import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
+import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltApp } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 import { NGINX_BIN, NGINX_DIR, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 import { writeFigures } from './support/figures.js';
@@ -57,8 +57,8 @@ interface PhaseCounts {
   let gatewayPort = 0;
   const ports: number[] = [];
   /** The live process of each replica (index 0: A, 1: B); every process started, for afterAll. */
-  const replicas: BuiltTodoApi[] = [];
-  const started: BuiltTodoApi[] = [];
+  const replicas: BuiltApp[] = [];
+  const started: BuiltApp[] = [];
   let env: Record<string, string> = {};
   const figures: Record<string, unknown> = {};
   async function startReplica(index: number): Promise<void> {

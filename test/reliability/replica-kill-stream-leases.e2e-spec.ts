@@ -25,7 +25,7 @@ import { createTestDatabase, insertUser, ToggleProxy, until, usingRealPostgres, 
 import { TODO_STREAMS_HELD_RETRY_SECONDS, TODO_STREAMS_PER_ACCOUNT } from '../../apps/todo-api/src/todos/todo-stream-leases.service.js';
 import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiKey } from '../support/api-keys.js';
-import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
+import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltApp } from '../support/built-services.js';
 import { startApp, TEST_JWT_SECRET, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 
@@ -66,8 +66,8 @@ function openStream(
   let database: TestDatabase;
   let built: BuiltServices;
   let replicaB: TestApp;
-  let replicaA: BuiltTodoApi;
-  let replicaC: BuiltTodoApi;
+  let replicaA: BuiltApp;
+  let replicaC: BuiltApp;
   let proxy: ToggleProxy;
   const streams: { close: () => void }[] = [];
   const figures: Record<string, unknown> = {};
@@ -181,8 +181,8 @@ function openStream(
 (usingRealPostgres() ? describe.skip : describe)('kill -9 of the process that owns the embedded database, with an account at its stream cap', () => {
   let built: BuiltServices;
   let dataDir: string;
-  let first: BuiltTodoApi | undefined;
-  let second: BuiltTodoApi | undefined;
+  let first: BuiltApp | undefined;
+  let second: BuiltApp | undefined;
   const streams: { close: () => void }[] = [];
   const figures: Record<string, unknown> = {};
 

@@ -21,7 +21,7 @@ import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, insertUser, until, usingRealPostgres, type TestDatabase } from '#libs/testing';
 import { grantBetaAccess } from '../support/api-access.js';
 import { insertApiKey } from '../support/api-keys.js';
-import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
+import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltApp } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 
@@ -71,7 +71,7 @@ function ownerOfConnection(port: number, remotePort: number, pids: number[]): nu
   let database: TestDatabase;
   let built: BuiltServices;
   let dataSource: DataSource;
-  const replicas: BuiltTodoApi[] = [];
+  const replicas: BuiltApp[] = [];
   let server: Server;
   let receiverPort: number;
   const hits: Hit[] = [];

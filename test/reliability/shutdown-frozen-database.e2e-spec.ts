@@ -14,7 +14,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
-import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltTodoApi } from '../support/built-services.js';
+import { buildServices, startBuiltTodoApi, type BuiltServices, type BuiltApp } from '../support/built-services.js';
 import { TEST_JWT_SECRET } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
 
@@ -31,7 +31,7 @@ describe(`SIGTERM with a frozen database (${usingRealPostgres() ? 'PostgreSQL' :
   let dataSource: DataSource;
   let proxy: ToggleProxy;
   let built: BuiltServices;
-  let todoApi: BuiltTodoApi;
+  let todoApi: BuiltApp;
 
   beforeAll(async () => {
     built = buildServices();

@@ -40,7 +40,7 @@ export interface ProcessExit {
   at: number;
 }
 
-export interface BuiltTodoApi {
+export interface BuiltApp {
   child: ChildProcess;
   /** `http://127.0.0.1:<port>` */
   base: string;
@@ -57,12 +57,12 @@ export interface BuiltTodoApi {
  * (or overrides) PATH, NODE_ENV=test, HOST, TODO_API_PORT and DATA_DIR: it names the database, the
  * JWT secret and whatever else the test needs. `port` restarts a replica where a gateway expects it.
  */
-export async function startBuiltTodoApi(built: BuiltServices, env: Record<string, string | undefined>, readyPath = '/livez', port?: number): Promise<BuiltTodoApi> {
+export async function startBuiltTodoApi(built: BuiltServices, env: Record<string, string | undefined>, readyPath = '/livez', port?: number): Promise<BuiltApp> {
   return startBuiltApp(built, 'todo-api', env, readyPath, port);
 }
 
 /** The same for either app: feedback-export listens on FEEDBACK_API_PORT. */
-export async function startBuiltApp(built: BuiltServices, app: 'todo-api' | 'feedback-export', env: Record<string, string | undefined>, readyPath = '/livez', port?: number): Promise<BuiltTodoApi> {
+export async function startBuiltApp(built: BuiltServices, app: 'todo-api' | 'feedback-export', env: Record<string, string | undefined>, readyPath = '/livez', port?: number): Promise<BuiltApp> {
   const dataDir = mkdtempSync(join(tmpdir(), `${app}-data-`));
   port ??= await freePort();
   const base = `http://127.0.0.1:${port}`;

@@ -247,16 +247,21 @@
   /** How many passkeys the account has (the MFA status and the passkey list both tell). */
   let passkeyCount = 0;
 
+  /** Whether a passkey can answer a check here: the browser has WebAuthn and the account has a passkey. */
+  function passkeyCanAnswer() {
+    return passkeysWork && passkeyCount > 0;
+  }
+
   /** Every "Use a passkey" of the centre's forms ([data-passkey-proof]) shown while a passkey can answer the check. */
   function showPasskeyProofs(count) {
     passkeyCount = count;
-    document.querySelectorAll('[data-passkey-proof]').forEach((box) => { box.hidden = !(passkeysWork && passkeyCount > 0); });
+    document.querySelectorAll('[data-passkey-proof]').forEach((box) => { box.hidden = !passkeyCanAnswer(); });
   }
 
   /** A "Use a passkey" box for a form built here: a copy of the page's own (#passkey-proof-template), shown as the others are. */
   function passkeyProofBox() {
     const box = $('passkey-proof-template').content.firstElementChild.cloneNode(true);
-    box.hidden = !(passkeysWork && passkeyCount > 0);
+    box.hidden = !passkeyCanAnswer();
     return box;
   }
 
