@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { DATABASE_KNOWN_DOWN, failFastWhile } from '#libs/database';
+import { fastestOf } from '#libs/testing';
 import { classifyDatabaseError } from '../errors/postgres-error.js';
 import { AppMetrics } from '../metrics/app-metrics.js';
 import { DependencyChecks } from './dependency-checks.service.js';
@@ -46,11 +47,13 @@ describe('failFastWhile (the breaker gate on a pool)', () => {
     const pool = new pg.Pool({ host: '127.0.0.1', port: 9, connectionTimeoutMillis: 2000 });
     let blocked = true;
     failFastWhile(pool, () => blocked);
-    const started = performance.now();
-    await expect(pool.connect()).rejects.toThrow(DATABASE_KNOWN_DOWN);
-    await expect(pool.query('SELECT 1')).rejects.toThrow(DATABASE_KNOWN_DOWN);
-    const viaCallback = await new Promise<Error | undefined>((resolve) => void pool.connect((error) => resolve(error)));
-    expect(performance.now() - started).toBeLessThan(50);
+    // "At once": the cheapest of three tries (fastestOf), as CONTRIBUTING's timing rule says; CI saw one try take 51 ms.
+    const { ms, result: viaCallback } = await fastestOf(async () => {
+      await expect(pool.connect()).rejects.toThrow(DATABASE_KNOWN_DOWN);
+      await expect(pool.query('SELECT 1')).rejects.toThrow(DATABASE_KNOWN_DOWN);
+      return new Promise<Error | undefined>((resolve) => void pool.connect((error) => resolve(error)));
+    }, 50);
+    expect(ms).toBeLessThan(50);
     expect(viaCallback?.message).toBe(DATABASE_KNOWN_DOWN);
     expect(classifyDatabaseError(viaCallback)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable' });
 

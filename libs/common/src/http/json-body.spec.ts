@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { fastestOf } from '#libs/testing';
 import { forbiddenKeysIn, nestsDeeperThan } from './json-body.js';
 
 const deeper = (text: string, max: number) => nestsDeeperThan(Buffer.from(text, 'utf8'), max);
@@ -18,10 +19,11 @@ describe('nestsDeeperThan', () => {
     expect(deeper(JSON.stringify({ '[[[': '😀[[[', ü: 'é' }), 1)).toBe(false);
   });
 
-  it('answers early on very deep text', () => {
-    const started = performance.now();
-    expect(deeper('['.repeat(1_000_000), 32)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(50);
+  it('answers early on very deep text', async () => {
+    const text = '['.repeat(1_000_000);
+    const { ms, result } = await fastestOf(() => deeper(text, 32), 50);
+    expect(result).toBe(true);
+    expect(ms).toBeLessThan(50);
   });
 });
 
