@@ -43,8 +43,71 @@ function isElapsedSinceClock(node: ts.Expression | undefined): boolean {
   return ts.isCallExpression(left) && ts.isPropertyAccessExpression(left.expression) && left.expression.name.text === 'now';
 }
 
+/** The helpers specs pause with: `const tick|sleep = (ms) => new Promise(…setTimeout…)` and `timers/promises`' setTimeout. */
+const FIXED_WAITS = new Set(['tick', 'sleep', 'delay', 'setTimeout']);
+
+/**
+ * A fixed wait followed at once by a claim that something happened in the background (a probe ran, a state came
+ * back): on a stalled machine the timer that ends the wait can fire before the background timers it waited for, and
+ * CI failed on `await tick(80); expect(probes).toBeGreaterThanOrEqual(2)` with 1. Such a claim waits with `until`. A
+ * fixed wait still proves that nothing more happened, which a stall only makes weaker, never false: a claim of no
+ * change (`.not.`, `.toBe(false)`, or a value equal to a snapshot taken before, `.toBe(seen)`) may follow one.
+ */
+function claimsAfterFixedWaits(): string[] {
+  const files = [...sourceFiles('apps', { specs: true }), ...sourceFiles('libs', { specs: true }), ...sourceFiles('test')].filter((file) => /\.(e2e-)?spec\.ts$/.test(file));
+  const found: string[] = [];
+  for (const file of files) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isBlock(node)) {
+        node.statements.forEach((statement, index) => {
+          const next = node.statements[index + 1];
+          if (isFixedWait(statement) && next && isExpectation(next) && !claimsNoChange(next)) {
+            found.push(`${file}:${source.getLineAndCharacterOfPosition(next.getStart()).line + 1}: ${next.getText()}`);
+          }
+        });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
+/** `await tick(80);` */
+function isFixedWait(statement: ts.Statement): boolean {
+  if (!ts.isExpressionStatement(statement) || !ts.isAwaitExpression(statement.expression)) return false;
+  const call = statement.expression.expression;
+  return ts.isCallExpression(call) && ts.isIdentifier(call.expression) && FIXED_WAITS.has(call.expression.text);
+}
+
+/** `expect(…)…;` */
+function isExpectation(statement: ts.Statement): statement is ts.ExpressionStatement {
+  if (!ts.isExpressionStatement(statement)) return false;
+  let node: ts.Expression = statement.expression;
+  while (ts.isCallExpression(node) || ts.isPropertyAccessExpression(node)) {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'expect') return true;
+    node = node.expression;
+  }
+  return false;
+}
+
+/** `expect(x).not.…`, `expect(x).toBe(false)`, `expect(x).toBe(seen)`: nothing more happened. */
+function claimsNoChange(statement: ts.ExpressionStatement): boolean {
+  const matcher = statement.expression;
+  if (!ts.isCallExpression(matcher) || !ts.isPropertyAccessExpression(matcher.expression)) return false;
+  const subject = matcher.expression.expression;
+  if (ts.isPropertyAccessExpression(subject) && subject.name.text === 'not') return true;
+  const [expected] = matcher.arguments;
+  return /^to(Be|Equal|StrictEqual)$/.test(matcher.expression.name.text) && expected !== undefined && (expected.kind === ts.SyntaxKind.FalseKeyword || ts.isIdentifier(expected));
+}
+
 describe('a test bounds a time under a second by the fastest of several tries', () => {
   it('no spec bounds a single try of a clock under a second', () => {
     expect(singleTryBounds()).toEqual([]);
+  });
+
+  it('no spec claims background work happened after a fixed wait (it waits with until)', () => {
+    expect(claimsAfterFixedWaits()).toEqual([]);
   });
 });

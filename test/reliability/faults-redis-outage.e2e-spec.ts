@@ -20,7 +20,7 @@
  * one line (fails under CI=true). `.ci/run` and the GitHub workflow install redis-server.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { insertUser, outsideProgramInstalled, REDIS_SERVER_BIN, RedisTestServer } from '#libs/testing';
+import { insertUser, outsideProgramInstalled, REDIS_SERVER_BIN, RedisTestServer, until } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
 import { bearer, createOwner, createSite, type TestSite } from '../feedback/feedback-fixtures.js';
@@ -159,7 +159,9 @@ const HAS_REDIS_SERVER = outsideProgramInstalled('faults-redis-outage', REDIS_SE
     await sleep(OUTAGE_MS);
     // Redis shows as down in /readyz, but the replica stays in the gateway: every replica shares
     // Redis, and the service degrades around it (taking them all out would be a whole outage).
-    expect(await readiness()).toEqual([200, 'ready', 'error']);
+    let duringOutage: unknown[] = [];
+    await until(async () => (duringOutage = await readiness())[2] === 'error', 5_000, '/readyz to see Redis down');
+    expect(duringOutage).toEqual([200, 'ready', 'error']);
     // Fail-closed routes that are not under load, once each, while Redis is still down.
     const victim = await insertUser(todoA.dataSource);
     const jwt = await todoA.accessTokenFor(victim.id);

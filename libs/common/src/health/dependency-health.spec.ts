@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { until } from '#libs/testing';
 import { DependencyHealth } from './dependency-health.js';
 
+// A fixed wait only proves that nothing more happened (a stalled machine makes it weaker, never false); that something
+// did happen in the background is waited for with `until` (CONTRIBUTING's timing rule).
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('DependencyHealth', () => {
@@ -33,12 +36,11 @@ describe('DependencyHealth', () => {
     h.markDown(new Error('timed out'));
     h.markDown(new Error('again'));
     expect(h.isUp).toBe(false);
-    await tick(80);
-    expect(probes).toBeGreaterThanOrEqual(2);
+    await until(() => probes >= 2, 5_000, 'two failing probes');
     expect(h.isUp).toBe(false);
     answers = true;
-    await tick(40);
-    expect([h.state, h.isUp]).toEqual(['up', true]);
+    await until(() => h.isUp, 5_000, 'the first passing probe');
+    expect(h.state).toBe('up');
     expect(events).toEqual(['down:timed out', `up after ${probes}`]);
     const probesWhenUp = probes;
     await tick(40);
@@ -48,13 +50,14 @@ describe('DependencyHealth', () => {
   it('counts a probe that never answers as failed, within its timeout', async () => {
     const events: string[] = [];
     let hang = true;
-    const h = health(() => (hang ? new Promise(() => undefined) : Promise.resolve()), events);
+    let probes = 0;
+    const h = health(() => (probes++, hang ? new Promise(() => undefined) : Promise.resolve()), events);
     h.markDown(new Error('stalled'));
-    await tick(100);
+    // A second probe starts only once the first, hung one, counted as failed at its timeout.
+    await until(() => probes >= 2, 5_000, 'a second probe after a hung one');
     expect(h.isUp).toBe(false);
     hang = false;
-    await tick(60);
-    expect(h.isUp).toBe(true);
+    await until(() => h.isUp, 5_000, 'a probe that answers');
     expect(events).toHaveLength(2);
   });
 
