@@ -74,11 +74,12 @@ function claimsAfterFixedWaits(): string[] {
   return found;
 }
 
-/** `await tick(80);` */
+/** `await tick(80);` or `await new Promise((resolve) => setTimeout(resolve, 80));` */
 function isFixedWait(statement: ts.Statement): boolean {
   if (!ts.isExpressionStatement(statement) || !ts.isAwaitExpression(statement.expression)) return false;
-  const call = statement.expression.expression;
-  return ts.isCallExpression(call) && ts.isIdentifier(call.expression) && FIXED_WAITS.has(call.expression.text);
+  const awaited = statement.expression.expression;
+  if (ts.isCallExpression(awaited)) return ts.isIdentifier(awaited.expression) && FIXED_WAITS.has(awaited.expression.text);
+  return ts.isNewExpression(awaited) && ts.isIdentifier(awaited.expression) && awaited.expression.text === 'Promise' && /\bsetTimeout\(/.test(awaited.getText());
 }
 
 /** `expect(…)…;` */
@@ -92,14 +93,31 @@ function isExpectation(statement: ts.Statement): statement is ts.ExpressionState
   return false;
 }
 
-/** `expect(x).not.…`, `expect(x).toBe(false)`, `expect(x).toBe(seen)`: nothing more happened. */
+/**
+ * `expect(x).not.…`, `expect(x).toBe(false)`, or `expect(x).toBe(seen)`: nothing more happened. A value written out
+ * (`toBe(true)`, `toHaveLength(3)`, `toEqual(['up', true])`) is a claim that something did.
+ */
 function claimsNoChange(statement: ts.ExpressionStatement): boolean {
   const matcher = statement.expression;
   if (!ts.isCallExpression(matcher) || !ts.isPropertyAccessExpression(matcher.expression)) return false;
   const subject = matcher.expression.expression;
   if (ts.isPropertyAccessExpression(subject) && subject.name.text === 'not') return true;
   const [expected] = matcher.arguments;
-  return /^to(Be|Equal|StrictEqual)$/.test(matcher.expression.name.text) && expected !== undefined && (expected.kind === ts.SyntaxKind.FalseKeyword || ts.isIdentifier(expected));
+  if (!/^(toBe|toEqual|toStrictEqual|toHaveLength)$/.test(matcher.expression.name.text) || expected === undefined) return false;
+  return expected.kind === ts.SyntaxKind.FalseKeyword || !isWrittenOut(expected);
+}
+
+/** A literal, or an expectation built of literals (`expect.objectContaining({…})`), rather than a value read before. */
+function isWrittenOut(node: ts.Expression): boolean {
+  return (
+    ts.isLiteralExpression(node) ||
+    ts.isPrefixUnaryExpression(node) ||
+    node.kind === ts.SyntaxKind.TrueKeyword ||
+    node.kind === ts.SyntaxKind.NullKeyword ||
+    ts.isArrayLiteralExpression(node) ||
+    ts.isObjectLiteralExpression(node) ||
+    (ts.isCallExpression(node) && /^expect\./.test(node.expression.getText()))
+  );
 }
 
 describe('a test bounds a time under a second by the fastest of several tries', () => {
