@@ -12,11 +12,19 @@ import { sourceFiles } from '../support/source-files.js';
  */
 const ONE_TRY_FLOOR_MS = 1000;
 
+let parsedSpecs: { file: string; source: ts.SourceFile }[] | undefined;
+
+/** Every spec of the tree, parsed once for both rules. */
+function specSources(): { file: string; source: ts.SourceFile }[] {
+  parsedSpecs ??= [...sourceFiles('apps', { specs: true }), ...sourceFiles('libs', { specs: true }), ...sourceFiles('test')]
+    .filter((file) => /\.(e2e-)?spec\.ts$/.test(file))
+    .map((file) => ({ file, source: ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true) }));
+  return parsedSpecs;
+}
+
 function singleTryBounds(): string[] {
-  const files = [...sourceFiles('apps', { specs: true }), ...sourceFiles('libs', { specs: true }), ...sourceFiles('test')].filter((file) => /\.(e2e-)?spec\.ts$/.test(file));
   const found: string[] = [];
-  for (const file of files) {
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  for (const { file, source } of specSources()) {
     const elapsedNames = clockReadsKeptInNames(source);
     const visit = (node: ts.Node): void => {
       if (
@@ -72,10 +80,8 @@ const FIXED_WAITS = new Set(['tick', 'sleep', 'delay', 'setTimeout']);
  * change (`.not.`, `.toBe(false)`, or a value equal to a snapshot taken before, `.toBe(seen)`) may follow one.
  */
 function claimsAfterFixedWaits(): string[] {
-  const files = [...sourceFiles('apps', { specs: true }), ...sourceFiles('libs', { specs: true }), ...sourceFiles('test')].filter((file) => /\.(e2e-)?spec\.ts$/.test(file));
   const found: string[] = [];
-  for (const file of files) {
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  for (const { file, source } of specSources()) {
     const visit = (node: ts.Node): void => {
       if (ts.isBlock(node)) {
         node.statements.forEach((statement, index) => {
@@ -122,10 +128,10 @@ function claimsNoChange(statement: ts.ExpressionStatement): boolean {
   if (ts.isPropertyAccessExpression(subject) && subject.name.text === 'not') return true;
   const [expected] = matcher.arguments;
   if (!/^(toBe|toEqual|toStrictEqual|toHaveLength)$/.test(matcher.expression.name.text) || expected === undefined) return false;
-  return expected.kind === ts.SyntaxKind.FalseKeyword || !isWrittenOut(expected);
+  return !isWrittenOut(expected);
 }
 
-/** A literal, or an expectation built of literals (`expect.objectContaining({…})`), rather than a value read before. */
+/** A literal other than `false`, or an expectation built of literals (`expect.objectContaining({…})`), rather than a value read before. */
 function isWrittenOut(node: ts.Expression): boolean {
   return (
     ts.isLiteralExpression(node) ||
