@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
-import { insertUser, until } from '#libs/testing';
+import { Database } from '#libs/database';
+import { insertUser, largestPlanStep, queriesSentBy, until } from '#libs/testing';
 import { WebhookDeliveryService } from '#libs/webhooks';
 import { WebhookDeliveriesRepository } from '../../libs/webhooks/src/webhook-deliveries.repository.js';
 import { grantBetaAccess } from '../support/api-access.js';
@@ -253,6 +254,29 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
     expect(new Set(hits.map((hit) => hit.headers['webhook-id'])).size).toBe(6);
     expect((await deliveriesOf(endpoint.id)).map((row) => [row.status, row.attempts])).toEqual(Array(6).fill(['delivered', 2]));
     await remove(endpoint.id);
+  });
+
+  it('claims a batch by reading about a batch, however long the backlog', async () => {
+    // A backlog of its own owner kind, so the claim below (which leases what it takes) touches no other test's rows.
+    const queue = t.app.get(WebhookDeliveriesRepository, { strict: false });
+    const [endpoint] = await t.dataSource.query(
+      `INSERT INTO webhook_endpoints (owner_kind, owner_id, url, secret) VALUES ('backlog-check', $1, 'http://127.0.0.1:9/none', 'unused') RETURNING id`,
+      [caller.userId],
+    );
+    try {
+      await t.dataSource.query(
+        `INSERT INTO webhook_deliveries (endpoint_id, owner_kind, owner_id, event_id, event_type, occurred_at, payload)
+         SELECT $1, 'backlog-check', $2, 'evt_backlog_' || g, 'todo.created', now(), '{}' FROM generate_series(1, 10000) g`,
+        [endpoint.id, caller.userId],
+      );
+      await t.dataSource.query('ANALYZE webhook_deliveries');
+      const [claim] = await queriesSentBy(t.app.get(Database, { strict: false }), () => queue.claimDue('backlog-check', 50, 60_000));
+      // Before the due index held claim order, every due row was read, joined and sorted to keep 50 (10,000 here).
+      const largest = await largestPlanStep(t.dataSource, claim);
+      expect({ ...largest, withinTwoBatches: largest.rows <= 100 }).toMatchObject({ withinTwoBatches: true });
+    } finally {
+      await t.dataSource.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [endpoint.id]);
+    }
   });
 
   it('refuses private addresses, at create and at delivery, without connecting', async () => {

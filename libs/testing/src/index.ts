@@ -10,3 +10,4 @@ export * from './redis-test-server.js';
 export * from './rate-limit-counters.js';
 export * from './until.js';
 export * from './timing.js';
+export * from './query-plans.js';
