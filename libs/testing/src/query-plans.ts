@@ -36,7 +36,7 @@ export async function queriesSentBy(executor: { query: (sql: string, params?: un
 
 /**
  * The step of the statement's executed plan that produced the most rows (EXPLAIN ANALYZE in a transaction rolled
- * back, so a claim or a delete changes nothing), e.g. `Seq Scan on webhook_deliveries: 3000`. A bounded statement (a
+ * back, so a claim or a delete changes nothing), e.g. `{ rows: 3000, step: 'Seq Scan on webhook_deliveries' }`. A bounded statement (a
  * batch, a page) must stay near its bound however many rows the table holds; one that reads the whole table first
  * costs as much as the table.
  */
