@@ -1,12 +1,16 @@
 // Feedback inserts from many owners at once: the service's insert path (FeedbackRepository.insertMany,
 // which takes the owner's commit-clock row) against the same single-row insert with created_at = now()
-// and no clock, 16 writers over 16 owners, alternating rounds, median of each. The old platform-wide
-// one-row clock is measured alongside as context (what every writer queued on before).
+// and no clock, 16 writers over 16 owners, alternating rounds, median of each. Every feedback insert also
+// writes its feedback.created row to the event log (issue 30's outbox, whose cost on the write path has
+// its own target in the webhook rows), so the baseline writes that row too, with the service's own SQL:
+// the ratio is the clock's cost. The bare insert without the event row and the old platform-wide one-row
+// clock (what every writer queued on before) are measured alongside as context.
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { FeedbackRepository } from '../dist/apps/feedback-export/src/feedback/feedback.repository.js';
 import { PreparedQueries } from '../dist/libs/database/src/prepared-queries.js';
 import { generateSiteKey } from '../dist/apps/feedback-export/src/token-auth/feedback-token.format.js';
+import { feedbackCreatedDataSql, insertEventsSql } from '../dist/apps/feedback-export/src/webhooks/feedback-event-log.js';
 import { cpuSeconds, medianAndSpread, postgresCpuBetween, postgresCpuByPid } from './lib.mjs';
 
 const WRITERS = 16;
@@ -16,14 +20,28 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 const ROW = { type: 'feedback', message: 'bench insert', rating: 4, pageUrl: 'https://example.test/insert' };
 
-const PLAIN_INSERT = `INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
+/** The feedback.created event row of the rows `inserted` returns, as the service's insert writes it. */
+const CREATED_EVENT = `created AS (${insertEventsSql('feedback.created', 'f.site_id', feedbackCreatedDataSql('f'), 'inserted f')})`;
+
+const BARE_INSERT = `INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, now()) RETURNING id`;
+
+const PLAIN_INSERT = `WITH inserted AS (
+    INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, now()) RETURNING *
+  ),
+  ${CREATED_EVENT}
+  SELECT id FROM inserted`;
 
 const GLOBAL_CLOCK_INSERT = `WITH clock AS (
     UPDATE bench_global_clock SET last_at = GREATEST(clock_timestamp(), last_at + interval '1 microsecond') WHERE id = 1 RETURNING last_at
-  )
-  INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
-  SELECT $1, $2, $3, $4, $5, $6, clock.last_at FROM clock RETURNING id`;
+  ),
+  inserted AS (
+    INSERT INTO feedback (site_id, owner_id, type, message, rating, page_url, created_at)
+    SELECT $1, $2, $3, $4, $5, $6, clock.last_at FROM clock RETURNING *
+  ),
+  ${CREATED_EVENT}
+  SELECT id FROM inserted`;
 
 async function seedOwners(client, count) {
   const owners = [];
@@ -80,12 +98,14 @@ export async function feedbackInsertScenario({ databaseUrl, seconds, ratio }) {
 
   const service = [];
   const plain = [];
+  const bare = [];
   const globalClock = [];
   const roundSeconds = Math.max(2, Math.round(seconds / 2));
   for (let round = 0; round < ROUNDS; round++) {
     service.push(await measure(pool, owners, roundSeconds, (client, o) => repositoryOn(client).insertMany(undefined, o.ownerId, [{ siteId: o.siteId, ...ROW }])));
     // Prepared too, like the service's statement: the ratio is the clock's cost, not planning's.
     plain.push(await measure(pool, owners, roundSeconds, (client, o) => client.query({ name: 'bench_plain_insert', text: PLAIN_INSERT, values: values(o) })));
+    bare.push(await measure(pool, owners, roundSeconds, (client, o) => client.query({ name: 'bench_bare_insert', text: BARE_INSERT, values: values(o) })));
     globalClock.push(await measure(pool, owners, roundSeconds, (client, o) => client.query({ name: 'bench_global_clock_insert', text: GLOBAL_CLOCK_INSERT, values: values(o) })));
   }
   await pool.end();
@@ -95,13 +115,17 @@ export async function feedbackInsertScenario({ databaseUrl, seconds, ratio }) {
   const plainRate = Math.round(median(plain.map((round) => round.rate)));
   const serviceRate = Math.round(median(service.map((round) => round.rate)));
   const globalRate = Math.round(median(globalClock.map((round) => round.rate)));
+  const bareRate = Math.round(median(bare.map((round) => round.rate)));
+  // What the event row costs a bare insert, per round (context: the outbox's target is the webhook rows').
+  const eventRow = medianAndSpread(plain.map((round, i) => round.rate / bare[i].rate));
   // Per round: the service over the plain insert measured next to it; the median counts, the spread shows the noise.
   const perRound = service.map((round, i) => round.rate / plain[i].rate);
   const ratios = medianAndSpread(perRound);
   const cpuRatio = medianAndSpread(service.map((round, i) => round.cpuUs / plain[i].cpuUs));
   const insertRatio = ratios.median;
   return [
-    { scenario: `feedback: plain insert, ${WRITERS} writers / ${WRITERS} owners (rows/s)`, rps: plainRate },
+    { scenario: `feedback: bare insert, no event row, ${WRITERS} writers / ${WRITERS} owners (rows/s, context)`, rps: bareRate },
+    { scenario: 'feedback: plain insert + its event row (rows/s)', rps: plainRate, ratio: eventRow.median, spread: eventRow },
     { scenario: 'feedback: one platform-wide clock, before (rows/s, context)', rps: globalRate, ratio: ratio(globalRate, plainRate) },
     {
       scenario: 'feedback: service insert, per-owner clock (rows/s)',
