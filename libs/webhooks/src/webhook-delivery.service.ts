@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { AppMetrics, BackgroundWork, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, type SecretSealer, unavailableDependencyOf } from '#libs/common';
+import { AppMetrics, BackgroundWork, DependencyOutages, guardedFetch, OutboundAddressRefusedError, PeriodicTask, unavailableDependencyOf } from '#libs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository.js';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository.js';
@@ -7,7 +7,7 @@ import { WebhookDisabledMailService } from './webhook-disabled-mail.service.js';
 import { WEBHOOK_ENGINE_OPTIONS, type WebhookEngineOptions } from './webhook-engine.options.js';
 import { receiverAgents } from './receiver-agents.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, retryDelayMs } from './webhook-retry-schedule.js';
-import { signedWebhookHeaders, webhookSecretSealer } from './webhook-signing.js';
+import { signedWebhookHeaders, webhookSecretSealer, WebhookSigners } from './webhook-signing.js';
 
 /** Connect + response headers + body, per attempt. */
 const ATTEMPT_TIMEOUT_MS = 5_000;
@@ -61,7 +61,8 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   attemptTimeoutMs: number;
   private readonly outcomes;
   private readonly disabledEndpoints;
-  private readonly sealer: SecretSealer;
+  /** The endpoints' sealed signing secrets, each opened once (WebhookSigners). */
+  private readonly signers: WebhookSigners;
   /**
    * Connections to receivers are kept alive and reused between attempts, and closed by us when idle a while
    * (receiverAgents). This engine's own pair, always used with its one `allowLoopback`, so a pooled connection only
@@ -78,7 +79,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly disabledMail: WebhookDisabledMailService,
   ) {
-    this.sealer = webhookSecretSealer(config.jwtSecret);
+    this.signers = new WebhookSigners(webhookSecretSealer(config.jwtSecret));
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.outcomes = metrics.counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)', labelNames: ['outcome'] });
     this.disabledEndpoints = metrics.counter({ name: 'webhook_endpoints_disabled_total', help: 'Webhook endpoints the engine disabled, by reason (gone: a 410; failing: failing too long)', labelNames: ['reason'] });
@@ -236,12 +237,12 @@ export class WebhookDeliveryService implements OnModuleInit, OnModuleDestroy {
   /** One signed POST; answers the receiver's status (null when none came) and, unless 2xx, what went wrong. */
   private async send(delivery: ClaimedDelivery): Promise<{ status: number | null; error: string }> {
     const body = JSON.stringify({ type: delivery.eventType, timestamp: new Date(delivery.occurredAt).toISOString(), data: delivery.payload });
-    const secrets = [delivery.secret, delivery.previousSecret].flatMap((sealed) => (sealed ? (this.sealer.open(sealed) ?? []) : []));
+    const signers = [delivery.secret, delivery.previousSecret].flatMap((sealed) => (sealed ? (this.signers.signerOf(sealed) ?? []) : []));
     let status: number | null = null;
     try {
       // Sealed under another JWT_SECRET: nothing goes out unsigned; the attempt fails and retries until the owner rotates.
-      if (secrets.length === 0) throw new UnreadableSigningSecretError();
-      const headers = { 'content-type': 'application/json', 'user-agent': 'todo-feedback-webhooks/1', ...signedWebhookHeaders(delivery.eventId, new Date(), body, secrets) };
+      if (signers.length === 0) throw new UnreadableSigningSecretError();
+      const headers = { 'content-type': 'application/json', 'user-agent': 'todo-feedback-webhooks/1', ...signedWebhookHeaders(delivery.eventId, new Date(), body, signers) };
       const signal = AbortSignal.timeout(this.attemptTimeoutMs);
       const response = await guardedFetch(delivery.url, { method: 'POST', headers, body, signal }, { allowLoopback: this.options.allowLoopback, agents: this.agents });
       status = response.status;
