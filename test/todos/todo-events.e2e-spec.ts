@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import http from 'node:http';
 import { EventSource } from 'eventsource';
 import { insertUser, until, usingRealPostgres } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
@@ -273,6 +274,48 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
       await until(() => replicaB.app.get(TodoEventsService).subscriberCount() === 0);
     } finally {
       await replicaB.close();
+    }
+  });
+  // Last in this file: the drain leaves the app's registry draining.
+  it('ends a stream still opening when the drain starts, with a retry hint, like the streams already open', async () => {
+    const registry = t.app.get(TodoStreamRegistry);
+    const repository = t.app.get(TodosRepository);
+    const latestEventId = repository.latestEventId.bind(repository);
+    let atStartPosition!: () => void;
+    const reachedStartPosition = new Promise<void>((resolve) => (atStartPosition = resolve));
+    let continueOpening!: () => void;
+    const opening = new Promise<void>((resolve) => (continueOpening = resolve));
+    // The stream is held while it reads its start position (past its lease, before it is registered).
+    repository.latestEventId = async (owner: string) => {
+      atStartPosition();
+      await opening;
+      return latestEventId(owner);
+    };
+    let request: http.ClientRequest | undefined;
+    try {
+      const streamed = new Promise<{ text: string; ended: boolean }>((resolve) => {
+        request = http.get(`${t.baseUrl}/api/v1/todos/events`, { headers: { 'X-API-Key': key } }, (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ text, ended: true }));
+          setTimeout(() => resolve({ text, ended: false }), 3000).unref();
+        });
+      });
+      await reachedStartPosition;
+      await registry.drain();
+      continueOpening();
+      const stream = await streamed;
+      // Ended by the server (not left open until the grace period cuts its connection), after a retry hint.
+      expect(stream.ended).toBe(true);
+      const hints = [...stream.text.matchAll(/^retry: ?([0-9]+)$/gm)].map((match) => Number(match[1]));
+      expect(hints).toEqual([2000, expect.any(Number)]);
+      expect(hints[1]).toBeGreaterThanOrEqual(1000);
+      expect(hints[1]).toBeLessThanOrEqual(3000);
+      expect(events.subscriberCount()).toBe(0);
+    } finally {
+      request?.destroy();
+      repository.latestEventId = latestEventId;
     }
   });
 });

@@ -43,6 +43,8 @@ export class TodoStreamRegistry {
   private readonly removalListeners: Array<(stream: TodoStream) => void> = [];
   /** Interval of the heartbeat comment; tests shorten it. */
   heartbeatIntervalMs = DEFAULT_HEARTBEAT_MS;
+  /** Set when the drain starts: a stream still opening then is ended like those already open (see open). */
+  private draining = false;
 
   constructor(
     private readonly repository: TodosRepository,
@@ -70,6 +72,13 @@ export class TodoStreamRegistry {
     } catch (error) {
       this.leases.release(lease);
       throw error;
+    }
+    // The drain started while this stream was opening: the drain did not see it, so it ends here the same way
+    // (a retry hint, then the end) instead of staying open until the grace period cuts its connection.
+    if (this.draining) {
+      this.leases.release(lease);
+      await endWithRetryHint(session, response);
+      return undefined;
     }
     const stream: TodoStream = { userId, session, response, lastSentId: 0n, ready: false, request, lease };
     const set = this.streams.get(userId) ?? new Set<TodoStream>();
@@ -157,14 +166,9 @@ export class TodoStreamRegistry {
 
   /** Shutdown: every stream gets a `retry` hint and ends, so its client reconnects to another replica; the leases go back. */
   async drain(): Promise<void> {
+    this.draining = true;
     for (const set of this.streams.values()) {
-      for (const stream of set) {
-        if (stream.session.isConnected) {
-          const retryMs = DRAIN_RETRY_MIN_MS + Math.floor(Math.random() * DRAIN_RETRY_SPREAD_MS);
-          await stream.session.batch((buffer) => void buffer.retry(retryMs).dispatch()).catch(() => undefined);
-        }
-        stream.response.end();
-      }
+      for (const stream of set) await endWithRetryHint(stream.session, stream.response);
     }
     await this.leases.releaseAll();
   }
@@ -209,4 +213,13 @@ export class TodoStreamRegistry {
     stream.session.push(event.payload, event.type, eventIdOf(event.id));
     stream.lastSentId = id;
   }
+}
+
+/** A draining replica's goodbye on one stream: a `retry` hint (1..3 s, spread), then the end of the response. */
+async function endWithRetryHint(session: Session, response: Response): Promise<void> {
+  if (session.isConnected) {
+    const retryMs = DRAIN_RETRY_MIN_MS + Math.floor(Math.random() * DRAIN_RETRY_SPREAD_MS);
+    await session.batch((buffer) => void buffer.retry(retryMs).dispatch()).catch(() => undefined);
+  }
+  response.end();
 }
