@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 
@@ -56,4 +59,40 @@ describe('EmbeddedPostgres under concurrent connections', () => {
     );
     expect((await pool.query(`SELECT value FROM counter WHERE id = 1`)).rows[0].value).toBe(20);
   });
+});
+
+describe('EmbeddedPostgres buffer pool', () => {
+  async function sharedBuffersOf(embedded: EmbeddedPostgres): Promise<string> {
+    const client = new pg.Client({ connectionString: embedded.url });
+    await client.connect();
+    try {
+      return (await client.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0].shared_buffers;
+    } finally {
+      await client.end();
+    }
+  }
+
+  // initdb writes 128MB into postgresql.conf; the start parameters override it on every start, so
+  // a data directory made by an older version gets the small pool too.
+  it('is 16MB in memory, from a dumped cluster, and on a data directory across a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'embedded-buffers-'));
+    const seen: string[] = [];
+    try {
+      const fresh = await EmbeddedPostgres.start({ maxConnections: 2 });
+      seen.push(await sharedBuffersOf(fresh));
+      const dump = await fresh.dump();
+      await fresh.stop();
+      const loaded = await EmbeddedPostgres.start({ maxConnections: 2, initialData: dump });
+      seen.push(await sharedBuffersOf(loaded));
+      await loaded.stop();
+      for (let start = 0; start < 2; start++) {
+        const onDisk = await EmbeddedPostgres.start({ maxConnections: 2, dataDir });
+        seen.push(await sharedBuffersOf(onDisk));
+        await onDisk.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(seen).toEqual(['16MB', '16MB', '16MB', '16MB']);
+  }, 60_000);
 });
