@@ -33,6 +33,8 @@ const TODOS_PER_USER = 50;
 const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
 const LOGIN_PASSWORD = 'bench-login-password';
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
+// Warm starts of the embedded services whose median is the warm-start row.
+const WARM_STARTS = Number(process.env.BENCH_WARM_STARTS ?? 5);
 // The webhook drain: this many deliveries spread over this many endpoints (all at the bench's receiver).
 const WEBHOOK_BACKLOG = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 10_000);
 const WEBHOOK_DRAIN_ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 10);
@@ -462,23 +464,29 @@ async function main() {
     redis?.disconnect();
   }
 
-  // Start to ready on a warm embedded data directory (both apps, one process).
+  // Start to ready on a new, then a warm embedded data directory (both apps, one process). One start
+  // varies by half a second here, so the warm row is the median of WARM_STARTS, with their spread.
   if (want('startup')) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
   try {
     const embeddedEnv = { DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'warn', DATABASE_URL: '' };
-    for (const phase of ['cold', 'warm']) {
+    const secondsToReady = async () => {
       const todoPort = await freePort();
       const feedbackPort = await freePort();
       const started = Date.now();
       const child = startProcess('embedded', ['--max-semi-space-size=4', join(root, 'dist/apps/main.js')], { ...embeddedEnv, TODO_API_PORT: String(todoPort), FEEDBACK_API_PORT: String(feedbackPort), HOST: '127.0.0.1' });
       await waitForOk(`http://127.0.0.1:${todoPort}/api/v1/status`, 60_000);
       await waitForOk(`http://127.0.0.1:${feedbackPort}/api/v1/status`, 60_000);
-      const seconds = Math.round((Date.now() - started) / 100) / 10;
+      const seconds = (Date.now() - started) / 1000;
       await child.stop();
-      if (phase === 'warm') record({ scenario: 'embedded start to ready, warm data dir (s)', ratio: seconds, target: '<= 3', pass: seconds <= 3 });
-      else record({ scenario: 'embedded start to ready, first start (s)', ratio: seconds, target: '<= 10', pass: seconds <= 10 });
-    }
+      return seconds;
+    };
+    const first = Math.round((await secondsToReady()) * 10) / 10;
+    record({ scenario: 'embedded start to ready, first start (s)', ratio: first, target: '<= 10', pass: first <= 10 });
+    const warm = [];
+    for (let start = 0; start < WARM_STARTS; start++) warm.push(await secondsToReady());
+    const { median, min, max } = medianAndSpread(warm);
+    record({ scenario: `embedded start to ready, warm data dir (s, median of ${WARM_STARTS})`, ratio: median, spread: { min, max }, target: '<= 3', pass: median <= 3 });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
