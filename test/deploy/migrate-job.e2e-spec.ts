@@ -11,15 +11,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { createTestDatabase, freePort, until, type TestDatabase } from '#libs/testing';
+import { createTestDatabase, freePort, until, withClient, type TestDatabase } from '#libs/testing';
 import { buildServices, type BuiltServices } from '../support/built-services.js';
-
-async function pgClient(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  return client;
-}
 
 interface LogLine {
   level: number | string;
@@ -90,13 +83,8 @@ describe('migration entry point (dist/apps/migrate.js) with MIGRATE_AT_START=fal
     await until(() => output.includes('Waiting for the migrations of this build'), 60_000, 'the line saying it waits for the migrations');
     expect(child.exitCode).toBeNull();
     expect(await fetch(`${base}/livez`).then((response) => response.status, () => 'refused')).toBe('refused');
-    const check = await pgClient(database.url);
-    try {
-      const { rows } = await check.query<{ exists: string | null }>("SELECT to_regclass('public.schema_migrations') AS exists");
-      expect(rows[0].exists).toBeNull();
-    } finally {
-      await check.end();
-    }
+    const { rows } = await withClient(database.url, (check) => check.query<{ exists: string | null }>("SELECT to_regclass('public.schema_migrations') AS exists"));
+    expect(rows[0].exists).toBeNull();
 
     const first = await runMigrate(built, { DATABASE_URL: database.url });
     expect({ status: first.status, output: first.output }).toEqual({ status: 0, output: first.status === 0 ? expect.any(String) : '(the output on failure)' });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { withClient } from '#libs/testing';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 
 describe('EmbeddedPostgres under concurrent connections', () => {
@@ -62,15 +63,8 @@ describe('EmbeddedPostgres under concurrent connections', () => {
 });
 
 describe('EmbeddedPostgres buffer pool', () => {
-  async function sharedBuffersOf(embedded: EmbeddedPostgres): Promise<string> {
-    const client = new pg.Client({ connectionString: embedded.url });
-    await client.connect();
-    try {
-      return (await client.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0].shared_buffers;
-    } finally {
-      await client.end();
-    }
-  }
+  const sharedBuffersOf = (embedded: EmbeddedPostgres): Promise<string> =>
+    withClient(embedded.url, async (client) => (await client.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0].shared_buffers);
 
   // initdb writes 128MB into postgresql.conf; the start parameters override it on every start, so
   // a data directory made by an older version gets the small pool too.

@@ -1,17 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import pg from 'pg';
 import { migrations } from '../../database/src/migrations/index.js';
-import { createTestDatabase } from './test-database.js';
+import { createTestDatabase, withClient } from './test-database.js';
 
-async function query(url: string, sql: string): Promise<Array<Record<string, unknown>>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = (url: string, sql: string): Promise<Array<Record<string, unknown>>> => withClient(url, async (client) => (await client.query(sql)).rows);
 
 const userTables = `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`;
 

@@ -37,7 +37,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DB=pg needs DATABASE_URL pointing at a PostgreSQL server');
   const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await withAdminClient(adminUrl, async (admin) => {
+  await withClient(adminUrl, async (admin) => {
     if (options.migrated) await admin.query(`CREATE DATABASE ${name} TEMPLATE ${await migratedTemplate(admin, adminUrl)}`);
     else await admin.query(`CREATE DATABASE ${name}`);
   });
@@ -45,18 +45,19 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
     url: databaseUrl(adminUrl, name),
     kind: 'postgres',
     drop: async () => {
-      await withAdminClient(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await withClient(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
 }
 
-async function withAdminClient<T>(adminUrl: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
+/** One connection to `url` for `work`, ended whatever `work` does: a test's one-off look at a database. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    return await work(admin);
+    return await work(client);
   } finally {
-    await admin.end();
+    await client.end();
   }
 }
 
