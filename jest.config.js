@@ -42,7 +42,7 @@ export default {
   // keeps every finished file's modules (jestjs/jest#14605): a worker grew from 177 to 692 MB over six
   // files that boot an app, and each boot's CPU doubled (4.5 -> 9 s) as the collector walked the
   // growing heap. A fresh worker after a file that booted an app costs less than that: npm test
-  // 966 -> 750 s, 1,728 -> 1,322 s of CPU at 350MB against 1GB.
+  // 966 -> 816 s, 1,728 -> 1,464 s of CPU at 350MB against 1GB (200MB and 500MB were slower).
   workerIdleMemoryLimit: '350MB',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   projects: [

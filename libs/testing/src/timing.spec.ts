@@ -52,15 +52,24 @@ describe('fastestOf', () => {
   });
 
   it('spaces its tries, so one stall of the machine does not fail them all', async () => {
-    // Every try during the stall takes 30 ms; after it, none. Back to back, three tries fit inside the stall.
+    // Every try during the stall takes 30 ms; after it, none. Back to back, three tries fit inside the stall; spaced,
+    // the third starts at least 30 + 100 + 30 + 200 ms in, after it. Only lower bounds on time: a busy machine
+    // fires timers late, never early.
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const stallEnds = performance.now() + FASTEST_OF_FIRST_PAUSE_MS * 2.5;
-    let runs = 0;
-    const { ms } = await fastestOf(async () => {
-      runs++;
-      if (performance.now() < stallEnds) await new Promise((resolve) => setTimeout(resolve, 30));
-    }, 20, 3);
-    expect(runs).toBe(3);
+    const { ms } = await fastestOf(() => (performance.now() < stallEnds ? sleep(30) : undefined), 20, 3);
     expect(ms).toBeLessThan(20);
+
+    const tries: Array<{ started: number; ended: number }> = [];
+    await fastestOf(async () => {
+      const started = performance.now();
+      await sleep(30);
+      tries.push({ started, ended: performance.now() });
+    }, 20, 3);
+    const pauses = tries.slice(1).map((next, index) => Math.round(next.started - tries[index].ended));
+    expect(pauses).toHaveLength(2);
+    expect(pauses[0]).toBeGreaterThanOrEqual(FASTEST_OF_FIRST_PAUSE_MS - 1);
+    expect(pauses[1]).toBeGreaterThanOrEqual(2 * FASTEST_OF_FIRST_PAUSE_MS - 1);
   });
 });
 
