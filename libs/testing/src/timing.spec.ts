@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { FASTEST_OF_FIRST_PAUSE_MS, fastestOf, startClock, timed, withinOneWindow } from './timing.js';
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('withinOneWindow', () => {
   afterEach(() => {
     jest.restoreAllMocks();
@@ -55,7 +57,6 @@ describe('fastestOf', () => {
     // Every try during the stall takes 30 ms; after it, none. Back to back, three tries fit inside the stall; spaced,
     // the third starts at least 30 + 100 + 30 + 200 ms in, after it. Only lower bounds on time: a busy machine
     // fires timers late, never early.
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const stallEnds = performance.now() + FASTEST_OF_FIRST_PAUSE_MS * 2.5;
     const { ms } = await fastestOf(() => (performance.now() < stallEnds ? sleep(30) : undefined), 20, 3);
     expect(ms).toBeLessThan(20);
@@ -74,7 +75,6 @@ describe('fastestOf', () => {
 });
 
 describe('timed', () => {
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Busy work until this process has spent `ms` of CPU: by the CPU clock, since a busy machine may deschedule it. */
   const spin = (ms: number) => {
     const spent = startClock('cpu');

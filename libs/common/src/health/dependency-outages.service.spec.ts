@@ -49,24 +49,27 @@ describe('failFastWhile (the breaker gate on a pool)', () => {
     const listener = createServer((socket) => reached.push(socket));
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const pool = new pg.Pool({ host: '127.0.0.1', port: (listener.address() as AddressInfo).port, connectionTimeoutMillis: 500 });
-    let blocked = true;
-    failFastWhile(pool, () => blocked);
-    // "At once": the cheapest of three spaced tries (fastestOf), as CONTRIBUTING's timing rule says.
-    const { ms, result: viaCallback } = await fastestOf(async () => {
-      await expect(pool.connect()).rejects.toThrow(DATABASE_KNOWN_DOWN);
-      await expect(pool.query('SELECT 1')).rejects.toThrow(DATABASE_KNOWN_DOWN);
-      return new Promise<Error | undefined>((resolve) => void pool.connect((error) => resolve(error)));
-    }, 50);
-    expect(ms).toBeLessThan(50);
-    expect(reached).toHaveLength(0);
-    expect(viaCallback?.message).toBe(DATABASE_KNOWN_DOWN);
-    expect(classifyDatabaseError(viaCallback)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable' });
+    try {
+      let blocked = true;
+      failFastWhile(pool, () => blocked);
+      // "At once": the cheapest of three spaced tries (fastestOf), as CONTRIBUTING's timing rule says.
+      const { ms, result: viaCallback } = await fastestOf(async () => {
+        await expect(pool.connect()).rejects.toThrow(DATABASE_KNOWN_DOWN);
+        await expect(pool.query('SELECT 1')).rejects.toThrow(DATABASE_KNOWN_DOWN);
+        return new Promise<Error | undefined>((resolve) => void pool.connect((error) => resolve(error)));
+      }, 50);
+      expect(ms).toBeLessThan(50);
+      expect(reached).toHaveLength(0);
+      expect(viaCallback?.message).toBe(DATABASE_KNOWN_DOWN);
+      expect(classifyDatabaseError(viaCallback)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable' });
 
-    blocked = false;
-    await expect(pool.connect()).rejects.toThrow(/timeout/);
-    expect(reached).toHaveLength(1);
-    await pool.end();
-    reached.forEach((socket) => socket.destroy());
-    await new Promise((resolve) => listener.close(resolve));
+      blocked = false;
+      await expect(pool.connect()).rejects.toThrow(/timeout/);
+      expect(reached).toHaveLength(1);
+    } finally {
+      await pool.end();
+      reached.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 });
