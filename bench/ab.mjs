@@ -18,7 +18,8 @@ import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { createDatabase, freePort, loadWithCpu, rssMb, sleep, startProcess, waitForOk } from './lib.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDatabase, freePort, loadWithCpu, rssMb, startProcess, waitForOk } from './lib.mjs';
 
 const adminUrl = process.env.DATABASE_URL;
 const builds = (process.env.BENCH_AB ?? '').split(',').filter(Boolean).map((dir) => resolve(dir));

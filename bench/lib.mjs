@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -16,7 +17,6 @@ export function freePort() {
   });
 }
 
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `url` until it answers 200, or fails after `timeoutMs`. Returns the milliseconds waited. */
 export async function waitForOk(url, timeoutMs = 30_000) {

@@ -6,7 +6,8 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
-import { load, sleep } from './lib.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { load } from './lib.mjs';
 
 /** Connections per request per second offered: a client opens more while answers are slow, up to this many. */
 const CONNECTIONS_PER_RPS = 0.5;

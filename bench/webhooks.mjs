@@ -3,7 +3,8 @@
 import { createServer } from 'node:http';
 import pg from 'pg';
 import { generateFeedbackToken, generateSiteKey } from '../dist/apps/feedback-export/src/token-auth/feedback-token.format.js';
-import { cpuMeter, load, sleep } from './lib.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cpuMeter, load } from './lib.mjs';
 
 /** A node:http receiver on 127.0.0.1 answering 204 to every POST; counts what it received (duplicates too). */
 export async function startWebhookReceiver() {

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const storageDir = join(process.cwd(), 'test-results', 'rate-limit-storage');
 const redisBin = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';
@@ -32,7 +33,7 @@ async function startRedis() {
   const child = spawn(redisBin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     if (spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout?.trim() === 'PONG') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }

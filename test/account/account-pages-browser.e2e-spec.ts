@@ -7,6 +7,7 @@
  * WebAuthn relying party.
  */
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -27,7 +28,7 @@ import { startWithDatabase, type TestApp } from '../support/test-apps.js';
 /** The code an authenticator app shows `steps` time steps from now, away from a step's last seconds. */
 async function codeAt(secret: string, steps = 0): Promise<string> {
   const into = (Date.now() / 1000) % 30;
-  if (into > 27) await new Promise((resolve) => setTimeout(resolve, (30 - into) * 1000 + 50));
+  if (into > 27) await sleep((30 - into) * 1000 + 50);
   return generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
 }
 

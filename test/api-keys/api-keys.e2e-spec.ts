@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { insertUser, type TestUser } from '#libs/testing';
 import { generateApiKey } from '../../apps/todo-api/src/api-access/api-key.format.js';
 import { MAX_ACTIVE_API_KEYS } from '../../apps/todo-api/src/api-keys/api-keys.service.js';
@@ -181,12 +182,12 @@ describe('API keys: management (JWT) and authentication (API key)', () => {
       let first: Date | null = null;
       for (let i = 0; i < 40 && !first; i++) {
         first = await read();
-        if (!first) await new Promise((resolve) => setTimeout(resolve, 25));
+        if (!first) await sleep(25);
       }
       expect(first).not.toBeNull();
       await useKey(apiKey).expect(200);
       await useKey(apiKey).expect(200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       expect((await read())!.getTime()).toBe(first!.getTime());
       const list = await t.http.get('/api/v1/auth/api-keys').set(...user.auth).expect(200);
       expect(list.body.data.keys[0].lastUsedAt).toBe(first!.toISOString());

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SMTPServer } from 'smtp-server';
 import { canonicalEmailDigest } from '#libs/identity';
@@ -129,7 +130,7 @@ describe('password reset and change', () => {
         for (let i = 0; i < 100 && !mail; i++) {
           const files = existsSync(outbox) ? readdirSync(outbox) : [];
           mail = files.map((file) => JSON.parse(readFileSync(join(outbox, file), 'utf8'))).find((stored) => stored.to === user.email);
-          if (!mail) await new Promise((resolve) => setTimeout(resolve, 25));
+          if (!mail) await sleep(25);
         }
         const code = /reset code is (\d{6})/.exec(mail!.text)![1];
         secrets.push(code);

@@ -5,6 +5,7 @@
  * codes, the activity log, the export and the deletion. Codes are computed with otplib, as an authenticator app does.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { generate } from 'otplib';
 import { SmtpTestServer } from '#libs/testing';
 import { bearer, expectError, logIn, signUp, type SignedUp } from './helpers.js';
@@ -16,7 +17,7 @@ const PERIOD = 30;
 /** Waits out the last seconds of a time step, so a code computed now is judged in the same step by the server. */
 async function awayFromStepEdge(): Promise<void> {
   const into = (Date.now() / 1000) % PERIOD;
-  if (into > PERIOD - 3) await new Promise((resolve) => setTimeout(resolve, (PERIOD - into) * 1000 + 50));
+  if (into > PERIOD - 3) await sleep((PERIOD - into) * 1000 + 50);
 }
 
 /** The code an authenticator app shows `steps` time steps from now (-1: the last one, +1: the next one). */

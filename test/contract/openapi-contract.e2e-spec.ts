@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { BODY_METHODS, ERROR_CATALOGUE, ErrorCode, listRoutes, OVERLOAD_EXEMPT_PATHS, publicCodeOf, refusesOtherBodies } from '#libs/common';
 import { EventSource } from 'eventsource';
@@ -296,7 +297,7 @@ describe('OpenAPI contract', () => {
     // The second factor (enrolled once the mailed code confirmed the address): login answers MFA_REQUIRED (its challenge in error.details), verify answers login's token data.
     const codeFor = async (secret: string, steps: number) => {
       const into = (Date.now() / 1000) % 30;
-      if (into > 27) await new Promise((resolve) => setTimeout(resolve, (30 - into) * 1000 + 50));
+      if (into > 27) await sleep((30 - into) * 1000 + 50);
       return generateTotp({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
     };
     const mfa = await mfaJourney(apps['todo-api'].baseUrl, `contract-mfa-${Date.now()}@example.com`, (email) => verificationCode(smtp, email), codeFor);

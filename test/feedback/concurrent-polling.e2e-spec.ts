@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inTransaction } from '#libs/database';
 import { usingRealPostgres } from '#libs/testing';
 import { FeedbackRepository, type NewFeedback } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
@@ -86,7 +87,7 @@ describe('cursor polling under concurrent writers', () => {
         since = page.nextCursor;
         if (!page.hasMore) {
           if (finished) return seen; // caught up after every writer committed
-          await new Promise((resolve) => setTimeout(resolve, 2));
+          await sleep(2);
         }
       }
       throw new Error('poller did not finish');
@@ -144,7 +145,7 @@ describe('cursor polling under concurrent writers', () => {
     const [holder, other] = [await tenant('Holder', 1), await tenant('Other', 1)];
     const row = (site: TestSite): NewFeedback => ({ siteId: site.id, type: 'bug', message: 'm', rating: null, pageUrl: 'https://example.com/' });
     const settledWithin = (promise: Promise<unknown>, ms: number) =>
-      Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+      Promise.race([promise.then(() => true), sleep(ms, false)]);
 
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

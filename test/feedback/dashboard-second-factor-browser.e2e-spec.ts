@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generate } from 'otplib';
 import type { Browser } from 'playwright-core';
@@ -12,7 +13,7 @@ import { submitSignIn } from '../support/sign-in-page.js';
 /** The code an authenticator app shows `steps` time steps from now, away from a step's last seconds. */
 async function codeAt(secret: string, steps = 0): Promise<string> {
   const into = (Date.now() / 1000) % 30;
-  if (into > 27) await new Promise((resolve) => setTimeout(resolve, (30 - into) * 1000 + 50));
+  if (into > 27) await sleep((30 - into) * 1000 + 50);
   return generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
 }
 

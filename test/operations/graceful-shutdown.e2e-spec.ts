@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
@@ -26,8 +27,6 @@ type Outcome =
   | { kind: 'not-answered'; code?: string; sentAfterSigterm: boolean }
   /** A response started and did not finish: what a graceful drain must never do. */
   | { kind: 'cut'; status: number; sentAfterSigterm: boolean };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('SIGTERM under load (a real child process)', () => {
   let database: TestDatabase;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, insertUser, ToggleProxy, type TestDatabase } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { bearer, createOwner, createSite, seedFeedback } from '../feedback/feedback-fixtures.js';
@@ -14,7 +15,7 @@ async function waitFor(probe: () => Promise<boolean>, timeoutMs: number): Promis
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, freePort, type TestDatabase } from '#libs/testing';
 import { buildServices, type BuiltServices } from '../support/built-services.js';
 import { startChild, type ChildService } from '../support/child-service.js';
@@ -114,8 +115,8 @@ describe('public URLs follow the listeners', () => {
     try {
       await wrong.ready([port]);
       // The line follows the start line, written after the listener opened: give it a moment.
-      for (let waited = 0; !wrong.stdout().includes('names port') && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (let waited = 0; !wrong.stdout().includes('names port') && waited < 5000; waited += 50) await sleep(50);
+      await sleep(200);
       const warnings = wrong.stdout().split('\n').filter((line) => line.includes('names port'));
       expect(warnings).toHaveLength(1);
       expect(JSON.parse(warnings[0])).toEqual(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, ToggleProxy, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
 import { EXTRA_READINESS_CHECKS, startApp, type TestApp } from '../support/test-apps.js';
@@ -13,7 +14,7 @@ async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean
   let value = await probe();
   while (!accept(value)) {
     if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     value = await probe();
   }
   return { value, elapsedMs: Date.now() - started };

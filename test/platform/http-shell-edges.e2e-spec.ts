@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { listRoutes, type RouteEntry } from '#libs/common';
 import { ConfigError, loadConfig } from '#libs/config';
 import { launchBrowser } from '#libs/testing';
@@ -59,8 +60,6 @@ describe('HTTP shell edges (both apps)', () => {
     await todo?.close();
   });
 
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
-
   describe('routing is case-sensitive', () => {
     it('answers the share page at its exact path and 404 in the envelope for /Q/{token} and other spellings', async () => {
       await feedback.http.get(`/q/${shareToken}`).expect(200);
@@ -106,7 +105,7 @@ describe('HTTP shell edges (both apps)', () => {
         }
       }
       expect(secrets.length).toBeGreaterThanOrEqual(4);
-      await settle();
+      await sleep(50);
       for (const { t } of apps()) expect(t.logs.leaksOf(secrets)).toEqual([]);
       const urls = apps().flatMap(({ t }) => t.logs.lines.map((line) => JSON.parse(line) as { req?: { url: string } }).flatMap((line) => (line.req ? [line.req.url] : [])));
       expect(urls.filter((url) => url.includes('[redacted]')).length).toBeGreaterThanOrEqual(requested);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { REQUEST_LOGGING, type RequestLogging } from '#libs/common';
 import { createTestDatabase, insertUser, type TestDatabase } from '#libs/testing';
 import { startApp, type TestApp } from '../support/test-apps.js';
@@ -40,7 +41,7 @@ describe('log lines of two apps in one process', () => {
   async function waitForLine(marks: { todo: number; feedback: number }, msg: string): Promise<void> {
     for (let waited = 0; waited < 5_000; waited += 50) {
       if (linesSince(marks).some((line) => line.msg === msg)) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     throw new Error(`no log line "${msg}" within 5 s`);
   }

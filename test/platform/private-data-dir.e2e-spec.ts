@@ -10,10 +10,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, freePort, type TestDatabase } from '#libs/testing';
 import { buildServices, type BuiltServices } from '../support/built-services.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every path under `dir` (itself included) that the group or others may read, write or enter. */
 function openToOthers(dir: string): string[] {

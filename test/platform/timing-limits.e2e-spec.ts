@@ -69,7 +69,11 @@ function isElapsedSinceClock(node: ts.Expression | undefined): boolean {
   return ts.isCallExpression(left) && ts.isPropertyAccessExpression(left.expression) && left.expression.name.text === 'now';
 }
 
-/** The helpers specs pause with: `const tick|sleep = (ms) => new Promise(…setTimeout…)` and `timers/promises`' setTimeout. */
+/**
+ * How specs pause: the one way is `sleep`, `import { setTimeout as sleep } from 'node:timers/promises'` (eslint refuses a
+ * home-made `new Promise((resolve) => setTimeout(resolve, ms))`). The other names catch the same pause spelled otherwise:
+ * a `tick` or `delay` helper, or `timers/promises`' `setTimeout` imported without the rename.
+ */
 const FIXED_WAITS = new Set(['tick', 'sleep', 'delay', 'setTimeout']);
 
 /**
@@ -98,7 +102,7 @@ function claimsAfterFixedWaits(): string[] {
   return found;
 }
 
-/** `await tick(80);` or `await new Promise((resolve) => setTimeout(resolve, 80));` */
+/** `await sleep(80);` (or, from before the lint rule, `await new Promise((resolve) => setTimeout(resolve, 80));`) */
 function isFixedWait(statement: ts.Statement): boolean {
   if (!ts.isExpressionStatement(statement) || !ts.isAwaitExpression(statement.expression)) return false;
   const awaited = statement.expression.expression;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertUser, SmtpTestServer, type ReceivedMail, type TestUser } from '#libs/testing';
 import { bearer, expectError as expectErrorOf, strongPassword, uniqueEmail } from '../auth/helpers.js';
@@ -196,7 +197,7 @@ describe('auth budgets', () => {
         // Wait until most of the flood is queued for hashing, then sign in from elsewhere.
         for (let polls = 0; (await scrape(slow.baseUrl, METRICS_TOKEN)).value('password_hashing_queue_depth') < 30; polls++) {
           if (polls > 400) throw new Error('the signups never queued');
-          await new Promise((resolve) => setTimeout(resolve, 10));
+          await sleep(10);
         }
         const login = slow.http
           .post('/api/v1/auth/login')

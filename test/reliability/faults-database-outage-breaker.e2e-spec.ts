@@ -11,13 +11,12 @@
  *   On the embedded database fan-out is in-process (no LISTEN client): the same figure is measured.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import { createTestDatabase, ToggleProxy, until, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The bound on a refused request once the outage is known. */
 const FAST_503_MS = 50;

@@ -12,6 +12,7 @@
  * connection instead (the embedded server cannot be stopped and restarted in place).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import { createTestDatabase, insertUser, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
@@ -52,8 +53,6 @@ interface Probe {
   status: number;
   body: any;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function call(url: string, init: RequestInit): Promise<{ status: number; ms: number; body: any; transportError?: string }> {
   const started = Date.now();

@@ -12,6 +12,7 @@
  * is covered on both runs by libs/common/src/errors/postgres-error.spec.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '#libs/testing';
 import { createOwner, createSite, type TestOwner, type TestSite } from '../feedback/feedback-fixtures.js';
@@ -72,7 +73,7 @@ const SUBMIT = '/api/v1/widget/feedback';
     }
     // Released: the owner's intake resumes at once.
     await submit().expect(201);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await sleep(1_500);
     const after = await scrape(feedback.baseUrl, METRICS_TOKEN);
     expect(after.value('dependency_up', { dependency: 'database' })).toBe(1);
     expect(feedback.logs.text()).not.toMatch(/database unavailable|database available again/);

@@ -20,6 +20,7 @@
  * one line (fails under CI=true). `.ci/run` and the GitHub workflow install redis-server.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { insertUser, outsideProgramInstalled, REDIS_SERVER_BIN, RedisTestServer, until } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
 import { startApp, startWithDatabase, type TestApp } from '../support/test-apps.js';
@@ -48,8 +49,6 @@ const FAST_MS = 50;
 const WAITED_FOR_REDIS_MS = 900;
 /** From SIGCONT until dependency_up{redis} is 1 everywhere and limits count again at normal latency. */
 const RECOVERY_LIMIT_MS = 2_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // 'stopping': Redis is being killed; a request that starts or ends then belongs to neither side and is checked only by
 // the rules for every request (no 500, never slow).

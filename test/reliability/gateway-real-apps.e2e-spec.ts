@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import { freePort, insertUser, outsideProgramInstalled } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
@@ -218,7 +219,7 @@ interface Reply {
       const created = await viaGateway('/todo/api/v1/todos', { method: 'POST', headers: { 'X-API-Key': key }, body: { text: 'through nginx', priority: 2, category: 'gw' } });
       expect(created.status).toBe(201);
       const deadline = Date.now() + 3_000;
-      while (!received.includes('through nginx') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!received.includes('through nginx') && Date.now() < deadline) await sleep(20);
     } finally {
       source.close();
     }

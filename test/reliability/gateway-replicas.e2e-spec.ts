@@ -19,6 +19,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, freePort, outsideProgramInstalled, type TestDatabase } from '#libs/testing';
@@ -31,8 +32,6 @@ import { writeFigures } from './support/figures.js';
 const HAS_NGINX = outsideProgramInstalled('gateway-replicas', NGINX_BIN, 'install nginx (Debian: nginx-light) or set NGINX_BIN');
 const GRACE_MS = 3000;
 const GET_CLIENTS = 3;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The test template with every line naming __TODO_PORT__ repeated once per replica port. */
 function renderForReplicas(template: string, todoPorts: number[], feedbackPort: number, gatewayPort: number): string {

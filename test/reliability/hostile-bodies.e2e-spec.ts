@@ -8,6 +8,7 @@
  * Figures go to test-results/reliability/hostile-bodies.*.json.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { listRoutes, MAX_JSON_DEPTH } from '#libs/common';
 import { createTestDatabase, type TestDatabase } from '#libs/testing';
@@ -163,7 +164,7 @@ describe('hostile bodies on every route of both services', () => {
     const p99Of = (sorted: number[]) => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
     // The same probe with no burst, on the same machine in the same run: what this machine
     // answers when nothing hostile happens (a loaded CI machine is slower for both).
-    const quiet = await probeStatus(new Promise((resolve) => setTimeout(resolve, 1500)));
+    const quiet = await probeStatus(sleep(1500));
     const started = performance.now();
     const bursting = inParallel(burst, 12, async (hostile) => {
       const response = await send(feedback, 'POST', '/api/v1/widget/feedback', hostile.body, hostile.encoding);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import supertest from 'supertest';
 import { insertUser, type TestUser } from '#libs/testing';
@@ -199,7 +200,7 @@ describe('OAuth server under abuse', () => {
       const res = await strict.http.get('/oauth/authorize').query(authorizeQuery(url()));
       expect(abuse(res.status === 400 && res.text.includes('invalid_client') && connections === before)).toBe(true);
       // Give a late connection the time to arrive before concluding.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
       expect(connections).toBe(before);
     });
 

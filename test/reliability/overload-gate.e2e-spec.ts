@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertApiCaller } from '../support/api-keys.js';
 import { scrape } from '../support/metrics-scrape.js';
@@ -30,7 +31,7 @@ async function until<T>(probe: () => Promise<T>, accept: (value: T) => boolean, 
     const value = await probe();
     if (accept(value)) return value;
     if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 }
 

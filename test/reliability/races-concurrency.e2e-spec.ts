@@ -12,6 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inTransaction } from '#libs/database';
 import { insertUser } from '#libs/testing';
 import { FeedbackRepository, type NewFeedback } from '../../apps/feedback-export/src/feedback/feedback.repository.js';
@@ -50,7 +51,6 @@ async function send(baseUrl: string, method: string, path: string, options: { he
 }
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const statusCounts = (answers: Answer[]) =>
   answers.reduce<Record<string, number>>((counts, answer) => ({ ...counts, [answer.status]: (counts[answer.status] ?? 0) + 1 }), {});
 

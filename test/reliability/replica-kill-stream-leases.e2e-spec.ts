@@ -19,6 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, EmbeddedPostgres } from '#libs/database';
 import { createTestDatabase, insertUser, ToggleProxy, until, usingRealPostgres, type TestDatabase } from '#libs/testing';
@@ -35,8 +36,6 @@ const GRANT_BOUND_MS = 10_000;
 const GIVE_UP_MS = 65_000;
 /** Longer than a renewal interval (20 s), so one renewal runs into the frozen database and fails. */
 const FREEZE_MS = 21_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An open stream on a replica (node:http, so a refusal's status shows and the socket is ours to close). */
 function openStream(

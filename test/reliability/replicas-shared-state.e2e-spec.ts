@@ -6,6 +6,7 @@
  * Figures go to test-results/reliability/replicas.*.json.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import { insertUser, usingRealPostgres } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
@@ -14,7 +15,6 @@ import { writeFigures } from './support/figures.js';
 import { grantBetaAccess } from '../support/api-access.js';
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('two replicas of each app on one database', () => {
   let todoA: TestApp & { database: { url: string } };

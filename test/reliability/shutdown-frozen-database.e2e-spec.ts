@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '#libs/database';
 import { createTestDatabase, ToggleProxy, usingRealPostgres, type TestDatabase } from '#libs/testing';
@@ -23,8 +24,6 @@ const GRACE_MS = 3000;
 const BOUND_MS = GRACE_MS + 2000;
 /** How long the test waits for an exit before it gives up (and lets the database resume, as the old code needed). */
 const GIVE_UP_MS = 15_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe(`SIGTERM with a frozen database (${usingRealPostgres() ? 'PostgreSQL' : 'embedded'} behind a frozen proxy)`, () => {
   let database: TestDatabase;

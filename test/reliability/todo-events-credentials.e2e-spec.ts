@@ -4,6 +4,7 @@
  * most TODO_STREAMS_PER_ACCOUNT streams at once (over every replica).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JwtService } from '@nestjs/jwt';
 import { EventSource } from 'eventsource';
 import { insertUser, SmtpTestServer, until, usingRealPostgres, type TestUser } from '#libs/testing';
@@ -73,7 +74,6 @@ async function openStream(baseUrl: string, credential: { header?: Record<string,
   return { events, ended, isEnded: () => done, close: () => controller.abort() };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const sessionIdOf = (jwt: string): string => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sid;
 

@@ -9,12 +9,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventSource } from 'eventsource';
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, ToggleProxy, until, type TestDatabase } from '#libs/testing';
 import { insertApiCaller } from '../support/api-keys.js';
 import { startApp, type TestApp } from '../support/test-apps.js';
 import { writeFigures } from './support/figures.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface RawAnswer {
   status: number;

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '#libs/testing';
 
 export interface BuiltServices {
@@ -85,7 +86,7 @@ export async function startBuiltApp(built: BuiltServices, app: 'todo-api' | 'fee
       stop();
       throw new Error(`the app did not start:\n${output}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   return {
     child,

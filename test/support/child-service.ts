@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A built entry point started as a real child process, its standard output and error kept apart. */
 export interface ChildService {

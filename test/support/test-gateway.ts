@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, closeSync, copyFileSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Debian's nginx, or NGINX_BIN. */
 export const NGINX_BIN = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
@@ -77,7 +78,7 @@ export async function startTestGateway(options: { config: string; port: number; 
       await stop();
       throw new Error(`nginx did not answer ${options.readyPath} within ${READY_WITHIN_MS} ms:\n${output}`);
     }
-    await new Promise((wait) => setTimeout(wait, 100));
+    await sleep(100);
   }
   return { port: options.port, output: () => output, stop };
 }

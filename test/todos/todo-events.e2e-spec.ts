@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import { insertUser, until, usingRealPostgres } from '#libs/testing';
 import { insertApiKey } from '../support/api-keys.js';
@@ -35,7 +36,7 @@ function openStream(url: string, headers: Record<string, string> = {}) {
     const deadline = Date.now() + timeoutMs;
     while (received.length < count) {
       if (Date.now() > deadline) throw new Error(`only ${received.length} of ${count} events within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
     }
     return received;
   }
@@ -90,7 +91,7 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
     const repository = t.app.get(TodosRepository);
     const latestEventId = repository.latestEventId.bind(repository);
     repository.latestEventId = async (owner: string) => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await sleep(300);
       return latestEventId(owner);
     };
     const stream = openStream(`${t.baseUrl}/api/v1/todos/events`, { Authorization: `Bearer ${key}` });
@@ -118,7 +119,7 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
       const got = await stream.waitFor(1);
       const seen = got.length;
       expect(seen).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       expect(stream.received).toHaveLength(seen); // and no other account's event after it
       expect(got[0].data.id).toBe(mine.body.data.todo.id);
     } finally {
@@ -217,7 +218,7 @@ describe('realtime todo stream (GET /api/v1/todos/events)', () => {
       const got = await stream.waitFor(15, 5000);
       const seen = got.length;
       expect(seen).toBe(15);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       expect(stream.received).toHaveLength(seen); // no duplicate arrives late
       expect(got.map((event) => event.data.id).sort((a, b) => a - b)).toEqual(answers.map((res) => res.body.data.todo.id).sort((a, b) => a - b));
       const ids = got.map((event) => BigInt(event.id.replace(/^evt_/, '')));

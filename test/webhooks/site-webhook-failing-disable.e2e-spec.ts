@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { insertUser, SmtpTestServer, type TestUser } from '#libs/testing';
 import { WebhookDeliveryService } from '#libs/webhooks';
 import { SITE_WEBHOOK_DISABLED_SUBJECT } from '../../apps/feedback-export/src/webhooks/feedback-webhook-events.js';
@@ -9,8 +10,6 @@ import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 /** WEBHOOK_DISABLE_AFTER_MS shortened from 5 days. */
 const DISABLE_AFTER_MS = 300;
 const REASON = `every delivery attempt failed for ${DISABLE_AFTER_MS} ms without a success`;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("a site's webhook endpoint failing for WEBHOOK_DISABLE_AFTER_MS is disabled and the site's owner mailed once", () => {
   const smtp = new SmtpTestServer();

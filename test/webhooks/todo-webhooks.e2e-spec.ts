@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
 import { Database } from '#libs/database';
@@ -53,7 +54,7 @@ describe('todo webhooks (Standard Webhooks, durable delivery)', () => {
 
   /** Lets the retry delays (shortened to a few ms) pass, then runs the queue. */
   async function dispatchAfterRetryDelay(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await sleep(30);
     await delivery.dispatchDue();
   }
 

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { insertUser, SmtpTestServer, type TestUser } from '#libs/testing';
 import { WebhookDeliveryService } from '#libs/webhooks';
@@ -14,8 +15,6 @@ const METRICS_TOKEN = 'webhook-metrics-token-0123456789';
 /** WEBHOOK_DISABLE_AFTER_MS shortened from 5 days. */
 const DISABLE_AFTER_MS = 300;
 const REASON = `every delivery attempt failed for ${DISABLE_AFTER_MS} ms without a success`;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a webhook endpoint failing for WEBHOOK_DISABLE_AFTER_MS is disabled and its owner mailed once', () => {
   const smtp = new SmtpTestServer();

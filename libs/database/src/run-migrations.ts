@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source-options.js';
 
@@ -51,7 +52,7 @@ export async function waitForMigrations(dataSource: DataSource, waiting: (pendin
     if (pending?.length === 0) return;
     if (!told) waiting(pending, error);
     told = true;
-    await new Promise((resolve) => setTimeout(resolve, MIGRATION_WAIT_POLL_MS));
+    await sleep(MIGRATION_WAIT_POLL_MS);
   }
 }
 

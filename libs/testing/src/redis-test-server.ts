@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
 
@@ -41,7 +42,7 @@ export class RedisTestServer {
         return;
       } catch (error) {
         if (Date.now() > deadline || child.exitCode !== null) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await sleep(50);
       } finally {
         probe.disconnect();
       }

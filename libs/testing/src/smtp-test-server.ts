@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -69,7 +70,7 @@ export class SmtpTestServer {
     while (Date.now() < deadline) {
       const list = this.to(address, match);
       if (list.length > afterCount) return list[list.length - 1];
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await sleep(25);
     }
     throw new Error(`No mail to ${address}${match.subject === undefined ? '' : ` with subject "${match.subject}"`} within ${timeoutMs} ms`);
   }

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { FASTEST_OF_FIRST_PAUSE_MS, fastestOf, startClock, timed, withinOneWindow } from './timing.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('withinOneWindow', () => {
   afterEach(() => {
@@ -48,7 +47,7 @@ describe('fastestOf', () => {
   it('stops at the first run under the limit, and keeps the fastest while over it', async () => {
     const durations = [250, 1, 1];
     let runs = 0;
-    const { ms } = await fastestOf(() => new Promise((resolve) => setTimeout(resolve, durations[runs++])), 200, 3);
+    const { ms } = await fastestOf(() => sleep(durations[runs++]), 200, 3);
     expect(runs).toBe(2);
     expect(ms).toBeLessThan(200);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createServer, request, type Agent } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RECEIVER_IDLE_SOCKET_MS, receiverAgents } from './receiver-agents.js';
 
 /** One POST through `agent`; resolves when its answer has been read. */
@@ -39,7 +40,7 @@ describe('receiverAgents', () => {
       lastAnswer = Date.now();
       expect(connections).toHaveLength(1);
       const deadline = Date.now() + RECEIVER_IDLE_SOCKET_MS + 3_000;
-      while (closedAfterMs.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (closedAfterMs.length === 0 && Date.now() < deadline) await sleep(100);
       expect(closedAfterMs).toHaveLength(1);
       expect(closedAfterMs[0]).toBeGreaterThanOrEqual(RECEIVER_IDLE_SOCKET_MS - 200);
     } finally {

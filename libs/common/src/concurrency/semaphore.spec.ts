@@ -1,8 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppException } from '../errors/app.exception.js';
 import { PrioritySemaphore, Semaphore } from './semaphore.js';
-
-const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Semaphore', () => {
   it('never runs more than its permits at once, and runs every task', async () => {
@@ -14,7 +13,7 @@ describe('Semaphore', () => {
         semaphore.run(async () => {
           running++;
           peak = Math.max(peak, running);
-          await tick(2);
+          await sleep(2);
           running--;
           return i;
         }),
@@ -27,7 +26,7 @@ describe('Semaphore', () => {
 
   it('refuses with 503 SERVICE_UNAVAILABLE once the queue is full', async () => {
     const semaphore = new Semaphore(1, 2);
-    const settled = await Promise.allSettled(Array.from({ length: 5 }, () => semaphore.run(() => tick(5))));
+    const settled = await Promise.allSettled(Array.from({ length: 5 }, () => semaphore.run(() => sleep(5))));
     const refused = settled.filter((s) => s.status === 'rejected');
     expect(refused).toHaveLength(2);
     const error = (refused[0] as PromiseRejectedResult).reason as AppException;
@@ -72,8 +71,8 @@ describe('PrioritySemaphore', () => {
     });
     const running = held();
     const first = semaphore.run('newPassword', running.task);
-    const signups = Array.from({ length: 6 }, () => semaphore.run('newPassword', () => tick(1)));
-    const logins = Array.from({ length: 2 }, () => semaphore.run('signIn', () => tick(1)));
+    const signups = Array.from({ length: 6 }, () => semaphore.run('newPassword', () => sleep(1)));
+    const logins = Array.from({ length: 2 }, () => semaphore.run('signIn', () => sleep(1)));
     running.release();
     const settled = await Promise.allSettled([...signups, ...logins]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);

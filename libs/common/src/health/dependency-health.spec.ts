@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { until } from '#libs/testing';
 import { DependencyHealth } from './dependency-health.js';
 
 // A fixed wait only proves that nothing more happened (a stalled machine makes it weaker, never false); that something
 // did happen in the background is waited for with `until` (CONTRIBUTING's timing rule).
-const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('DependencyHealth', () => {
   const started: DependencyHealth[] = [];
@@ -43,7 +43,7 @@ describe('DependencyHealth', () => {
     expect(h.state).toBe('up');
     expect(events).toEqual(['down:timed out', `up after ${probes}`]);
     const probesWhenUp = probes;
-    await tick(40);
+    await sleep(40);
     expect(probes).toBe(probesWhenUp);
   });
 
@@ -68,10 +68,10 @@ describe('DependencyHealth', () => {
       throw new Error('refused');
     }, []);
     h.markDown(new Error('refused'));
-    await tick(30);
+    await sleep(30);
     h.stop();
     const seen = probes;
-    await tick(50);
+    await sleep(50);
     expect(probes).toBe(seen);
     expect(h.isUp).toBe(false);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { DATABASE_KNOWN_DOWN, failFastWhile } from '#libs/database';
 import { fastestOf, until } from '#libs/testing';
@@ -7,8 +8,6 @@ import { classifyDatabaseError } from '../errors/postgres-error.js';
 import { AppMetrics } from '../metrics/app-metrics.js';
 import { DependencyChecks } from './dependency-checks.service.js';
 import { BREAKER_PROBE_INTERVAL_MS, DependencyOutages } from './dependency-outages.service.js';
-
-const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('DependencyOutages with a circuit breaker', () => {
   const made: DependencyOutages[] = [];
@@ -36,7 +35,7 @@ describe('DependencyOutages with a circuit breaker', () => {
     await until(() => !outages.isDown('database'), 5_000, 'the first passing probe');
     expect(recovered).toEqual(['database']);
     const probesWhenUp = probes;
-    await tick(BREAKER_PROBE_INTERVAL_MS + 50);
+    await sleep(BREAKER_PROBE_INTERVAL_MS + 50);
     expect(probes).toBe(probesWhenUp); // no probing while up
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runBoundedStep } from './bounded-step.js';
 import { closeReserveMs, closeStepDeadline } from './graceful-shutdown.service.js';
 
@@ -23,7 +24,7 @@ describe('runBoundedStep', () => {
     const log = warnings();
     let destroyed = 0;
     const deadline = Date.now() + 1000;
-    expect(await runBoundedStep(() => new Promise((resolve) => setTimeout(resolve, 10)), { step: 'a', deadline, onAbandon: () => destroyed++, warn: log.warn })).toBe('done');
+    expect(await runBoundedStep(() => sleep(10), { step: 'a', deadline, onAbandon: () => destroyed++, warn: log.warn })).toBe('done');
     expect(await runBoundedStep(() => Promise.reject(new Error('refused')), { step: 'b', deadline, onAbandon: () => destroyed++, warn: log.warn })).toBe('failed');
     expect(await runBoundedStep(() => {
       throw new Error('sync');

@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { AppMetrics } from '../metrics/app-metrics.js';
 import { runBoundedStep, type StepOutcome } from './bounded-step.js';
@@ -34,8 +35,6 @@ export interface DrainReport {
   cutRequests: number;
   elapsedMs: number;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The app's side of a graceful shutdown (SIGTERM, see runServices):

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import type { AppConfig } from '#libs/config';
@@ -111,7 +112,7 @@ export class RedisRateLimitStore extends RateLimitStore implements OnModuleInit,
     if (this.redis.status !== 'wait') return;
     this.health.start();
     const connected = this.redis.connect().catch((error: Error) => this.health.markDown(error));
-    const waited = new Promise<void>((resolve) => setTimeout(resolve, STARTUP_WAIT_MS).unref());
+    const waited = sleep(STARTUP_WAIT_MS, undefined, { ref: false });
     await Promise.race([connected, waited]);
   }
 
